@@ -1,0 +1,67 @@
+# The README's two commands are `make run` and `make test`; everything they need is installed here.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 5000
+WORKERS ?= 2
+export FLASK_APP := wsgi
+# Debian packages the test suite starts or drives: a real LDAP server and a real browser.
+TEST_APT_PACKAGES := slapd ldap-utils chromium fonts-dejavu-core
+
+.PHONY: run setup test test-deps lint bench clean
+
+$(BIN)/python:
+	@if ! $(PYTHON) -c 'import ensurepip, venv' >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv python3-pip; \
+	  else echo "Install python3-venv first (sudo apt-get install python3-venv)"; exit 1; fi; fi
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(VENV)/.installed: $(BIN)/python setup.cfg pyproject.toml
+	$(BIN)/pip install -q -e .
+	@touch $@
+
+$(VENV)/.installed-test: $(VENV)/.installed
+	$(BIN)/pip install -q -e '.[test]'
+	@touch $@
+
+## setup: virtualenv, the portal, its database, the catalogue and two local accounts
+setup: $(VENV)/.installed
+	$(BIN)/python -m app.instance
+	$(BIN)/flask db upgrade
+	$(BIN)/flask catalogue import
+	$(BIN)/flask users bootstrap
+
+## run: set up, then serve the portal on http://$(HOST):$(PORT)/
+run: setup
+	@echo "Serving the portal on http://$(HOST):$(PORT)/ (Ctrl-C stops it)"
+	PORTAL_SESSION_COOKIE_SECURE=false $(BIN)/gunicorn --bind $(HOST):$(PORT) --workers $(WORKERS) \
+	  --access-logfile - wsgi:app
+
+## test-deps: the Debian packages (when root) and Python packages the tests need
+test-deps: $(VENV)/.installed-test
+	@missing=$$(for p in $(TEST_APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "Installing $$missing"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	  else echo "Missing Debian packages: $$missing (run make test as root, or install them)"; exit 1; fi; \
+	fi
+
+## test: install what the tests need and run them all, browser tests included
+test: test-deps
+	$(BIN)/python -m pytest -n 2
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+## bench: benchmarks that print figures (never part of the test run)
+bench: $(VENV)/.installed-test
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) instance .pytest_cache test-artifacts

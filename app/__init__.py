@@ -1,0 +1,82 @@
+"""The research cloud portal: a Flask application built by ``create_app``."""
+
+import os
+
+from flask import Flask
+
+from app.config import PROJECT_ROOT, load_config
+
+
+def create_app(config: dict | None = None, instance_path: str | None = None) -> Flask:
+    """Build the portal. ``config`` overrides every other source (tests pass a mapping).
+
+    Raises ConfigurationError when the configuration is unsafe or unusable.
+    """
+    app = Flask(
+        __name__,
+        template_folder="../templates",
+        static_folder="../static",
+        instance_path=instance_path
+        or os.environ.get("PORTAL_INSTANCE_PATH")
+        or str(PROJECT_ROOT / "instance"),
+        instance_relative_config=True,
+    )
+    load_config(app, config)
+    _init_logging(app)
+    _init_extensions(app)
+    _register_blueprints(app)
+    _register_cli(app)
+    return app
+
+
+def _init_logging(app: Flask) -> None:
+    from app.logging import init_logging
+
+    init_logging(app)
+
+
+def _init_extensions(app: Flask) -> None:
+    from app.auth import init_auth
+    from app.catalogue import init_catalogue
+    from app.errors import register_error_handlers
+    from app.extensions import bootstrap, csrf, db, migrate
+    from app.security import init_security
+    from app.templating import init_templating
+
+    db.init_app(app)
+    # Batch mode lets Alembic alter SQLite tables, which lack ALTER COLUMN.
+    migrate.init_app(app, db, directory=app.config["MIGRATIONS_DIR"], render_as_batch=True)
+    csrf.init_app(app)
+    bootstrap.init_app(app)
+    init_security(app)
+    init_auth(app)
+    init_catalogue(app)
+    init_templating(app)
+    register_error_handlers(app)
+
+
+def _register_blueprints(app: Flask) -> None:
+    from app.auth.views import bp as auth_bp
+    from app.catalogue.admin import bp as catalogue_admin_bp
+    from app.catalogue.views import bp as catalogue_bp
+    from app.deployments.views import bp as deployments_bp
+    from app.main.views import bp as main_bp
+    from app.quotas.views import bp as quotas_bp
+
+    for blueprint in (
+        main_bp,
+        auth_bp,
+        catalogue_bp,
+        catalogue_admin_bp,
+        deployments_bp,
+        quotas_bp,
+    ):
+        app.register_blueprint(blueprint)
+
+
+def _register_cli(app: Flask) -> None:
+    from app.auth.cli import users_cli
+    from app.catalogue.cli import catalogue_cli
+
+    for group in (users_cli, catalogue_cli):
+        app.cli.add_command(group)

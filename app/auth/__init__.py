@@ -1,0 +1,59 @@
+"""Who you are: local accounts, LDAP and OpenID Connect providers, and roles."""
+
+from flask import Flask, flash, make_response, redirect, request, url_for
+from flask_login import AnonymousUserMixin
+
+from app.extensions import db, login_manager
+
+# Set at login and removed at logout, so that a visitor whose session ran out is told so.
+SESSION_HINT_COOKIE = "portal_signed_in"
+
+
+class Anonymous(AnonymousUserMixin):
+    roles = frozenset()
+    is_admin = False
+    is_operator = False
+
+    def has_role(self, role: str) -> bool:
+        return False
+
+
+def init_auth(app: Flask) -> None:
+    from app.auth import models  # noqa: F401  (registers the tables)
+    from app.auth.oidc import init_oidc
+
+    login_manager.init_app(app)
+    login_manager.anonymous_user = Anonymous
+    # Flask-Login's "strong" protection drops the session when the address or browser changes.
+    login_manager.session_protection = "strong"
+    login_manager.user_loader(_load_user)
+    login_manager.unauthorized_handler(_unauthorized)
+    init_oidc(app)
+
+
+def _load_user(user_id: str):
+    from app.auth.models import User
+
+    try:
+        pk, version = (int(part) for part in user_id.split(":", 1))
+    except ValueError:
+        return None
+    user = db.session.get(User, pk)
+    if user is None or user.session_version != version or not user.active:
+        return None
+    return user
+
+
+def _unauthorized():
+    from app.auth.views import safe_next
+
+    if request.headers.get("HX-Request"):
+        # htmx would swap the login page into a fragment; ask it to navigate instead.
+        response = make_response("", 401)
+        response.headers["HX-Redirect"] = url_for("auth.login", next=request.full_path)
+        return response
+    if request.cookies.get(SESSION_HINT_COOKIE):
+        flash("Your session has expired. Please log in again.", "warning")
+    else:
+        flash("Please log in to see this page.", "info")
+    return redirect(url_for("auth.login", next=safe_next(request.full_path)))

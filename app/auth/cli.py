@@ -1,0 +1,160 @@
+"""``flask users ...``: manage local accounts and role grants from the command line."""
+
+import os
+import secrets
+
+import click
+from flask.cli import AppGroup
+from sqlalchemy import select
+
+from app.auth import local
+from app.auth.models import User
+from app.auth.operations import end_all_sessions, grant_role, revoke_role
+from app.auth.roles import GRANTABLE_ROLES
+from app.extensions import db
+
+users_cli = AppGroup("users", help="Manage accounts and roles.")
+
+
+def _generate_password() -> str:
+    return secrets.token_urlsafe(12)
+
+
+def _find(username: str, provider: str) -> User:
+    user = db.session.scalar(
+        select(User).where(User.provider == provider, User.username == username)
+    )
+    if user is None:
+        raise click.ClickException(f"No {provider} user named {username!r}.")
+    return user
+
+
+def create_local_user(
+    username: str, password: str, display_name: str = "", email: str = ""
+) -> User:
+    """Create a local account; raises ClickException if the name is taken."""
+    if local.find_local_user(username):
+        raise click.ClickException(f"A local user named {username!r} already exists.")
+    user = User(
+        provider=local.PROVIDER,
+        subject=username,
+        username=username,
+        display_name=display_name or username,
+        email=email,
+        groups=[],
+        group_roles=[],
+        password_hash=local.hash_password(password),
+    )
+    db.session.add(user)
+    db.session.commit()
+    return user
+
+
+@users_cli.command("create")
+@click.argument("username")
+@click.option("--name", "display_name", default="", help="Full name shown in the portal.")
+@click.option("--email", default="")
+@click.option("--role", type=click.Choice(GRANTABLE_ROLES), multiple=True, help="Grant a role.")
+@click.option(
+    "--password-env",
+    metavar="VAR",
+    help="Take the password from this environment variable instead of generating one.",
+)
+def create(username, display_name, email, role, password_env):
+    """Create a local account and print its password once."""
+    password = os.environ.get(password_env, "") if password_env else ""
+    generated = not password
+    user = create_local_user(username, password or _generate_password(), display_name, email)
+    for r in role:
+        grant_role(user, r, granted_by="cli")
+    if generated:
+        click.echo(f"Created {username}; password (shown once): {password}")
+    else:
+        click.echo(f"Created {username} with the password from ${password_env}.")
+
+
+@users_cli.command("reset-password")
+@click.argument("username")
+@click.option("--password-env", metavar="VAR", help="Take the new password from this variable.")
+def reset_password(username, password_env):
+    """Give a local account a new password and log out its sessions."""
+    user = _find(username, local.PROVIDER)
+    password = (os.environ.get(password_env, "") if password_env else "") or _generate_password()
+    user.password_hash = local.hash_password(password)
+    end_all_sessions(user)
+    if password_env and os.environ.get(password_env):
+        click.echo(f"Password of {username} reset from ${password_env}.")
+    else:
+        click.echo(f"New password for {username} (shown once): {password}")
+
+
+@users_cli.command("grant")
+@click.argument("username")
+@click.argument("role", type=click.Choice(GRANTABLE_ROLES))
+@click.option("--provider", default=local.PROVIDER, show_default=True)
+def grant(username, role, provider):
+    """Give a user a role on top of those their groups confer."""
+    user = _find(username, provider)
+    if grant_role(user, role, granted_by="cli"):
+        click.echo(f"{username} is now {role}.")
+    else:
+        click.echo(f"{username} already had the {role} grant.")
+
+
+@users_cli.command("revoke")
+@click.argument("username")
+@click.argument("role", type=click.Choice(GRANTABLE_ROLES))
+@click.option("--provider", default=local.PROVIDER, show_default=True)
+def revoke(username, role, provider):
+    """Take back a granted role (roles from groups follow the groups)."""
+    user = _find(username, provider)
+    if revoke_role(user, role):
+        click.echo(f"{username} is no longer {role} by grant.")
+    else:
+        click.echo(f"{username} had no {role} grant.")
+
+
+@users_cli.command("disable")
+@click.argument("username")
+@click.option("--provider", default=local.PROVIDER, show_default=True)
+def disable(username, provider):
+    """Stop a user from logging in, and end their sessions."""
+    user = _find(username, provider)
+    user.active = False
+    end_all_sessions(user)
+    click.echo(f"{username} can no longer log in.")
+
+
+@users_cli.command("list")
+def list_users():
+    """List every user with provider and roles."""
+    for user in db.session.scalars(select(User).order_by(User.provider, User.username)):
+        state = "" if user.active else " (disabled)"
+        click.echo(f"{user.provider:10} {user.username:24} {', '.join(sorted(user.roles))}{state}")
+
+
+@users_cli.command("bootstrap")
+def bootstrap():
+    """Create the first local admin and researcher unless they exist.
+
+    Passwords come from PORTAL_ADMIN_PASSWORD and PORTAL_RESEARCHER_PASSWORD, or are generated
+    and printed once.
+    """
+    for username, display_name, env, roles in (
+        ("admin", "Portal administrator", "PORTAL_ADMIN_PASSWORD", ("admin",)),
+        ("researcher", "Demo researcher", "PORTAL_RESEARCHER_PASSWORD", ()),
+    ):
+        if local.find_local_user(username):
+            click.echo(
+                f"Local account {username!r} exists already "
+                f"(new password: flask users reset-password {username})."
+            )
+            continue
+        password = os.environ.get(env) or _generate_password()
+        user = create_local_user(username, password, display_name)
+        for role in roles:
+            grant_role(user, role, granted_by="bootstrap")
+        if os.environ.get(env):
+            click.echo(f"Created local account {username!r} with the password from ${env}.")
+        else:
+            click.echo(f"Created local account {username!r}; password (shown once): {password}")

@@ -1,0 +1,113 @@
+"""Who people are: one User per identity (provider + subject), and what they may do."""
+
+from datetime import UTC, datetime
+
+from flask_login import UserMixin
+from sqlalchemy import JSON, ForeignKey, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from app.extensions import db
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+class User(UserMixin, db.Model):
+    """A person as seen through one identity provider.
+
+    The same person logging in through LDAP and through an OIDC provider gets two records: the
+    orchestrator, too, tells owners apart by (issuer, subject).
+    """
+
+    __tablename__ = "users"
+    __table_args__ = (UniqueConstraint("provider", "subject", name="uq_users_identity"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    provider: Mapped[str] = mapped_column(String(64))  # "local", "ldap" or an OIDC provider name
+    subject: Mapped[str] = mapped_column(String(255))
+    username: Mapped[str] = mapped_column(String(255))
+    display_name: Mapped[str] = mapped_column(String(255), default="")
+    email: Mapped[str] = mapped_column(String(255), default="")
+    groups: Mapped[list] = mapped_column(JSON, default=list)
+    # Roles that came from group membership at the last login; grants live in RoleGrant.
+    group_roles: Mapped[list] = mapped_column(JSON, default=list)
+    password_hash: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    active: Mapped[bool] = mapped_column(default=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    last_login_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    # Changing it logs out every session of this user (see load_user).
+    session_version: Mapped[int] = mapped_column(default=1)
+
+    grants: Mapped[list["RoleGrant"]] = relationship(
+        back_populates="user", cascade="all, delete-orphan", lazy="selectin"
+    )
+
+    @property
+    def is_active(self) -> bool:  # Flask-Login asks this
+        return self.active
+
+    def get_id(self) -> str:
+        return f"{self.id}:{self.session_version}"
+
+    @property
+    def name(self) -> str:
+        return self.display_name or self.username
+
+    @property
+    def roles(self) -> frozenset[str]:
+        return frozenset(["user", *self.group_roles, *(g.role for g in self.grants)])
+
+    def has_role(self, role: str) -> bool:
+        return role in self.roles
+
+    @property
+    def is_admin(self) -> bool:
+        return "admin" in self.roles
+
+    @property
+    def is_operator(self) -> bool:
+        return "operator" in self.roles or self.is_admin
+
+    def __repr__(self) -> str:
+        return f"<User {self.provider}:{self.username}>"
+
+
+class RoleGrant(db.Model):
+    """A role given to one user by hand (``flask users grant``), on top of group-derived roles."""
+
+    __tablename__ = "role_grants"
+    __table_args__ = (UniqueConstraint("user_id", "role", name="uq_role_grants_user_role"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    role: Mapped[str] = mapped_column(String(32))
+    granted_by: Mapped[str] = mapped_column(String(255), default="")
+    granted_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    user: Mapped[User] = relationship(back_populates="grants")
+
+
+class OAuthToken(db.Model):
+    """A user's tokens from an OIDC provider, encrypted; the orchestrator calls need them."""
+
+    __tablename__ = "oauth_tokens"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), unique=True)
+    provider: Mapped[str] = mapped_column(String(64))
+    access_token: Mapped[str] = mapped_column(db.Text)  # encrypted
+    refresh_token: Mapped[str | None] = mapped_column(db.Text, nullable=True)  # encrypted
+    expires_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    scope: Mapped[str] = mapped_column(String(512), default="")
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class LoginFailure(db.Model):
+    """Failed logins counted per key ("account:<name>" or "address:<ip>") within a window."""
+
+    __tablename__ = "login_failures"
+
+    key: Mapped[str] = mapped_column(String(320), primary_key=True)
+    failures: Mapped[int] = mapped_column(default=0)
+    window_start: Mapped[datetime] = mapped_column(default=utcnow)

@@ -1,0 +1,60 @@
+"""Signing people in and out, whichever way they proved who they are."""
+
+import logging
+
+from flask import current_app
+from sqlalchemy import select
+
+from app.auth.identity import Identity
+from app.auth.models import RoleGrant, User, utcnow
+from app.auth.roles import roles_from_groups
+from app.extensions import db
+
+log = logging.getLogger(__name__)
+
+
+def record_identity(identity: Identity) -> User:
+    """Create or update the user record for ``identity`` and refresh its group-derived roles.
+
+    Called at every login, so that names, e-mail addresses and groups follow the provider.
+    """
+    user = db.session.scalar(
+        select(User).where(User.provider == identity.provider, User.subject == identity.subject)
+    )
+    if user is None:
+        user = User(provider=identity.provider, subject=identity.subject)
+        db.session.add(user)
+        log.info("New user %s from %s", identity.username, identity.provider)
+    user.username = identity.username
+    user.display_name = identity.display_name or user.display_name or identity.username
+    user.email = identity.email or user.email or ""
+    user.groups = sorted(set(identity.groups))
+    user.group_roles = roles_from_groups(user.groups, current_app.config["ROLE_GROUPS"])
+    user.last_login_at = utcnow()
+    db.session.commit()
+    return user
+
+
+def grant_role(user: User, role: str, granted_by: str) -> bool:
+    """Give ``user`` the role; returns False if they already had that grant."""
+    if any(g.role == role for g in user.grants):
+        return False
+    user.grants.append(RoleGrant(role=role, granted_by=granted_by))
+    db.session.commit()
+    return True
+
+
+def revoke_role(user: User, role: str) -> bool:
+    """Take a granted role back; returns False if there was no such grant."""
+    for grant in list(user.grants):
+        if grant.role == role:
+            user.grants.remove(grant)
+            db.session.commit()
+            return True
+    return False
+
+
+def end_all_sessions(user: User) -> None:
+    """Invalidate every login session of ``user`` (after a password reset, for instance)."""
+    user.session_version += 1
+    db.session.commit()

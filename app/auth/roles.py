@@ -1,0 +1,34 @@
+"""Roles: who may curate the catalogue (admin), adjust quotas (operator), or launch (user)."""
+
+from functools import wraps
+
+from flask import abort
+from flask_login import current_user, login_required
+
+ROLES = ("user", "operator", "admin")
+GRANTABLE_ROLES = ("operator", "admin")
+
+
+def roles_from_groups(groups: list[str], role_groups: dict[str, list[str]]) -> list[str]:
+    """The roles that membership of ``groups`` confers under the configured mapping."""
+    member_of = set(groups)
+    return sorted(role for role, granting in role_groups.items() if member_of & set(granting or ()))
+
+
+def role_required(role: str):
+    """Decorate a view so that only logged-in users with ``role`` reach it (others get 403).
+
+    Admins have every role.
+    """
+
+    def decorator(view):
+        @wraps(view)
+        @login_required
+        def wrapped(*args, **kwargs):
+            if not (current_user.has_role(role) or current_user.is_admin):
+                abort(403, "This page is for the portal's " + role + "s.")
+            return view(*args, **kwargs)
+
+        return wrapped
+
+    return decorator

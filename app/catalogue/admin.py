@@ -1,0 +1,286 @@
+"""Catalogue curation for admins: the list of templates, creating them and editing them.
+
+Views translate HTTP and call one verb of ``operations`` each. Revisions, previews, diffs and
+publishing live in ``admin_revisions``, on the same blueprint. Every route is for admins only.
+
+Who sees a template stays in its sidecar (``visible_to``), so the history records it like any
+other change: the "who sees it" form saves a revision with that one line rewritten
+(``operations.set_visible_groups``), published at once when the latest revision was live.
+"""
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+
+from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask_login import current_user
+from sqlalchemy import and_, func, select
+from sqlalchemy.orm import aliased
+
+from app.auth.roles import role_required
+from app.catalogue import operations
+from app.catalogue.admin_forms import BlankForm, EditForm, UploadForm, skeleton
+from app.catalogue.models import CatalogueTemplate, TemplateRevision
+from app.catalogue.operations import CatalogueError
+from app.extensions import db
+
+bp = Blueprint("catalogue_admin", __name__, url_prefix="/admin/catalogue")
+
+#: Filter key -> label, in the order the list page offers them.
+STATES = {
+    "published": "Published",
+    "changes": "Unpublished changes",
+    "draft": "Not published yet",
+    "hidden": "Hidden",
+    "broken": "Broken",
+}
+
+
+@dataclass(frozen=True)
+class Row:
+    """One template on the list page, with the states it is in (see ``STATES``)."""
+
+    slug: str
+    name: str
+    states: tuple[str, ...]
+    latest_number: int | None
+    published_number: int | None
+    updated_by: str
+    updated_at: datetime
+
+
+def template_states(hidden: bool, latest_valid, latest_number, published_number) -> tuple:
+    """The states of a template: its main state first, then "changes" when it has them."""
+    if published_number is None and latest_valid is False:
+        states = ["broken"]
+    elif hidden:
+        states = ["hidden"]
+    elif published_number is not None:
+        states = ["published"]
+    else:
+        states = ["draft"]
+    if published_number is not None and (latest_number or 0) > published_number:
+        states.append("changes")
+    return tuple(states)
+
+
+def _display_name(parsed_json: str | None, slug: str) -> str:
+    # The stored JSON is read loosely: a name is all the list needs, even from an old format.
+    try:
+        return str(json.loads(parsed_json).get("name") or slug)
+    except (TypeError, ValueError, AttributeError):
+        return slug
+
+
+def list_rows() -> list[Row]:
+    """Every template with its latest and published revision numbers, in one query."""
+    latest_numbers = (
+        select(TemplateRevision.template_id, func.max(TemplateRevision.number).label("number"))
+        .group_by(TemplateRevision.template_id)
+        .subquery()
+    )
+    latest, published = aliased(TemplateRevision), aliased(TemplateRevision)
+    query = (
+        select(
+            CatalogueTemplate,
+            latest.number,
+            latest.valid,
+            latest.parsed,
+            published.number,
+        )
+        .outerjoin(latest_numbers, latest_numbers.c.template_id == CatalogueTemplate.id)
+        .outerjoin(
+            latest,
+            and_(
+                latest.template_id == CatalogueTemplate.id, latest.number == latest_numbers.c.number
+            ),
+        )
+        .outerjoin(published, published.id == CatalogueTemplate.published_revision_id)
+        .order_by(CatalogueTemplate.slug)
+    )
+    return [
+        Row(
+            slug=template.slug,
+            name=_display_name(parsed, template.slug),
+            states=template_states(template.hidden, valid, number, published_number),
+            latest_number=number,
+            published_number=published_number,
+            updated_by=template.updated_by,
+            updated_at=template.updated_at,
+        )
+        for template, number, valid, parsed, published_number in db.session.execute(query)
+    ]
+
+
+def author() -> str:
+    return current_user.username
+
+
+def attach_error(form, error: CatalogueError) -> None:
+    """Show an operation's error beside its field, or above the form."""
+    target = getattr(form, error.field, None) if error.field else None
+    if target is not None:
+        target.errors = [*target.errors, error.message]
+    else:
+        form.form_errors.append(error.message)
+
+
+@bp.route("/")
+@role_required("admin")
+def index():
+    rows = list_rows()
+    state = request.args.get("state", "")
+    counts = {key: sum(1 for row in rows if key in row.states) for key in STATES}
+    shown = [row for row in rows if state in row.states] if state in STATES else rows
+    return render_template(
+        "catalogue/admin/index.html",
+        rows=shown,
+        total=len(rows),
+        counts=counts,
+        states=STATES,
+        state=state if state in STATES else "",
+    )
+
+
+def _render_new(upload=None, blank=None, status=200):
+    return (
+        render_template(
+            "catalogue/admin/new.html",
+            upload=upload or UploadForm(formdata=None),
+            blank=blank or BlankForm(formdata=None),
+        ),
+        status,
+    )
+
+
+@bp.route("/new")
+@role_required("admin")
+def new():
+    return _render_new()
+
+
+@bp.route("/new/upload", methods=["POST"])
+@role_required("admin")
+def create_from_upload():
+    form = UploadForm()
+    if not form.validate():
+        return _render_new(upload=form, status=400)
+    try:
+        revision = operations.save_revision(
+            form.slug.data,
+            form.tosca_file.text,
+            form.sidecar_file.text,
+            author(),
+            form.message.data or f"Uploaded {form.tosca_file.data.filename}",
+            create=True,
+        )
+    except CatalogueError as error:
+        attach_error(form, error)
+        return _render_new(upload=form, status=400)
+    return _after_save(revision)
+
+
+@bp.route("/new/blank", methods=["POST"])
+@role_required("admin")
+def create_blank():
+    form = BlankForm()
+    if not form.validate():
+        return _render_new(blank=form, status=400)
+    tosca_text, sidecar_text = skeleton(form.slug.data)
+    try:
+        revision = operations.save_revision(
+            form.slug.data, tosca_text, sidecar_text, author(), "Started from the skeleton",
+            create=True,
+        )  # fmt: skip
+    except CatalogueError as error:
+        attach_error(form, error)
+        return _render_new(blank=form, status=400)
+    flash(
+        f"Created {revision.template.slug} from the skeleton. Make it yours, then save.", "success"
+    )
+    return redirect(url_for(".edit", slug=revision.template.slug))
+
+
+def _after_save(revision):
+    """Send the admin where the new revision needs them: its errors, or its preview."""
+    slug = revision.template.slug
+    if not revision.valid:
+        flash(
+            f"Saved as revision {revision.number}, but it has problems (listed below). "
+            "Users keep seeing the published revision until it is fixed and published.",
+            "warning",
+        )
+        return redirect(url_for(".edit", slug=slug, _anchor="problems"))
+    flash(f"Saved revision {revision.number}. Check the form below, then publish it.", "success")
+    return redirect(url_for(".preview", slug=slug, number=revision.number))
+
+
+@bp.route("/<slug>/edit", methods=["GET", "POST"])
+@role_required("admin")
+def edit(slug: str):
+    template = operations.get_template(slug)
+    latest = operations.latest_revision(template)
+    if request.method == "GET":
+        form = EditForm(
+            formdata=None,
+            base=latest.number if latest else "",
+            tosca_text=latest.tosca_text if latest else "",
+            sidecar_text=latest.sidecar_text if latest else "",
+        )
+        return _render_edit(template, latest, form)
+
+    form = EditForm()
+    if form.validate():
+        if latest and form.base.data and form.base.data != str(latest.number):
+            flash(
+                f"{latest.author} saved revision {latest.number} while you were editing; yours "
+                "is saved after it. Compare them in the history.",
+                "info",
+            )
+        try:
+            revision = operations.save_revision(
+                slug, form.tosca_text.data, form.sidecar_text.data or "", author(),
+                form.message.data or "",
+            )  # fmt: skip
+        except CatalogueError as error:
+            attach_error(form, error)
+        else:
+            return _after_save(revision)
+    # The admin's text goes back into the editor as sent: nothing typed is lost.
+    return _render_edit(template, latest, form, status=400)
+
+
+def _render_edit(template, latest, form, status=200):
+    from app.catalogue.admin_revisions import problems_view
+
+    shown = None
+    # Problems belong to the latest revision; they are shown only while the editor holds it.
+    if latest is not None and not latest.valid and form.tosca_text.data == latest.tosca_text:
+        shown = problems_view(latest)
+    return (
+        render_template(
+            "catalogue/admin/edit.html",
+            template=template,
+            latest=latest,
+            form=form,
+            shown=shown,
+            states=template_states_of(template),
+            state_labels=STATES,
+        ),
+        status,
+    )
+
+
+def template_states_of(template: CatalogueTemplate) -> tuple:
+    latest = operations.latest_revision(template)
+    published = template.published_revision
+    return template_states(
+        template.hidden,
+        latest.valid if latest else None,
+        latest.number if latest else None,
+        published.number if published else None,
+    )
+
+
+# Registers the revision routes on ``bp``; imported last because it uses this module's helpers.
+from app.catalogue import admin_revisions  # noqa: E402, F401

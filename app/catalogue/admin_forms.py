@@ -1,0 +1,221 @@
+"""Forms of the catalogue admin pages, and the blank skeleton a new template starts from."""
+
+import re
+
+from flask import current_app
+from flask_wtf import FlaskForm
+from flask_wtf.file import FileField, FileRequired
+from wtforms import HiddenField, IntegerField, SelectField, StringField, TextAreaField
+from wtforms.validators import DataRequired, Length, Optional, ValidationError
+
+from app.catalogue.operations import CatalogueError, check_slug
+
+MESSAGE_MAX = 500
+GROUP_RE = re.compile(r"^[\w.@:/-]{1,100}$")
+
+SKELETON_TEMPLATE = """\
+tosca_definitions_version: tosca_simple_yaml_1_0
+
+imports:
+  - indigo_custom_types: https://raw.githubusercontent.com/indigo-dc/tosca-types/master/custom_types.yaml
+
+description: >
+  A single virtual machine. Say here what the template deploys.
+
+metadata:
+  display_name: {name}
+
+topology_template:
+
+  inputs:
+    num_cpus:
+      type: integer
+      description: Number of virtual CPUs of the machine
+      default: 2
+      constraints:
+        - valid_values: [ 1, 2, 4, 8 ]
+
+  node_templates:
+
+    server:
+      type: tosca.nodes.indigo.Compute
+      capabilities:
+        endpoint:
+          properties:
+            network_name: PUBLIC
+        scalable:
+          properties:
+            count: 1
+        host:
+          properties:
+            num_cpus: {{ get_input: num_cpus }}
+            mem_size: 4 GB
+        os:
+          properties:
+            image: ubuntu-22.04
+
+  outputs:
+    node_ip:
+      description: Public IP address of the machine
+      value: {{ get_attribute: [ server, public_address, 0 ] }}
+"""
+
+SKELETON_SIDECAR = """\
+# Portal metadata: every key is optional (see tosca-catalog/README.md).
+name: {name}
+description: >-
+  What this application gives a researcher, in one or two sentences.
+tags: []
+visible_to: []
+inputs:
+  num_cpus:
+    label: Cores
+    help: How many processor cores the machine gets.
+    widget: select
+outputs:
+  node_ip: {{label: IP address, show: copy}}
+"""
+
+
+def skeleton(slug: str) -> tuple[str, str]:
+    """The template and sidecar text a blank template starts with."""
+    name = slug.replace("-", " ").capitalize()
+    return SKELETON_TEMPLATE.format(name=name), SKELETON_SIDECAR.format(name=name)
+
+
+class TextFileField(FileField):
+    """An uploaded text file; ``utf8_text_file`` puts its content in ``text``."""
+
+    text = ""
+
+
+def _max_bytes() -> int:
+    return current_app.config["TEMPLATE_MAX_BYTES"]
+
+
+def _unix_newlines(text: str | None) -> str | None:
+    # Browsers send textarea lines ending in CRLF; stored revisions use LF so diffs stay clean.
+    return text.replace("\r\n", "\n") if isinstance(text, str) else text
+
+
+def valid_slug(form, field) -> None:
+    """Apply operations.check_slug, and keep the normalised slug."""
+    try:
+        field.data = check_slug(field.data)
+    except CatalogueError as error:
+        raise ValidationError(error.message) from error
+
+
+def text_within_limit(form, field) -> None:
+    size = len((field.data or "").encode("utf-8"))
+    if size > _max_bytes():
+        raise ValidationError(f"This text is {size:,} bytes; the limit is {_max_bytes():,} bytes.")
+
+
+def utf8_text_file(form, field) -> None:
+    """Read an uploaded file as UTF-8 text into ``field.text``; refuse big or binary files."""
+    field.text = ""
+    storage = field.data
+    if not storage or not getattr(storage, "filename", ""):
+        return
+    limit = _max_bytes()
+    # Read one byte past the limit: enough to know it's too big without reading all of it.
+    content = storage.stream.read(limit + 1)
+    if len(content) > limit:
+        raise ValidationError(f"{storage.filename} is larger than the limit of {limit:,} bytes.")
+    if b"\x00" in content:
+        raise ValidationError(f"{storage.filename} is a binary file, not a YAML text file.")
+    try:
+        text = content.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise ValidationError(
+            f"{storage.filename} is not UTF-8 text (byte {error.start + 1} can't be read)."
+        ) from error
+    field.text = _unix_newlines(text)
+
+
+def group_list(form, field) -> None:
+    """Split comma or space separated group names into ``field.groups``."""
+    names = [name for name in re.split(r"[\s,]+", field.data or "") if name]
+    bad = [name for name in names if not GROUP_RE.match(name)]
+    if bad:
+        raise ValidationError(
+            f"Not a group name: {', '.join(bad)}. Use letters, digits and . _ - @ : /"
+        )
+    field.groups = list(dict.fromkeys(names))
+
+
+class UploadForm(FlaskForm):
+    """A new template from files: the TOSCA template and, optionally, its sidecar."""
+
+    slug = StringField(
+        "Slug",
+        validators=[DataRequired(), valid_slug],
+        description="The template's id in URLs: lowercase letters, digits and dashes.",
+    )
+    tosca_file = TextFileField(
+        "TOSCA template (.yaml)", validators=[FileRequired("Choose a file."), utf8_text_file]
+    )
+    sidecar_file = TextFileField(
+        "Portal metadata (.portal.yaml, optional)", validators=[Optional(), utf8_text_file]
+    )
+    message = StringField("Message", validators=[Length(max=MESSAGE_MAX)])
+
+
+class BlankForm(FlaskForm):
+    """A new template from the skeleton."""
+
+    slug = StringField(
+        "Slug",
+        validators=[DataRequired(), valid_slug],
+        description="The template's id in URLs: lowercase letters, digits and dashes.",
+    )
+
+
+class EditForm(FlaskForm):
+    """A new revision: the template, its sidecar and why they changed."""
+
+    base = HiddenField()  # the revision the admin started from, to warn about concurrent edits
+    tosca_text = TextAreaField(
+        "TOSCA template",
+        validators=[DataRequired("The template can't be empty."), text_within_limit],
+        filters=[_unix_newlines],
+    )
+    sidecar_text = TextAreaField(
+        "Portal metadata (sidecar)", validators=[text_within_limit], filters=[_unix_newlines]
+    )
+    message = StringField(
+        "What changed",
+        validators=[Length(max=MESSAGE_MAX)],
+        description="A short note for the revision history.",
+    )
+
+
+class PublishForm(FlaskForm):
+    """Publish a revision; the latest when none is given."""
+
+    number = IntegerField("Revision", validators=[Optional()])
+
+
+class ActionForm(FlaskForm):
+    """A button that changes state: only the CSRF token is needed."""
+
+
+class VisibilityForm(FlaskForm):
+    """Which groups see the template (the sidecar's ``visible_to``)."""
+
+    groups = StringField(
+        "Visible to groups",
+        validators=[group_list],
+        description="Group names separated by commas. Leave empty to show it to everyone.",
+    )
+
+
+class CompareForm(FlaskForm):
+    """Choose two revisions to compare (a GET form: it changes nothing)."""
+
+    class Meta:
+        csrf = False
+
+    a = SelectField("From revision", coerce=int)
+    b = SelectField("To revision", coerce=int)

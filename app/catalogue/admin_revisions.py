@@ -1,0 +1,236 @@
+"""Admin pages about one template's revisions: history, line listings, previews, diffs, and the
+buttons that publish, hide, restore and set who sees it.
+
+Routes are registered on ``admin.bp``; every one is for admins only.
+"""
+
+from dataclasses import dataclass, field
+
+from flask import flash, redirect, render_template, request, url_for
+from sqlalchemy import select
+
+from app.auth.roles import role_required
+from app.catalogue import launching, operations
+from app.catalogue.admin import STATES, author, bp, template_states_of
+from app.catalogue.admin_forms import ActionForm, CompareForm, PublishForm, VisibilityForm
+from app.catalogue.diff import diff_revisions
+from app.catalogue.forms import build_form_class, presets_data, tab_layout
+from app.catalogue.loader import Entry
+from app.catalogue.models import TemplateRevision
+from app.catalogue.operations import CatalogueError
+from app.catalogue.parsed import ParsedTemplate, TemplateError
+from app.errors import NotFound
+from app.extensions import db
+
+SOURCES = (("template", "Template"), ("sidecar", "Portal metadata"))
+
+
+@dataclass
+class Listing:
+    """A file of a revision, line by line, with the problems found on each line."""
+
+    source: str
+    title: str
+    lines: list[tuple[int, str, list[str]]] = field(default_factory=list)
+
+
+@dataclass
+class ProblemsView:
+    """A revision's problems, and its files as numbered listings to link them to."""
+
+    revision: TemplateRevision
+    parsed: ParsedTemplate
+    listings: list[Listing]
+
+
+def parsed_of(revision: TemplateRevision) -> ParsedTemplate:
+    """The revision's stored parse result; parsed again if it was stored in an older format."""
+    try:
+        return ParsedTemplate.from_json(revision.parsed)
+    except ValueError:
+        return operations.parse(revision.template.slug, revision.tosca_text, revision.sidecar_text)
+
+
+def problems_view(revision: TemplateRevision) -> ProblemsView:
+    parsed = parsed_of(revision)
+    texts = {"template": revision.tosca_text, "sidecar": revision.sidecar_text or ""}
+    listings = []
+    for source, title in SOURCES:
+        lines = texts[source].splitlines()
+        found: dict[int, list[str]] = {}
+        for problem in [*parsed.errors, *parsed.warnings]:
+            if problem.source == source and problem.line:
+                found.setdefault(problem.line, []).append(problem.message)
+        # A problem at the end of the file (say, an unclosed bracket) points one line past it.
+        lines += [""] * (max(found, default=0) - len(lines))
+        listings.append(
+            Listing(source, title, [(n, text, found.get(n, [])) for n, text in enumerate(lines, 1)])
+        )
+    return ProblemsView(revision, parsed, listings)
+
+
+def get_revision(slug: str, number: int) -> TemplateRevision:
+    """Raises NotFound when the template or the revision doesn't exist."""
+    template = operations.get_template(slug)
+    revision = db.session.scalar(
+        select(TemplateRevision).where(
+            TemplateRevision.template_id == template.id, TemplateRevision.number == number
+        )
+    )
+    if revision is None:
+        raise NotFound(f"{slug} has no revision {number}.")
+    return revision
+
+
+def _page(name: str, template, **context):
+    return render_template(
+        f"catalogue/admin/{name}.html",
+        template=template,
+        states=template_states_of(template),
+        state_labels=STATES,
+        action=ActionForm(),
+        **context,
+    )
+
+
+@bp.route("/<slug>/")
+@role_required("admin")
+def detail(slug: str):
+    template = operations.get_template(slug)
+    latest = operations.latest_revision(template)
+    compare = CompareForm(request.args, meta={"csrf": False})
+    _compare_choices(compare, template)
+    parsed = parsed_of(latest) if latest else None
+    return _page(
+        "detail",
+        template,
+        latest=latest,
+        revisions=list(reversed(template.revisions)),
+        compare=compare,
+        publish=PublishForm(formdata=None),
+        visibility=VisibilityForm(
+            formdata=None, groups=", ".join(parsed.visible_to) if parsed else ""
+        ),
+        parsed=parsed,
+    )
+
+
+def _compare_choices(compare: CompareForm, template) -> None:
+    choices = [(r.number, f"{r.number}: {r.message[:60]}") for r in reversed(template.revisions)]
+    compare.a.choices = compare.b.choices = choices
+    numbers = [r.number for r in template.revisions]
+    if compare.b.data not in numbers and numbers:
+        compare.b.data = numbers[-1]
+    if compare.a.data not in numbers and numbers:
+        compare.a.data = numbers[-2] if len(numbers) > 1 else numbers[-1]
+
+
+@bp.route("/<slug>/revisions/<int:number>")
+@role_required("admin")
+def revision(slug: str, number: int):
+    found = get_revision(slug, number)
+    return _page("revision", found.template, shown=problems_view(found), revision=found)
+
+
+@bp.route("/<slug>/revisions/<int:number>/preview")
+@role_required("admin")
+def preview(slug: str, number: int):
+    found = get_revision(slug, number)
+    parsed = parsed_of(found)
+    # Not cached: previews are rare, and a class per revision would crowd out the launch forms.
+    form = build_form_class(parsed)(formdata=None)
+    return _page(
+        "preview",
+        found.template,
+        revision=found,
+        parsed=parsed,
+        form=form,
+        tabs=tab_layout(parsed),
+        presets=presets_data(parsed),
+        summary=_summary(found, parsed, form),
+        publish=PublishForm(formdata=None, number=found.number),
+    )
+
+
+def _summary(revision: TemplateRevision, parsed: ParsedTemplate, form) -> dict:
+    """The launch page's resource box, with the defaults; a message when it can't be computed."""
+    entry = Entry(revision.template.slug, revision.id, revision.number, parsed, revision.created_at)
+    try:
+        return launching.summary(entry, form)
+    except TemplateError as error:
+        return {"error": error.message}
+
+
+@bp.route("/<slug>/diff")
+@role_required("admin")
+def diff(slug: str):
+    template = operations.get_template(slug)
+    compare = CompareForm(request.args, meta={"csrf": False})
+    _compare_choices(compare, template)
+    if not template.revisions:
+        raise NotFound(f"{slug} has no revisions to compare.")
+    old, new = get_revision(slug, compare.a.data), get_revision(slug, compare.b.data)
+    return _page(
+        "diff", template, compare=compare, old=old, new=new, files=diff_revisions(old, new)
+    )
+
+
+@bp.route("/<slug>/publish", methods=["POST"])
+@role_required("admin")
+def publish(slug: str):
+    form = PublishForm()
+    if form.validate():
+        try:
+            revision = operations.publish(slug, author(), form.number.data or None)
+        except CatalogueError as error:
+            flash(error.message, "danger")
+        else:
+            flash(f"Published revision {revision.number}: users see it now.", "success")
+    else:
+        flash("That revision number can't be read.", "danger")
+    return redirect(url_for(".detail", slug=slug))
+
+
+@bp.route("/<slug>/hide", methods=["POST"])
+@role_required("admin")
+def hide(slug: str):
+    if ActionForm().validate():
+        operations.hide(slug, author())
+        flash(
+            f"{slug} is hidden from the catalogue. Publish a revision to show it again.", "success"
+        )
+    return redirect(url_for(".detail", slug=slug))
+
+
+@bp.route("/<slug>/revisions/<int:number>/restore", methods=["POST"])
+@role_required("admin")
+def restore(slug: str, number: int):
+    if ActionForm().validate():
+        revision = operations.restore(slug, number, author())
+        live = revision.template.published_revision_id == revision.id
+        flash(
+            f"Restored revision {number} as revision {revision.number}"
+            + (", and published it." if live else ". Publish it when it is ready."),
+            "success" if revision.valid else "warning",
+        )
+    return redirect(url_for(".detail", slug=slug))
+
+
+@bp.route("/<slug>/visibility", methods=["POST"])
+@role_required("admin")
+def visibility(slug: str):
+    form = VisibilityForm()
+    if not form.validate():
+        flash(" ".join(form.groups.errors), "danger")
+        return redirect(url_for(".detail", slug=slug))
+    try:
+        revision = operations.set_visible_groups(slug, form.groups.groups, author())
+    except CatalogueError as error:
+        flash(error.message, "danger")
+        return redirect(url_for(".detail", slug=slug))
+    who = ", ".join(form.groups.groups) or "everyone"
+    if revision.template.published_revision_id == revision.id:
+        flash(f"Visible to {who} from now on (revision {revision.number}, published).", "success")
+    else:
+        flash(f"Saved revision {revision.number}: visible to {who} once it is published.", "info")
+    return redirect(url_for(".detail", slug=slug))

@@ -1,0 +1,109 @@
+"""The catalogue as each worker process holds it: parsed revisions, loaded from the database.
+
+Parsing and validation happen once, when a revision is saved (operations.py); a worker only reads
+the stored JSON. Every change bumps a counter in the database, which workers check at most every
+CATALOGUE_RELOAD_SECONDS, so an admin's change reaches every process without a restart.
+"""
+
+import threading
+import time
+from dataclasses import dataclass
+from datetime import datetime
+
+from flask import current_app
+from sqlalchemy import select
+
+from app.catalogue.models import CatalogueTemplate, CatalogueVersion, TemplateRevision
+from app.catalogue.parsed import ParsedTemplate
+from app.extensions import db
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One published template as users see it."""
+
+    slug: str
+    revision_id: int
+    revision_number: int
+    parsed: ParsedTemplate
+    updated_at: datetime
+
+    def visible_to(self, user) -> bool:
+        groups = self.parsed.visible_to
+        return not groups or user.is_admin or bool(set(groups) & set(user.groups or ()))
+
+
+class Catalogue:
+    """The published entries of one worker, refreshed when the database says they changed."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._entries: dict[str, Entry] = {}
+        self._version: int | None = None
+        self._checked_at = 0.0
+
+    def entries(self) -> list[Entry]:
+        """Every published entry, sorted by display name."""
+        self._refresh_if_stale()
+        return sorted(self._entries.values(), key=lambda e: e.parsed.name.lower())
+
+    def get(self, slug: str) -> Entry | None:
+        self._refresh_if_stale()
+        return self._entries.get(slug)
+
+    def visible_entries(self, user) -> list[Entry]:
+        return [entry for entry in self.entries() if entry.visible_to(user)]
+
+    def invalidate(self) -> None:
+        """Reload at the next access (this process changed the catalogue itself)."""
+        self._checked_at = 0.0
+        self._version = None
+
+    def _refresh_if_stale(self) -> None:
+        interval = current_app.config["CATALOGUE_RELOAD_SECONDS"]
+        if self._version is not None and time.monotonic() - self._checked_at < interval:
+            return
+        with self._lock:
+            version = current_version()
+            self._checked_at = time.monotonic()
+            if version != self._version:
+                self._entries = load_published()
+                self._version = version
+
+
+def current_version() -> int:
+    row = db.session.get(CatalogueVersion, 1)
+    return row.version if row else 0
+
+
+def bump_version() -> None:
+    """Record that the catalogue changed; part of the caller's transaction."""
+    row = db.session.get(CatalogueVersion, 1)
+    if row is None:
+        db.session.add(CatalogueVersion(id=1, version=1))
+    else:
+        row.version = CatalogueVersion.version + 1
+
+
+def load_published() -> dict[str, Entry]:
+    """Read every published, visible template's revision JSON in one query."""
+    rows = db.session.execute(
+        select(
+            CatalogueTemplate.slug,
+            TemplateRevision.id,
+            TemplateRevision.number,
+            TemplateRevision.parsed,
+            CatalogueTemplate.updated_at,
+        )
+        .join(TemplateRevision, CatalogueTemplate.published_revision_id == TemplateRevision.id)
+        .where(CatalogueTemplate.hidden.is_(False))
+    )
+    return {
+        slug: Entry(slug, rev_id, number, ParsedTemplate.from_json(parsed), updated_at)
+        for slug, rev_id, number, parsed, updated_at in rows
+    }
+
+
+def catalogue() -> Catalogue:
+    """This worker's catalogue, created at first use."""
+    return current_app.extensions.setdefault("portal_catalogue", Catalogue())

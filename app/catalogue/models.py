@@ -1,0 +1,93 @@
+"""The catalogue as stored: templates, every revision of each, and what people last launched."""
+
+from datetime import datetime
+
+from sqlalchemy import JSON, ForeignKey, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from app.auth.models import utcnow
+from app.extensions import db
+
+
+class CatalogueTemplate(db.Model):
+    """One application in the catalogue, known by its slug.
+
+    Users see the published revision (if any, and unless hidden); admins edit newer revisions
+    without disturbing it until they publish.
+    """
+
+    __tablename__ = "catalogue_templates"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    slug: Mapped[str] = mapped_column(String(100), unique=True)
+    hidden: Mapped[bool] = mapped_column(default=False)
+    published_revision_id: Mapped[int | None] = mapped_column(
+        ForeignKey("template_revisions.id", use_alter=True, name="fk_published_revision"),
+        nullable=True,
+    )
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_by: Mapped[str] = mapped_column(String(255), default="")
+
+    revisions: Mapped[list["TemplateRevision"]] = relationship(
+        back_populates="template",
+        foreign_keys="TemplateRevision.template_id",
+        order_by="TemplateRevision.number",
+        cascade="all, delete-orphan",
+    )
+    published_revision: Mapped["TemplateRevision | None"] = relationship(
+        foreign_keys=[published_revision_id], post_update=True
+    )
+
+
+class TemplateRevision(db.Model):
+    """A saved version of a template and its portal metadata, with its validation result.
+
+    ``parsed`` is the JSON of the parsed template (see parsed.py), computed once when the
+    revision is saved: page views never run the TOSCA validator.
+    """
+
+    __tablename__ = "template_revisions"
+    __table_args__ = (UniqueConstraint("template_id", "number", name="uq_revision_number"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    template_id: Mapped[int] = mapped_column(
+        ForeignKey("catalogue_templates.id", ondelete="CASCADE")
+    )
+    number: Mapped[int]
+    tosca_text: Mapped[str] = mapped_column(Text)
+    sidecar_text: Mapped[str] = mapped_column(Text, default="")
+    message: Mapped[str] = mapped_column(String(500), default="")
+    author: Mapped[str] = mapped_column(String(255), default="")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    parsed: Mapped[str] = mapped_column(Text)
+    valid: Mapped[bool] = mapped_column(default=False)
+
+    template: Mapped[CatalogueTemplate] = relationship(
+        back_populates="revisions", foreign_keys=[template_id]
+    )
+
+
+class CatalogueVersion(db.Model):
+    """A counter bumped on every catalogue change, so each worker knows when to reload."""
+
+    __tablename__ = "catalogue_version"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    version: Mapped[int] = mapped_column(default=0)
+
+
+class LaunchDefaults(db.Model):
+    """The values a user entered last time for a template, to pre-fill the next launch.
+
+    Secrets (passwords, credentials) are never stored here.
+    """
+
+    __tablename__ = "launch_defaults"
+    __table_args__ = (UniqueConstraint("user_id", "slug", name="uq_launch_defaults"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    slug: Mapped[str] = mapped_column(String(100))
+    values: Mapped[dict] = mapped_column(JSON, default=dict)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)

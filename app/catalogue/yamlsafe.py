@@ -1,0 +1,239 @@
+"""Reading untrusted YAML (templates and their sidecars) under explicit limits.
+
+``load_yaml`` has ``yaml.safe_load`` semantics (plain data only: no Python tags) and adds what
+safe_load lacks for text that comes from outside: a size limit, a nesting limit, a limit on
+aliases and on what they expand to (the "billion laughs" attack), rejection of duplicate keys,
+and errors that name the line they occurred on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+# Shared (aliased) subtrees cost nothing in memory when loaded, but anything that walks the data
+# afterwards (tosca-parser, JSON encoding) visits every copy; this caps the expanded node count.
+MAX_EXPANDED_NODES = 200_000
+
+
+_SPECIAL_KEY_TAGS = {"tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"}
+
+
+class TemplateError(ValueError):
+    """A template or sidecar can't be read; ``message`` is for a person, ``line`` is 1-based."""
+
+    def __init__(self, message: str, line: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}" if self.line else self.message
+
+
+def _line(mark) -> int | None:
+    return mark.line + 1 if mark is not None else None
+
+
+class _LimitedLoader(yaml.SafeLoader):
+    """SafeLoader that counts nesting depth and aliases while composing, and rejects duplicates."""
+
+    def __init__(self, stream, max_depth: int, max_aliases: int):
+        super().__init__(stream)
+        self._max_depth = max_depth
+        self._max_aliases = max_aliases
+        self._depth = 0
+        self._aliases = 0
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            self._aliases += 1
+            if self._aliases > self._max_aliases:
+                raise TemplateError(
+                    f"The file uses more than {self._max_aliases} aliases (*name references).",
+                    _line(self.peek_event().start_mark),
+                )
+            return super().compose_node(parent, index)
+        self._depth += 1
+        try:
+            if self._depth > self._max_depth:
+                raise TemplateError(
+                    f"The file is nested more than {self._max_depth} levels deep.",
+                    _line(self.peek_event().start_mark),
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, MappingNode):
+            seen: set = set()
+            for key_node, _value in node.value:
+                if isinstance(key_node, ScalarNode) and key_node.tag not in _SPECIAL_KEY_TAGS:
+                    key = self.construct_object(key_node)
+                    if key in seen:
+                        raise TemplateError(
+                            f'The key "{key}" appears twice in the same mapping.',
+                            _line(key_node.start_mark),
+                        )
+                    seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def _expanded_size(root: Node) -> int:
+    """Count the nodes a full traversal would visit, with aliased subtrees counted per use."""
+    sizes: dict[int, int] = {}
+    # Iterative post-order walk: depth is already bounded, but this stays safe regardless.
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if id(node) in sizes:
+            continue
+        children: list[Node] = []
+        if isinstance(node, SequenceNode):
+            children = list(node.value)
+        elif isinstance(node, MappingNode):
+            children = [part for pair in node.value for part in pair]
+        if done or not children:
+            sizes[id(node)] = 1 + sum(sizes[id(child)] for child in children)
+            if sizes[id(node)] > MAX_EXPANDED_NODES:
+                raise TemplateError(
+                    "The file's aliases expand to too much data "
+                    f"(more than {MAX_EXPANDED_NODES} values).",
+                    _line(node.start_mark),
+                )
+            continue
+        stack.append((node, True))
+        stack.extend((child, False) for child in children if id(child) not in sizes)
+    return sizes[id(root)]
+
+
+def _line_index(root: Node) -> dict[tuple, int]:
+    """Map each key path (and list position) to the 1-based line where it starts."""
+    index: dict[tuple, int] = {}
+    stack: list[tuple[Node, tuple]] = [(root, ())]
+    visited: set[int] = set()
+    while stack:
+        node, path = stack.pop()
+        if id(node) in visited:
+            continue
+        visited.add(id(node))
+        if isinstance(node, MappingNode):
+            for key_node, value_node in node.value:
+                if isinstance(key_node, ScalarNode):
+                    child = (*path, key_node.value)
+                    index.setdefault(child, _line(key_node.start_mark))
+                    stack.append((value_node, child))
+        elif isinstance(node, SequenceNode):
+            for position, item in enumerate(node.value):
+                child = (*path, position)
+                index.setdefault(child, _line(item.start_mark))
+                stack.append((item, child))
+    return index
+
+
+def load_yaml_lines(
+    text: str | bytes, *, max_bytes: int, max_depth: int, max_aliases: int
+) -> tuple[dict, dict[tuple, int]]:
+    """Parse ``text`` like ``load_yaml`` and also return where each key is.
+
+    The second value maps key paths such as ``("topology_template", "inputs", "num_cpus")`` to
+    1-based line numbers. Raises ``TemplateError`` as ``load_yaml`` does.
+    """
+    size = len(text.encode("utf-8") if isinstance(text, str) else text)
+    if size > max_bytes:
+        raise TemplateError(f"The file is too large: {size} bytes, the limit is {max_bytes} bytes.")
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise TemplateError("The file is not valid UTF-8 text.") from error
+
+    loader = _LimitedLoader(text, max_depth=max_depth, max_aliases=max_aliases)
+    try:
+        root = loader.get_single_node()
+        if root is None:
+            raise TemplateError("The file is empty.", 1)
+        if not isinstance(root, MappingNode):
+            raise TemplateError(
+                "The file must be a YAML mapping (key: value pairs) at the top level.",
+                _line(root.start_mark),
+            )
+        _expanded_size(root)
+        data = loader.construct_document(root)
+        return data, _line_index(root)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        problem = error.problem or error.context or "invalid YAML"
+        if isinstance(error, yaml.constructor.ConstructorError) and "tag" in problem:
+            problem = (
+                "unsupported tag: only plain YAML data is allowed "
+                f"({problem.split('tag', 1)[1].strip()})"
+            )
+        raise TemplateError(f"The file is not valid YAML: {problem}.", _line(mark)) from error
+    except yaml.YAMLError as error:
+        raise TemplateError(f"The file is not valid YAML: {error}.") from error
+    except RecursionError as error:
+        raise TemplateError("The file is nested too deeply.") from error
+    finally:
+        loader.dispose()
+
+
+def load_yaml(text: str | bytes, *, max_bytes: int, max_depth: int, max_aliases: int) -> dict:
+    """Parse untrusted YAML text into plain data; the top level must be a mapping.
+
+    Raises ``TemplateError`` (with the line number where one is known) for text over
+    ``max_bytes``, nesting deeper than ``max_depth``, more than ``max_aliases`` aliases or
+    aliases that expand to too much data, duplicate keys, Python-specific or unknown tags,
+    syntax errors, an empty file and a top level that is not a mapping.
+    """
+    data, _lines = load_yaml_lines(
+        text, max_bytes=max_bytes, max_depth=max_depth, max_aliases=max_aliases
+    )
+    return data
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a template (or warning about it), for the people who curate it.
+
+    ``line`` is 1-based; ``source`` says which file it refers to: "template" or "sidecar".
+    """
+
+    message: str
+    line: int | None = None
+    source: str = "template"
+
+    @classmethod
+    def from_error(cls, error: TemplateError, source: str = "template") -> Problem:
+        return cls(error.message, error.line, source)
+
+    def __str__(self) -> str:
+        where = f"{self.source}, line {self.line}: " if self.line else ""
+        return where + self.message
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The limits ``load_yaml`` applies; defaults match ``config/defaults.py``."""
+
+    max_bytes: int = 512 * 1024
+    max_depth: int = 40
+    max_aliases: int = 50
+
+    @classmethod
+    def from_config(cls, config) -> Limits:
+        """Read TEMPLATE_MAX_BYTES/DEPTH/ALIASES from a Flask config (or any mapping)."""
+        return cls(
+            max_bytes=int(config.get("TEMPLATE_MAX_BYTES", cls.max_bytes)),
+            max_depth=int(config.get("TEMPLATE_MAX_DEPTH", cls.max_depth)),
+            max_aliases=int(config.get("TEMPLATE_MAX_ALIASES", cls.max_aliases)),
+        )
+
+    def load(self, text: str | bytes) -> tuple[dict, dict[tuple, int]]:
+        """``load_yaml_lines`` under these limits."""
+        return load_yaml_lines(
+            text, max_bytes=self.max_bytes, max_depth=self.max_depth, max_aliases=self.max_aliases
+        )

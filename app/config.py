@@ -1,0 +1,57 @@
+"""Loading the configuration: committed defaults, then the operator's file and environment."""
+
+import os
+from datetime import timedelta
+from pathlib import Path
+
+from flask import Flask
+
+from app.errors import ConfigurationError
+
+DEFAULT_SECRET_KEY = "change-me"
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def load_config(app: Flask, overrides: dict | None) -> None:
+    """Fill ``app.config`` from defaults, instance file, PORTAL_SETTINGS, PORTAL_* and overrides.
+
+    Raises ConfigurationError when a production setting is unsafe.
+    """
+    app.config.from_pyfile(str(PROJECT_ROOT / "config" / "defaults.py"))
+    app.config.from_pyfile(str(Path(app.instance_path) / "portal.cfg"), silent=True)
+    if os.environ.get("PORTAL_SETTINGS"):
+        app.config.from_envvar("PORTAL_SETTINGS")
+    app.config.from_prefixed_env("PORTAL")
+    if overrides:
+        app.config.update(overrides)
+    _derive(app)
+    _check(app)
+
+
+def _derive(app: Flask) -> None:
+    config = app.config
+    if not config["SQLALCHEMY_DATABASE_URI"]:
+        config["SQLALCHEMY_DATABASE_URI"] = "sqlite:///" + str(
+            Path(app.instance_path) / "portal.sqlite"
+        )
+    config["CATALOGUE_DIR"] = config["CATALOGUE_DIR"] or str(PROJECT_ROOT / "tosca-catalog")
+    config["TOSCA_TYPES_DIR"] = config["TOSCA_TYPES_DIR"] or str(
+        Path(config["CATALOGUE_DIR"]) / "types"
+    )
+    config["MIGRATIONS_DIR"] = str(PROJECT_ROOT / "migrations")
+    config["PERMANENT_SESSION_LIFETIME"] = timedelta(minutes=config["SESSION_LIFETIME_MINUTES"])
+    if config["SESSION_COOKIE_SECURE"] is None:
+        config["SESSION_COOKIE_SECURE"] = not config["DEVELOPMENT"]
+    config["REMEMBER_COOKIE_SECURE"] = config["SESSION_COOKIE_SECURE"]
+    config["SESSION_COOKIE_HTTPONLY"] = True
+    config["REMEMBER_COOKIE_HTTPONLY"] = True
+    config["BOOTSTRAP_SERVE_LOCAL"] = True
+    config["BOOTSTRAP_ICON_USE_FONT"] = False
+
+
+def _check(app: Flask) -> None:
+    if app.config["SECRET_KEY"] == DEFAULT_SECRET_KEY and not app.config["DEVELOPMENT"]:
+        raise ConfigurationError(
+            "Refusing to start: SECRET_KEY is the default. Set PORTAL_SECRET_KEY, or run "
+            "`flask portal init` to write a random one to instance/portal.cfg."
+        )

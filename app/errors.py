@@ -1,0 +1,77 @@
+"""The portal's exceptions, and the handlers that turn any failure into one friendly page."""
+
+import logging
+
+from flask import Flask, render_template, request
+from flask_wtf.csrf import CSRFError
+from werkzeug.exceptions import HTTPException
+
+log = logging.getLogger(__name__)
+
+
+class ConfigurationError(RuntimeError):
+    """The portal's configuration is unusable; the message says how to fix it."""
+
+
+class PortalError(Exception):
+    """A failure with a message meant for the person who caused it.
+
+    ``field`` names the form field the message belongs to, when there is one.
+    """
+
+    status_code = 400
+
+    def __init__(self, message: str, field: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+
+class NotAllowed(PortalError):
+    status_code = 403
+
+
+class NotFound(PortalError):
+    status_code = 404
+
+
+_TITLES = {
+    400: "That request could not be understood",
+    403: "You are not allowed to do that",
+    404: "Nothing here",
+    405: "That action is not possible here",
+    413: "That upload is too large",
+    429: "Too many attempts",
+    500: "Something went wrong on our side",
+}
+
+
+def render_error(status: int, message: str | None = None):
+    title = _TITLES.get(status, "Something went wrong")
+    return render_template("errors/error.html", status=status, title=title, message=message), status
+
+
+def register_error_handlers(app: Flask) -> None:
+    @app.errorhandler(CSRFError)
+    def csrf_error(error):
+        return render_error(
+            400,
+            "The form had expired or was sent from elsewhere. Go back, reload the page and try "
+            "again; nothing was changed.",
+        )
+
+    @app.errorhandler(PortalError)
+    def portal_error(error):
+        return render_error(error.status_code, error.message)
+
+    @app.errorhandler(HTTPException)
+    def http_error(error):
+        if error.code is None or error.code < 400:
+            return error
+        message = error.description if error.code not in (404, 500) else None
+        return render_error(error.code, message)
+
+    @app.errorhandler(Exception)
+    def unexpected_error(error):
+        log.exception("Unhandled error on %s %s", request.method, request.path)
+        return render_error(500)

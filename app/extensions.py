@@ -1,0 +1,21 @@
+"""Flask extensions, created unbound so that any module can import them without an app."""
+
+from flask_bootstrap import Bootstrap5
+from flask_login import LoginManager
+from flask_migrate import Migrate
+from flask_sqlalchemy import SQLAlchemy
+from flask_talisman import Talisman
+from flask_wtf.csrf import CSRFProtect
+from sqlalchemy.orm import DeclarativeBase
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+db = SQLAlchemy(model_class=Base)
+migrate = Migrate()
+login_manager = LoginManager()
+csrf = CSRFProtect()
+bootstrap = Bootstrap5()
+talisman = Talisman()

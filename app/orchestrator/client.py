@@ -1,0 +1,184 @@
+"""One client for the orchestrator's REST API (see /work/shared/orchestrator-api.md).
+
+Every method either returns the decoded answer or raises an ``errors.OrchestratorError``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+import requests
+
+from app.orchestrator.errors import OrchestratorError, OrchestratorUnavailable, raise_for_status
+from app.orchestrator.schemas import next_link
+
+Timeout = float | tuple[float, float] | list[float]
+
+# Following ``next`` links stops here even if a faulty server keeps sending them.
+_MAX_PAGES = 1000
+
+
+def _timeout_pair(timeout: Timeout) -> tuple[float, float]:
+    if isinstance(timeout, list | tuple):
+        connect, read = timeout
+        return float(connect), float(read)
+    return float(timeout), float(timeout)
+
+
+class OrchestratorClient:
+    """Talks to one orchestrator at ``base_url`` on behalf of one person.
+
+    ``token_provider`` is called before each authenticated call and returns the OIDC access
+    token; it is called every time so that a token renewed meanwhile is used. ``timeout`` is
+    seconds, or a (connect, read) pair. ``session`` lets tests and the demo mount a transport.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        token_provider: Callable[[], str],
+        timeout: Timeout = (5, 30),
+        session: requests.Session | None = None,
+    ):
+        self.base_url = base_url.rstrip("/")
+        self.token_provider = token_provider
+        self.timeout = _timeout_pair(timeout)
+        self.session = session or requests.Session()
+
+    # --- deployments ----------------------------------------------------------------------
+
+    def create_deployment(
+        self,
+        template: str,
+        parameters: dict[str, Any] | None = None,
+        *,
+        callback: str | None = None,
+        user_group: str | None = None,
+        timeout_mins: int | None = None,
+        provider_timeout_mins: int | None = None,
+        max_providers_retry: int | None = None,
+        keep_last_attempt: bool | None = None,
+    ) -> dict:
+        """Submit ``template`` (TOSCA text, imports untouched) with input ``parameters``.
+
+        Returns the new deployment's JSON (status CREATE_IN_PROGRESS). Raises BadRequest for
+        an invalid request, Unauthorized, Forbidden, OrchestratorUnavailable.
+        """
+        optional = {
+            "callback": callback,
+            "userGroup": user_group,
+            "timeoutMins": timeout_mins,
+            "providerTimeoutMins": provider_timeout_mins,
+            "maxProvidersRetry": max_providers_retry,
+            "keepLastAttempt": keep_last_attempt,
+        }
+        # Only DeploymentRequest fields: the real service drops unknown ones silently.
+        body = {"template": template, "parameters": parameters or {}}
+        body.update({key: value for key, value in optional.items() if value is not None})
+        return self._json("POST", "/deployments", json=body)
+
+    def get_deployment(self, uuid: str) -> dict:
+        """The deployment's JSON. Raises DeploymentNotFound, Unauthorized, Forbidden,
+        OrchestratorUnavailable."""
+        return self._json("GET", f"/deployments/{_segment(uuid)}")
+
+    def list_deployments(self, created_by: str = "me", user_group: str | None = None) -> list[dict]:
+        """Every deployment created by ``created_by`` ("me" or "<subject>@<issuer>"),
+        optionally of ``user_group``, across all pages. Raises like ``get_deployment``."""
+        params = {"createdBy": created_by}
+        if user_group is not None:
+            params["userGroup"] = user_group
+        deployments: list[dict] = []
+        for _ in range(_MAX_PAGES):
+            page = self._json("GET", "/deployments", params=params)
+            deployments.extend(page.get("content") or [])
+            href = next_link(page)
+            if not href:
+                return deployments
+            # Only the query of the link is used: behind a proxy the orchestrator may build
+            # links with its internal host, and the token must never travel elsewhere.
+            params = dict(parse_qsl(urlsplit(href).query))
+        raise OrchestratorError("The orchestrator kept sending more pages; gave up.")
+
+    def delete_deployment(self, uuid: str, force: bool | None = None) -> None:
+        """Start deleting the deployment (204). ``force`` is the INFN fork's flag.
+
+        Raises DeploymentNotFound, Forbidden, Conflict (already being deleted),
+        Unauthorized, OrchestratorUnavailable.
+        """
+        params = None if force is None else {"force": "true" if force else "false"}
+        self._request("DELETE", f"/deployments/{_segment(uuid)}", params=params)
+
+    def get_template(self, uuid: str) -> str:
+        """The TOSCA text as submitted. Raises like ``get_deployment``."""
+        return self._request("GET", f"/deployments/{_segment(uuid)}/template").text
+
+    def get_log(self, uuid: str) -> str:
+        """The contextualisation log (owner only). Raises like ``get_deployment``."""
+        return self._request("GET", f"/deployments/{_segment(uuid)}/log").text
+
+    def get_extrainfo(self, uuid: str) -> str:
+        """A string holding a JSON array of per-VM information ("[]" if none), owner only.
+        Raises like ``get_deployment``."""
+        text = self._request("GET", f"/deployments/{_segment(uuid)}/extrainfo").text
+        if text.startswith('"'):
+            try:  # some servers send the string JSON-encoded
+                decoded = json.loads(text)
+            except ValueError:
+                return text
+            return decoded if isinstance(decoded, str) else text
+        return text
+
+    def info(self) -> dict:
+        """The service's build information (GET /info). Raises OrchestratorError."""
+        return self._json("GET", "/info")
+
+    # --- transport ------------------------------------------------------------------------
+
+    def _json(self, method: str, path: str, **kwargs) -> dict:
+        response = self._request(method, path, **kwargs)
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        if not isinstance(body, dict):
+            raise OrchestratorError(
+                "The orchestrator sent an answer the portal cannot read.",
+                status_code=response.status_code,
+            )
+        return body
+
+    def _request(self, method: str, path: str, *, auth: bool = True, **kwargs) -> requests.Response:
+        """Send one call and return the 2xx response; raise an OrchestratorError otherwise."""
+        headers = {"Accept": "application/json"}
+        if auth:
+            headers["Authorization"] = f"Bearer {self.token_provider()}"
+        try:
+            response = self.session.request(
+                method, self.base_url + path, headers=headers, timeout=self.timeout, **kwargs
+            )
+        except (requests.ConnectionError, requests.Timeout) as error:
+            raise OrchestratorUnavailable() from error
+        except requests.RequestException as error:
+            raise OrchestratorError("The orchestrator could not be called.") from error
+        raise_for_status(response)
+        return response
+
+    def close(self) -> None:
+        self.session.close()
+
+    def __enter__(self) -> OrchestratorClient:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+
+def _segment(uuid: str) -> str:
+    """``uuid`` as one path segment; refuses text that would change the path."""
+    if not uuid or any(char in uuid for char in "/?#%") or uuid in (".", ".."):
+        raise ValueError(f"not a deployment id: {uuid!r}")
+    return uuid

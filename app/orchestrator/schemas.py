@@ -1,0 +1,121 @@
+"""The orchestrator's JSON turned into what the portal shows and stores.
+
+Statuses and tasks are kept as the text the orchestrator sent: values this module does not
+know are shown as they are, never rejected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+CREATE_IN_PROGRESS = "CREATE_IN_PROGRESS"
+CREATE_COMPLETE = "CREATE_COMPLETE"
+CREATE_FAILED = "CREATE_FAILED"
+UPDATE_IN_PROGRESS = "UPDATE_IN_PROGRESS"
+UPDATE_COMPLETE = "UPDATE_COMPLETE"
+UPDATE_FAILED = "UPDATE_FAILED"
+DELETE_IN_PROGRESS = "DELETE_IN_PROGRESS"
+DELETE_COMPLETE = "DELETE_COMPLETE"
+DELETE_FAILED = "DELETE_FAILED"
+UNKNOWN = "UNKNOWN"
+
+IN_PROGRESS = frozenset({CREATE_IN_PROGRESS, UPDATE_IN_PROGRESS, DELETE_IN_PROGRESS})
+COMPLETE = frozenset({CREATE_COMPLETE, UPDATE_COMPLETE, DELETE_COMPLETE})
+FAILED = frozenset({CREATE_FAILED, UPDATE_FAILED, DELETE_FAILED})
+KNOWN_STATUSES = IN_PROGRESS | COMPLETE | FAILED | {UNKNOWN}
+# The states from which the orchestrator accepts an update (PUT).
+UPDATABLE = frozenset({CREATE_COMPLETE, UPDATE_COMPLETE, UPDATE_FAILED})
+
+KNOWN_TASKS = frozenset({"NONE", "MONITORING", "QOS", "BROKERING", "DMS", "DEPLOYER", "UNKNOWN"})
+
+TIME_FORMAT = "%Y-%m-%dT%H:%M%z"
+
+
+def still_changing(status: str | None) -> bool:
+    """Whether a deployment in ``status`` is worth asking about again.
+
+    Statuses this module does not know count as changing: a newer orchestrator may have added
+    an in-progress state. UNKNOWN does not: the orchestrator itself has lost track.
+    """
+    return status in IN_PROGRESS or (status is not None and status not in KNOWN_STATUSES)
+
+
+def parse_time(text: Any) -> datetime | None:
+    """'2016-06-01T10:47+0000' as a naive UTC datetime; ``None`` when absent or unreadable.
+
+    Seconds (and ISO forms with a colon in the offset or a Z) are accepted too, to be lenient.
+    """
+    if not isinstance(text, str) or not text:
+        return None
+    candidate = text.strip().replace("Z", "+0000")
+    for fmt in (TIME_FORMAT, "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%dT%H:%M:%S.%f%z"):
+        try:
+            moment = datetime.strptime(candidate, fmt)
+        except ValueError:
+            continue
+        return moment.astimezone(UTC).replace(tzinfo=None)
+    return None
+
+
+def format_time(moment: datetime) -> str:
+    """A UTC datetime in the orchestrator's minute-precision form."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime(TIME_FORMAT)
+
+
+@dataclass(frozen=True)
+class DeploymentState:
+    """What the portal shows of one deployment, read from its JSON."""
+
+    uuid: str
+    status: str = UNKNOWN
+    status_reason: str | None = None
+    task: str | None = None
+    outputs: dict[str, Any] = field(default_factory=dict)
+    site: str | None = None
+    creation_time: datetime | None = None
+    update_time: datetime | None = None
+    created_by: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, data: dict) -> DeploymentState:
+        """Read a deployment's JSON; raises ValueError when it has no ``uuid``."""
+        uuid = data.get("uuid")
+        if not isinstance(uuid, str) or not uuid:
+            raise ValueError("deployment JSON without a uuid")
+        outputs = data.get("outputs")
+        created_by = data.get("createdBy")
+        return cls(
+            uuid=uuid,
+            status=_text(data.get("status")) or UNKNOWN,
+            status_reason=_text(data.get("statusReason")),
+            task=_text(data.get("task")),
+            outputs=dict(outputs) if isinstance(outputs, dict) else {},
+            site=_text(data.get("cloudProviderName")),
+            creation_time=parse_time(data.get("creationTime")),
+            update_time=parse_time(data.get("updateTime")),
+            created_by=dict(created_by) if isinstance(created_by, dict) else {},
+        )
+
+    @property
+    def in_progress(self) -> bool:
+        return still_changing(self.status)
+
+    @property
+    def failed(self) -> bool:
+        return self.status in FAILED
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def next_link(page: dict) -> str | None:
+    """The ``href`` of the ``next`` link of a page envelope, or ``None`` on the last page."""
+    for link in page.get("links") or []:
+        if isinstance(link, dict) and link.get("rel") == "next" and link.get("href"):
+            return str(link["href"])
+    return None

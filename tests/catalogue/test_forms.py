@@ -1,0 +1,150 @@
+"""Launch forms are assembled from parsed templates; parameters are checked the same way."""
+
+import pytest
+
+from app.catalogue.forms import (
+    ParameterError,
+    build_form_class,
+    check_parameters,
+    field_name,
+    presets_data,
+    tab_layout,
+)
+from tests.catalogue.conftest import form_data
+from tests.catalogue.test_inputs import ssh_key
+
+SIDECAR = """\
+name: Small VM
+tabs:
+  - name: Basic
+    inputs: [num_cpus, mem_size]
+inputs:
+  num_cpus: {label: Cores, widget: radio}
+  ports: {hidden: true}
+presets:
+  - name: Big
+    description: four cores
+    values: {num_cpus: 4, mem_size: 8 GB}
+"""
+
+
+@pytest.fixture
+def parsed(parse_text, simple_template):
+    result = parse_text(simple_template, SIDECAR.replace("  ports: {hidden: true}\n", ""))
+    assert result.ok, result.errors
+    return result
+
+
+def test_a_valid_submission_gives_tosca_parameters(form_app, parsed):
+    form_class = build_form_class(parsed)
+    data = form_data(form_class, {"num_cpus": 2, "mem_size": "4GiB", "ssh_public_key": ssh_key()})
+    data.add("ports", "http: 8080")
+    with form_app.test_request_context(method="POST", data=data):
+        form = form_class()
+        assert form.validate(), form.errors
+        assert form.to_parameters() == {
+            "num_cpus": 2,
+            "mem_size": "4 GiB",
+            "ssh_public_key": ssh_key(),
+            "ports": {"http": {"protocol": "tcp", "source": 8080}},
+        }
+
+
+def test_invalid_submissions_say_what_is_wrong_per_field(form_app, parsed):
+    form_class = build_form_class(parsed)
+    data = form_data(form_class, {"num_cpus": 3, "mem_size": "64 GB", "ssh_public_key": "nope"})
+    with form_app.test_request_context(method="POST", data=data):
+        form = form_class()
+        assert not form.validate()
+        assert form.errors["num_cpus"] == ["Not a valid choice."]
+        assert form.errors["mem_size"] == ["Must be between 1 GB and 16 GB."]
+        assert "SSH public key" in form.errors["ssh_public_key"][0]
+
+
+def test_required_fields_must_be_filled_and_optional_ones_are_omitted(form_app, parsed):
+    form_class = build_form_class(parsed)
+    with form_app.test_request_context(method="POST", data={"num_cpus": "1", "mem_size": "2 GB"}):
+        form = form_class()
+        assert not form.validate()
+        assert form.errors == {"ssh_public_key": ["This field is required."]}
+    data = {"num_cpus": "1", "mem_size": "2 GB", "ssh_public_key": ssh_key(), "ports": ""}
+    with form_app.test_request_context(method="POST", data=data):
+        form = form_class()
+        assert form.validate()
+        assert "ports" not in form.to_parameters()
+
+
+def test_fields_carry_kind_widget_labels_and_defaults_for_the_macros(form_app, parsed):
+    with form_app.test_request_context():
+        form = build_form_class(parsed)()
+        assert form.num_cpus.field_kind == "integer" and form.num_cpus.input_widget == "radio"
+        assert form.num_cpus.label.text == "Cores" and form.num_cpus.data == "1"
+        assert form.mem_size.units[0] == "B" and form.mem_size.data == "2 GB"
+        assert form.ssh_public_key.flags.required
+        assert "required" in form.ssh_public_key()
+
+
+def test_a_form_can_be_prefilled_from_stored_parameters(form_app, parsed):
+    form_class = build_form_class(parsed)
+    with form_app.test_request_context():
+        form = form_class.prefilled({"num_cpus": 4, "ports": {"ssh": {"source": 22}}})
+        assert form.num_cpus.data == "4"
+        assert form.ports.data == "ssh: 22/tcp"
+
+
+def test_form_classes_are_cached_per_key(parsed):
+    assert build_form_class(parsed, key=("rev", 1)) is build_form_class(parsed, key=("rev", 1))
+    assert build_form_class(parsed) is not build_form_class(parsed)
+
+
+def test_tabs_and_presets_are_json_data(parsed):
+    assert tab_layout(parsed) == [
+        ("Basic", ["num_cpus", "mem_size"]),
+        ("Advanced", ["ssh_public_key", "ports"]),
+    ]
+    assert presets_data(parsed) == [
+        {"name": "Big", "description": "four cores",
+         "values": {"num_cpus": 4, "mem_size": "8 GB"}},
+    ]  # fmt: skip
+
+
+def test_inputs_named_like_form_attributes_get_a_prefix():
+    assert field_name("data") == "input_data" and field_name("num_cpus") == "num_cpus"
+
+
+def test_check_parameters_accepts_valid_json_values(parsed):
+    assert check_parameters(parsed, {"ssh_public_key": ssh_key(), "num_cpus": 4}) == {
+        "ssh_public_key": ssh_key(),
+        "num_cpus": 4,
+    }
+
+
+def test_check_parameters_lists_every_problem_per_input(parsed):
+    with pytest.raises(ParameterError) as caught:
+        check_parameters(
+            parsed, {"num_cpus": "4", "mem_size": "99 GB", "colour": "red", "ports": {"x": 1}}
+        )
+    errors = caught.value.errors
+    assert errors["colour"] == ["Unknown parameter: the template has no such input."]
+    assert errors["ssh_public_key"] == ["This input is required."]
+    assert errors["num_cpus"] == ["Must be a whole number."]
+    assert errors["mem_size"] == ["Must be between 1 GB and 16 GB."]
+    assert errors["ports"][0].startswith("A port must be a mapping")
+    assert caught.value.status_code == 400 and "colour" in caught.value.message
+
+
+def test_check_parameters_rejects_hidden_inputs_and_non_mappings(parse_text, simple_template):
+    parsed = parse_text(simple_template, SIDECAR)
+    assert "ports" not in build_form_class(parsed).input_fields
+    with pytest.raises(ParameterError) as caught:
+        check_parameters(parsed, {"ssh_public_key": ssh_key(), "ports": {}})
+    assert caught.value.errors == {
+        "ports": ["This input is fixed by the template and can't be set."]
+    }
+    with pytest.raises(ParameterError):
+        check_parameters(parsed, ["not", "a", "mapping"])
+
+
+def test_templates_with_errors_cannot_be_launched(parse_text):
+    with pytest.raises(ParameterError, match="has errors"):
+        check_parameters(parse_text("a: [\n"), {})

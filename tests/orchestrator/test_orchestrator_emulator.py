@@ -1,0 +1,155 @@
+"""The emulator refuses what the real orchestrator refuses (and unknown fields, on purpose)."""
+
+import time
+
+import pytest
+import requests
+
+from app.orchestrator.client import OrchestratorClient
+from app.orchestrator.emulator import Faults, create_emulator, emulator_of, static_tokens
+from app.orchestrator.emulator_demo import DemoTokens, WSGITransport
+from app.orchestrator.errors import OrchestratorUnavailable
+from tests.orchestrator.conftest import ALICE, PARAMETERS, TEMPLATE, TOKENS
+
+ALICE_HEADERS = {"Authorization": "Bearer token-alice"}
+BOB_HEADERS = {"Authorization": "Bearer token-bob"}
+
+
+@pytest.fixture
+def emulator_app():
+    return create_emulator(static_tokens(TOKENS), complete_after_polls=1)
+
+
+@pytest.fixture
+def http(emulator_app):
+    return emulator_app.test_client()
+
+
+def create(http, **body):
+    return http.post("/deployments", json=body, headers=ALICE_HEADERS)
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ({"template": TEMPLATE, "parameters": PARAMETERS, "keepLastAtempt": True},
+         'Unrecognized field "keepLastAtempt"'),
+        ({"parameters": PARAMETERS}, "template: must not be empty"),
+        ({"template": "key: [unclosed", "parameters": PARAMETERS}, "Failed to parse template"),
+        ({"template": "just text", "parameters": PARAMETERS}, "not a TOSCA document"),
+        ({"template": TEMPLATE}, "Input <ssh_public_key> is required"),
+        ({"template": TEMPLATE, "parameters": {"ssh_public_key": None}}, "ssh_public_key"),
+        ({"template": TEMPLATE, "parameters": PARAMETERS, "timeoutMins": 0},
+         "timeoutMins must be greater than or equal to 1"),
+        ({"template": TEMPLATE, "parameters": PARAMETERS, "timeoutMins": 5,
+          "providerTimeoutMins": 6}, "providerTimeoutMins must be less than or equal"),
+        ({"template": TEMPLATE, "parameters": PARAMETERS, "maxProvidersRetry": 0},
+         "maxProvidersRetry"),
+        ({"template": TEMPLATE, "parameters": PARAMETERS, "callback": "ftp://x"}, "callback"),
+        ({"template": TEMPLATE, "parameters": ["not", "a", "map"]}, "parameters"),
+    ],
+)  # fmt: skip
+def test_the_emulator_refuses_invalid_create_bodies_with_400(http, body, words):
+    answer = create(http, **body)
+    assert answer.status_code == 400
+    assert answer.json["code"] == 400 and answer.json["title"] == "Bad Request"
+    assert words in answer.json["message"]
+
+
+def test_the_emulator_accepts_a_full_valid_request_with_201(http):
+    answer = create(http, template=TEMPLATE, parameters=PARAMETERS, callback="https://p.test/cb",
+                    timeoutMins=60, providerTimeoutMins=30, maxProvidersRetry=2,
+                    keepLastAttempt=False, userGroup="physics")  # fmt: skip
+    assert answer.status_code == 201
+    assert answer.json["userGroup"] == "physics"
+    assert answer.json["creationTime"].endswith("+0000") and len(answer.json["creationTime"]) == 21
+
+
+def test_the_emulator_refuses_a_group_the_token_is_not_in(http):
+    answer = create(http, template=TEMPLATE, parameters=PARAMETERS, userGroup="chemistry")
+    assert answer.status_code == 403
+
+
+@pytest.mark.parametrize("header", [None, "Bearer ", "Bearer wrong", "Basic dG9rZW4="])
+def test_the_emulator_needs_a_valid_bearer_token(http, header):
+    answer = http.get("/deployments", headers={"Authorization": header} if header else {})
+    assert answer.status_code == 401
+    assert set(answer.json) == {"code", "title", "message"}
+
+
+def test_only_the_owner_may_delete_update_reset_or_read_the_log(http):
+    uuid = create(http, template=TEMPLATE, parameters=PARAMETERS).json["uuid"]
+    for method, path in [("delete", ""), ("put", ""), ("patch", ""), ("get", "/log"),
+                         ("get", "/extrainfo")]:  # fmt: skip
+        answer = getattr(http, method)(
+            f"/deployments/{uuid}{path}",
+            headers=BOB_HEADERS,
+            json={"template": TEMPLATE, "parameters": PARAMETERS},
+        )
+        assert answer.status_code == 403, (method, path)
+
+
+def test_updates_are_accepted_only_from_a_complete_or_failed_update_state(http):
+    uuid = create(http, template=TEMPLATE, parameters=PARAMETERS).json["uuid"]
+    body = {"template": TEMPLATE, "parameters": {"num_cpus": 4}}
+
+    early = http.put(f"/deployments/{uuid}", json=body, headers=ALICE_HEADERS)
+    assert http.get(f"/deployments/{uuid}", headers=ALICE_HEADERS).json["status"] == (
+        "CREATE_COMPLETE"
+    )
+    accepted = http.put(f"/deployments/{uuid}", json=body, headers=ALICE_HEADERS)
+
+    assert early.status_code == 409 and early.headers["Retry-After"] == "0"
+    assert accepted.status_code == 202 and accepted.data == b""
+    assert http.get(f"/deployments/{uuid}", headers=ALICE_HEADERS).json["status"] == (
+        "UPDATE_COMPLETE"
+    )
+
+
+def test_a_stuck_delete_can_only_be_reset_to_delete_failed(http):
+    uuid = create(http, template=TEMPLATE, parameters=PARAMETERS).json["uuid"]
+    wrong = http.patch(f"/deployments/{uuid}", json={"status": "CREATE_COMPLETE"},
+                       headers=ALICE_HEADERS)  # fmt: skip
+    right = http.patch(f"/deployments/{uuid}", json={"status": "DELETE_FAILED"},
+                       headers=ALICE_HEADERS)  # fmt: skip
+    assert (wrong.status_code, right.status_code) == (400, 204)
+
+
+def test_failing_creates_end_in_create_failed_with_a_reason(http, emulator_app):
+    emulator_of(emulator_app).faults.fail_creates = True
+    uuid = create(http, template=TEMPLATE, parameters=PARAMETERS).json["uuid"]
+    answer = http.get(f"/deployments/{uuid}", headers=ALICE_HEADERS).json
+    assert answer["status"] == "CREATE_FAILED"
+    assert "Emulated failure" in answer["statusReason"]
+
+
+def test_deployments_also_complete_after_the_configured_seconds():
+    app = create_emulator(static_tokens(TOKENS), complete_after_polls=99,
+                          complete_after_seconds=0.05)  # fmt: skip
+    http = app.test_client()
+    uuid = create(http, template=TEMPLATE, parameters=PARAMETERS).json["uuid"]
+    time.sleep(0.06)
+    listed = http.get("/deployments", headers=ALICE_HEADERS).json
+    assert listed["content"][0]["uuid"] == uuid
+    assert listed["content"][0]["status"] == "CREATE_COMPLETE"
+    assert listed["page"] == {"size": 10, "totalElements": 1, "totalPages": 1, "number": 0}
+
+
+def test_demo_tokens_are_refused_when_forged_or_signed_with_another_key():
+    tokens = DemoTokens("portal-secret")
+    token = tokens.issue(ALICE)
+    assert tokens.verify(token) == ALICE
+    assert DemoTokens("another-secret").verify(token) is None
+    assert tokens.verify(token[:-2] + "xx") is None
+
+
+def test_the_in_process_transport_reaches_the_emulator_and_can_be_switched_off(emulator_app):
+    faults: Faults = emulator_of(emulator_app).faults
+    session = requests.Session()
+    session.mount("http://orchestrator.test", WSGITransport(emulator_app, faults))
+    with OrchestratorClient("http://orchestrator.test", lambda: "token-alice", 2, session) as c:
+        assert c.create_deployment(TEMPLATE, PARAMETERS)["status"] == "CREATE_IN_PROGRESS"
+        assert len(c.list_deployments()) == 1
+        faults.down = True
+        with pytest.raises(OrchestratorUnavailable):
+            c.list_deployments()

@@ -1,0 +1,5 @@
+"""Entry point for WSGI servers: ``gunicorn wsgi:app``."""
+
+from app import create_app
+
+app = create_app()
