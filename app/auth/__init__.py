@@ -21,7 +21,9 @@ class Anonymous(AnonymousUserMixin):
 def init_auth(app: Flask) -> None:
     from app.auth import models  # noqa: F401  (registers the tables)
     from app.auth.oidc import init_oidc
+    from app.auth.sessions import PageSessionInterface
 
+    app.session_interface = PageSessionInterface()
     login_manager.init_app(app)
     login_manager.anonymous_user = Anonymous
     # Flask-Login's "strong" protection drops the session when the address or browser changes.
