@@ -15,6 +15,13 @@
     });
   });
 
+  // Controls that do nothing without scripts (.js-only) appear once every script on the page
+  // has attached its handlers: scripts at the end of the body all run before this event, and a
+  // button clicked earlier would silently do nothing.
+  document.addEventListener("DOMContentLoaded", function () {
+    document.documentElement.classList.add("js-ready");
+  });
+
   // Elements with data-confirm ask before their form is submitted.
   document.addEventListener("submit", function (event) {
     var message = event.target.getAttribute("data-confirm");

@@ -45,12 +45,31 @@ def browser():
 PORTAL_ORIGINS: set[str] = set()
 
 
+def _buffered(app):
+    """Read each response body whole (and close it) before Werkzeug writes to the socket.
+
+    When the browser drops a connection mid-response (it navigated away), Werkzeug's server
+    can skip closing the body, leaving a static file open; with warnings as errors that fails
+    whichever test happens to run when it is collected.
+    """
+
+    def wsgi(environ, start_response):
+        body = app(environ, start_response)
+        try:
+            return [b"".join(body)]
+        finally:
+            if hasattr(body, "close"):
+                body.close()
+
+    return wsgi
+
+
 class LiveServer:
     """The app served by Werkzeug in a thread, on 127.0.0.1 and a port the OS picks."""
 
     def __init__(self, app):
         self.app = app
-        self.server = make_server("127.0.0.1", 0, app, threaded=True)
+        self.server = make_server("127.0.0.1", 0, _buffered(app), threaded=True)
         self.url = f"http://127.0.0.1:{self.server.server_port}"
         PORTAL_ORIGINS.add(self.url)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)

@@ -106,6 +106,7 @@ def test_an_admin_creates_breaks_fixes_publishes_hides_compares_and_restores_a_t
     expect(page.get_by_text("Saved revision 3.")).to_be_visible()
     expect(page.get_by_role("button", name="Large")).to_be_disabled()
     expect(page.get_by_text("What will be requested")).to_be_visible()
+    page.wait_for_load_state()  # the tabs work once Bootstrap's script has run
     page.get_by_role("tab", name="Advanced").click()
     expect(page.locator('select[name="mem_size"]')).to_be_visible()
     page.get_by_role("tab", name="Basic").click()
