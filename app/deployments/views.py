@@ -62,9 +62,18 @@ def _shown(name: str, value: Any, spec: OutputSpec | None) -> ShownOutput:
     return ShownOutput(name, label, show, text, spec.description if spec else "")
 
 
-def _specs(revision_ids: set[int]) -> dict[int, dict[str, OutputSpec]]:
-    """Output specs by revision id, read in one query; revisions unreadable now are skipped."""
-    found: dict[int, dict[str, OutputSpec]] = {}
+@dataclass(frozen=True)
+class ShownSetting:
+    """One launch parameter as the deployment page shows it."""
+
+    name: str
+    label: str
+    text: str
+
+
+def _parsed(revision_ids: set[int]) -> dict[int, ParsedTemplate]:
+    """Parsed templates by revision id, read in one query; revisions unreadable now are skipped."""
+    found: dict[int, ParsedTemplate] = {}
     if not revision_ids:
         return found
     rows = db.session.execute(
@@ -74,22 +83,50 @@ def _specs(revision_ids: set[int]) -> dict[int, dict[str, OutputSpec]]:
     )
     for revision_id, parsed in rows:
         try:
-            outputs = ParsedTemplate.from_json(parsed).outputs
+            found[revision_id] = ParsedTemplate.from_json(parsed)
         except ValueError:
-            continue  # stored in an older format; outputs fall back to "copy"
-        found[revision_id] = {spec.name: spec for spec in outputs}
+            continue  # stored in an older format; names stand in for labels
     return found
 
 
-def shown_outputs(deployments: list[Deployment]) -> dict[int, list[ShownOutput]]:
+def _in_template_order(values: dict, names: list[str]) -> list[str]:
+    """``values``' keys in the order the template lists them, then any others sorted."""
+    return [n for n in names if n in values] + sorted(set(values) - set(names))
+
+
+def shown_outputs(
+    deployments: list[Deployment], parsed: dict[int, ParsedTemplate] | None = None
+) -> dict[int, list[ShownOutput]]:
     """Each deployment's outputs in the order its template lists them, by deployment id."""
-    specs = _specs({d.revision_id for d in deployments if d.revision_id is not None})
+    if parsed is None:
+        parsed = _parsed({d.revision_id for d in deployments if d.revision_id is not None})
     shown = {}
     for deployment in deployments:
-        by_name = specs.get(deployment.revision_id, {})
+        template = parsed.get(deployment.revision_id)
+        by_name = {spec.name: spec for spec in template.outputs} if template else {}
         outputs = deployment.outputs or {}
-        names = [n for n in by_name if n in outputs] + sorted(set(outputs) - set(by_name))
+        names = _in_template_order(outputs, list(by_name))
         shown[deployment.id] = [_shown(n, outputs[n], by_name.get(n)) for n in names]
+    return shown
+
+
+def _setting_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "Yes" if value else "No"
+    if isinstance(value, str):
+        return value or "(empty)"
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def shown_settings(deployment: Deployment, template: ParsedTemplate | None) -> list[ShownSetting]:
+    """The launch parameters under the labels the launch form gave them, in the form's order."""
+    by_name = {spec.name: spec for spec in template.inputs} if template else {}
+    parameters = deployment.parameters or {}
+    shown = []
+    for name in _in_template_order(parameters, list(by_name)):
+        spec = by_name.get(name)
+        label = (spec.label if spec else None) or humanise(name)
+        shown.append(ShownSetting(name, label, _setting_text(parameters[name])))
     return shown
 
 
@@ -118,7 +155,12 @@ def rows():
 
 
 def _detail_context(deployment: Deployment) -> dict:
-    return {"deployment": deployment, "outputs": shown_outputs([deployment])[deployment.id]}
+    parsed = _parsed({deployment.revision_id} if deployment.revision_id is not None else set())
+    return {
+        "deployment": deployment,
+        "outputs": shown_outputs([deployment], parsed)[deployment.id],
+        "settings": shown_settings(deployment, parsed.get(deployment.revision_id)),
+    }
 
 
 @bp.get("/<int:deployment_id>")

@@ -54,6 +54,8 @@ topology_template:
 
 SIDECAR = """\
 name: Test notebook
+inputs:
+  num_cpus: {label: Cores}
 outputs:
   jupyter_endpoint: {label: Notebook, show: link}
   node_ip: {label: IP address, show: ssh}

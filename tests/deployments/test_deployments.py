@@ -67,6 +67,18 @@ def test_the_deployment_page_shows_each_output_the_way_its_template_asks(
     assert "s3cret-passw0rd" not in page
 
 
+def test_the_deployment_page_lists_the_settings_under_the_forms_labels(client, login_as, launch_as):
+    deployment_id = launch_as(login_as())
+
+    page = client.get(f"/deployments/{deployment_id}").get_data(as_text=True)
+    settings = page[page.index("deployment-settings") :]
+
+    assert 'title="num_cpus">Cores</th><td>2</td>' in settings
+    assert 'title="ssh_public_key">Ssh public key</th><td>(empty)</td>' in settings
+    assert settings.index(">Cores<") < settings.index(">Ssh public key<")
+    assert "Jupyter password" not in settings and "s3cret-passw0rd" not in page
+
+
 @pytest.mark.parametrize("fault", [{"down": True}, {"status": 500}, {"delay": 0.4}])
 def test_an_orchestrator_that_does_not_answer_leaves_a_clear_message_and_no_deployment(
     app, people, faults, fault
