@@ -77,8 +77,9 @@ LOCAL_LOGIN_ENABLED = True
 #   "user_filter": "(&(objectClass=inetOrgPerson)(uid={username}))",  # {username} is escaped
 #   "name_attribute": "cn", "email_attribute": "mail", "username_attribute": "uid",
 #   "group_base": "ou=groups,dc=example,dc=org",
-#   "group_membership": "member",               # "member" (groupOfNames), "memberUid"
-#                                               # (posixGroup) or "memberOf" (on the user entry)
+#   "group_membership": "member",               # "member" (groupOfNames), "uniqueMember"
+#                                               # (groupOfUniqueNames), "memberUid" (posixGroup)
+#                                               # or "memberOf" (on the user entry)
 #   "group_name_attribute": "cn",
 #   "connect_timeout": 5, "receive_timeout": 10 # seconds
 # }

@@ -12,8 +12,9 @@ user_filter            ``(<username_attribute>={username})``; ``{username}`` is 
 username_attribute     ``uid``; its stored value becomes the identity's subject and username
 name_attribute         ``cn``
 email_attribute        ``mail``
-group_membership       ``member`` (groupOfNames), ``memberUid`` (posixGroup) or ``memberOf``
-group_base             "" (no group lookup for ``member`` and ``memberUid``)
+group_membership       ``member`` (groupOfNames), ``uniqueMember`` (groupOfUniqueNames),
+                       ``memberUid`` (posixGroup) or ``memberOf`` (on the person's entry)
+group_base             "" (no group lookup, except with ``memberOf``)
 group_name_attribute   ``cn``
 connect_timeout        5 seconds
 receive_timeout        10 seconds (whole seconds; fractions round up)
@@ -27,6 +28,7 @@ import warnings
 
 from app.auth.errors import DirectoryUnavailable, LoginFailed
 from app.auth.identity import Identity
+from app.errors import ConfigurationError
 
 with warnings.catch_warnings():
     # ldap3 2.9 imports names that pyasn1 0.6 deprecated; harmless, and not ours to fix.
@@ -55,6 +57,9 @@ DEFAULTS = {
     "connect_timeout": 5,
     "receive_timeout": 10,
 }
+# How a group names its members: by the person's DN, or by their uid.
+_MEMBER_BY_DN = {"member", "uniqueMember"}
+GROUP_MEMBERSHIPS = (*sorted(_MEMBER_BY_DN), "memberUid", "memberOf")
 # Result codes (RFC 4511) that say the server, not the person, is the problem.
 _SERVER_TROUBLE = {51, 52, 80}  # busy, unavailable, other
 _FOUND_SOME = {0, 4}  # success, sizeLimitExceeded (more entries than asked for)
@@ -76,6 +81,20 @@ class _VerifiedTls(Tls):
             connection.socket,
             server_hostname=connection.server.host,
             do_handshake_on_connect=do_handshake,
+        )
+
+
+def check_settings(settings: dict | None) -> None:
+    """Refuse, at start-up, settings that could only fail at someone's login.
+
+    Raises ConfigurationError.
+    """
+    if not settings:
+        return
+    strategy = settings.get("group_membership") or DEFAULTS["group_membership"]
+    if strategy not in GROUP_MEMBERSHIPS:
+        raise ConfigurationError(
+            f"LDAP: group_membership is {strategy!r}; use one of {', '.join(GROUP_MEMBERSHIPS)}."
         )
 
 
@@ -206,10 +225,10 @@ def _groups(conn: Connection, config: dict, entry: dict, uid: str) -> tuple[str,
     strategy, name_attribute = config["group_membership"], config["group_name_attribute"]
     if strategy == "memberOf":
         names = [_group_name(conn, dn, name_attribute) for dn in _values(entry, "memberOf")]
-    elif strategy in ("member", "memberUid"):
+    elif strategy in GROUP_MEMBERSHIPS:
         if not config["group_base"]:
             return ()
-        member = entry["dn"] if strategy == "member" else uid
+        member = entry["dn"] if strategy in _MEMBER_BY_DN else uid
         search_filter = f"({strategy}={escape_filter_chars(member)})"
         found = _search(conn, config["group_base"], search_filter, [name_attribute])
         names = [_value(group, name_attribute) for group in found]

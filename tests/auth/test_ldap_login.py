@@ -8,6 +8,7 @@ from sqlalchemy import func, select
 from app.auth import ldap
 from app.auth.errors import BAD_CREDENTIALS, DirectoryUnavailable, LoginFailed
 from app.auth.models import User
+from app.errors import ConfigurationError
 from app.extensions import db
 from tests.conftest import csrf_from
 from tests.fixtures.slapd import PASSWORDS, PEOPLE, SERVICE_DN, SERVICE_PASSWORD, free_port
@@ -71,6 +72,12 @@ def test_posixgroup_membership_is_found_by_memberuid(slapd):
     assert identity.groups == ("gpu-users", "hpc-users")
 
 
+def test_groupofuniquenames_membership_is_found_by_uniquemember(slapd):
+    settings = slapd.settings(group_membership="uniqueMember")
+    assert ldap.authenticate(settings, "hedy", PASSWORDS["hedy"]).groups == ("data-stewards",)
+    assert ldap.authenticate(settings, "ada", PASSWORDS["ada"]).groups == ()
+
+
 def test_memberof_on_the_user_entry_names_the_groups_by_their_rdn(slapd):
     needs_memberof(slapd)
     settings = slapd.settings(group_membership="memberOf", group_base="")
@@ -86,7 +93,7 @@ def test_memberof_group_names_can_come_from_another_attribute_of_the_group(slapd
 
 
 def test_a_person_in_no_group_logs_in_with_no_groups(slapd):
-    for strategy in ("member", "memberUid"):
+    for strategy in ("member", "uniqueMember", "memberUid"):
         settings = slapd.settings(group_membership=strategy)
         assert ldap.authenticate(settings, "loner", PASSWORDS["loner"]).groups == ()
 
@@ -168,11 +175,12 @@ def test_a_missing_ca_file_makes_the_directory_unavailable(slapd, tmp_path):
         ldap.authenticate(settings, "ada", PASSWORDS["ada"])
 
 
-def test_an_unknown_group_membership_strategy_is_reported_as_unavailable(slapd, caplog):
-    settings = slapd.settings(group_membership="uniqueMember")
-    with pytest.raises(DirectoryUnavailable):
-        ldap.authenticate(settings, "ada", PASSWORDS["ada"])
-    assert "unknown group_membership 'uniqueMember'" in caplog.text
+def test_an_unknown_group_membership_strategy_stops_the_portal_at_start_up(make_app, slapd):
+    with pytest.raises(ConfigurationError) as error:
+        make_app(LDAP=slapd.settings(group_membership="members"))
+    assert str(error.value) == (
+        "LDAP: group_membership is 'members'; use one of member, uniqueMember, memberUid, memberOf."
+    )
 
 
 # --- Through the login form -------------------------------------------------------------------
