@@ -154,20 +154,25 @@ def rows():
     return render_template("deployments/_rows.html", problem=problem, **_rows_context())
 
 
-def _detail_context(deployment: Deployment) -> dict:
+def _detail_context(deployment: Deployment, with_settings: bool = False) -> dict:
+    """What the deployment page shows; the settings only for the whole page, not its polling."""
     parsed = _parsed({deployment.revision_id} if deployment.revision_id is not None else set())
-    return {
+    context = {
         "deployment": deployment,
         "outputs": shown_outputs([deployment], parsed)[deployment.id],
-        "settings": shown_settings(deployment, parsed.get(deployment.revision_id)),
     }
+    if with_settings:
+        context["settings"] = shown_settings(deployment, parsed.get(deployment.revision_id))
+    return context
 
 
 @bp.get("/<int:deployment_id>")
 @login_required
 def detail(deployment_id: int):
     deployment = owned_deployment(current_user, deployment_id)
-    return render_template("deployments/detail.html", **_detail_context(deployment))
+    return render_template(
+        "deployments/detail.html", **_detail_context(deployment, with_settings=True)
+    )
 
 
 @bp.get("/<int:deployment_id>/status")
