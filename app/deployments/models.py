@@ -1,4 +1,15 @@
-"""What people launched, as the portal remembers it between visits to the orchestrator."""
+"""What people launched, as the portal remembers it between visits to the orchestrator.
+
+A deployment row is written *before* the orchestrator is asked to create anything (status
+SUBMITTING), so that no answer lost on the way can leave a deployment the portal does not know
+about. Besides the orchestrator's own statuses, a row can be in one of the portal's:
+
+- SUBMITTING: recorded, the create request is under way;
+- UNCONFIRMED: the create request had no clear answer (timeout, dropped connection, 5xx); the
+  sync worker matches it to the orchestrator's record, or to none, and never submits it again;
+- NOT_LAUNCHED: the orchestrator clearly refused (4xx) or was never reached; nothing exists there;
+- VANISHED: the orchestrator no longer knows a deployment it once had.
+"""
 
 from datetime import datetime
 
@@ -9,47 +20,142 @@ from app.auth.models import User, utcnow
 from app.extensions import db
 from app.orchestrator.schemas import still_changing
 
+SUBMITTING = "SUBMITTING"
+UNCONFIRMED = "UNCONFIRMED"
+NOT_LAUNCHED = "NOT_LAUNCHED"
+VANISHED = "VANISHED"
+PORTAL_STATUSES = frozenset({SUBMITTING, UNCONFIRMED, NOT_LAUNCHED, VANISHED})
+
 
 class Deployment(db.Model):
-    """One launch of a catalogue template by one user.
+    """One launch of a catalogue template by one user (or one adopted from the orchestrator).
 
-    ``parameters`` holds the inputs as sent, minus secrets (passwords, credentials): the
-    orchestrator keeps those, the portal need not. ``outputs`` are the orchestrator's, as last
+    ``parameters`` holds the inputs as sent, minus every secret; secrets the portal generated
+    are kept only encrypted in ``secrets_sealed``, and so are secret outputs in
+    ``secret_outputs_sealed``. ``outputs`` are the orchestrator's non-secret outputs, as last
     seen. A deleted deployment keeps its row (with ``deleted`` set) for the record.
     """
 
     __tablename__ = "deployments"
-    __table_args__ = (Index("ix_deployments_user_deleted", "user_id", "deleted"),)
+    __table_args__ = (
+        Index("ix_deployments_user_deleted", "user_id", "deleted"),
+        Index("ix_deployments_user_created", "user_id", "created_at"),
+        # The sync worker's question: what is due for a check?
+        Index("ix_deployments_next_check", "next_check_at"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    uuid: Mapped[str] = mapped_column(String(64), unique=True)
+    # Null until the orchestrator answers the create request (or sync finds its record).
+    uuid: Mapped[str | None] = mapped_column(String(64), unique=True, nullable=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    # What the user called it. Kept by the portal only: the orchestrator's request has no
+    # field for it.
+    name: Mapped[str] = mapped_column(String(255), default="")
     template_slug: Mapped[str] = mapped_column(String(100))
     # The revision launched; kept even if the catalogue later drops it (no foreign key).
     revision_id: Mapped[int | None] = mapped_column(nullable=True)
     template_name: Mapped[str] = mapped_column(String(255), default="")
+    # The exact TOSCA text submitted (or fetched, for adopted deployments).
+    template_text: Mapped[str | None] = mapped_column(Text, nullable=True)
     parameters: Mapped[dict] = mapped_column(JSON, default=dict)
-    status: Mapped[str] = mapped_column(String(40))
+    secrets_sealed: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # The group the deployment is charged to (sent as ``userGroup`` when configured so).
+    group_name: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    # keepLastAttempt, timeoutMins, ... as sent.
+    request_options: Mapped[dict] = mapped_column(JSON, default=dict)
+    # What the deployment holds against quotas, as computed at launch (see app.quotas).
+    charge: Mapped[dict] = mapped_column(JSON, default=dict)
+
+    status: Mapped[str] = mapped_column(String(40), default=SUBMITTING)
     status_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
     task: Mapped[str | None] = mapped_column(String(40), nullable=True)
     site: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    region: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    deployment_type: Mapped[str | None] = mapped_column(String(40), nullable=True)
     outputs: Mapped[dict] = mapped_column(JSON, default=dict)
+    secret_outputs_sealed: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+    # The secret in this deployment's callback URL; compared in constant time.
+    callback_secret: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    # Who the orchestrator says created it ("subject@issuer"), and whether sync adopted it.
+    orchestrator_owner: Mapped[str | None] = mapped_column(String(512), nullable=True)
+    adopted: Mapped[bool] = mapped_column(default=False)
+
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    submitted_at: Mapped[datetime | None] = mapped_column(nullable=True)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
-    # When the orchestrator was last asked; limits how often polling pages ask again.
+    # When the orchestrator was last asked, when to ask next, and how many asks failed in a
+    # row (for back-off).
     checked_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    next_check_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    check_failures: Mapped[int] = mapped_column(default=0)
+    # Set while one sync worker is asking the orchestrator about this row: other workers skip
+    # it until then (a lease, so that no database lock is held during the call).
+    claimed_until: Mapped[datetime | None] = mapped_column(nullable=True)
     deleted: Mapped[bool] = mapped_column(default=False)
+    deleted_at: Mapped[datetime | None] = mapped_column(nullable=True)
 
     user: Mapped[User] = relationship()
+    events: Mapped[list["DeploymentEvent"]] = relationship(
+        back_populates="deployment",
+        order_by="DeploymentEvent.at, DeploymentEvent.id",
+        cascade="all, delete-orphan",
+    )
 
     @property
     def in_progress(self) -> bool:
         """Whether the status may still change without the user doing anything."""
-        return not self.deleted and still_changing(self.status)
+        if self.deleted:
+            return False
+        return self.status in (SUBMITTING, UNCONFIRMED) or (
+            self.status not in PORTAL_STATUSES and still_changing(self.status)
+        )
 
     @property
-    def name(self) -> str:
-        return self.template_name or self.template_slug
+    def short_uuid(self) -> str:
+        return (self.uuid or "")[:8]
 
     def __repr__(self) -> str:
-        return f"<Deployment {self.uuid} {self.status}>"
+        return f"<Deployment {self.id} {self.uuid} {self.status}>"
+
+
+class DeploymentEvent(db.Model):
+    """One step of a deployment's timeline: a status change, or an action someone took.
+
+    ``source`` is one of "launch", "callback", "sync", "user", "admin"; ``actor_id`` is who acted
+    for "user" and "admin" entries (admins acting on someone else's deployment are recorded).
+    """
+
+    __tablename__ = "deployment_events"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    deployment_id: Mapped[int] = mapped_column(
+        ForeignKey("deployments.id", ondelete="CASCADE"), index=True
+    )
+    at: Mapped[datetime] = mapped_column(default=utcnow)
+    from_status: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    to_status: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    source: Mapped[str] = mapped_column(String(20))
+    actor_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), nullable=True
+    )
+
+    deployment: Mapped[Deployment] = relationship(back_populates="events")
+
+
+class DeploymentListing(db.Model):
+    """When the sync worker last listed, and next lists, one orchestrator identity's deployments.
+
+    ``identity`` is "user:<id>" for someone calling with their own token (or the demo's),
+    "service" for the portal's service identity. Listing adopts deployments made elsewhere,
+    resolves unconfirmed submissions and notices deployments that vanished; workers claim a
+    listing with a row lock so that two never list the same identity at once.
+    """
+
+    __tablename__ = "deployment_listings"
+
+    identity: Mapped[str] = mapped_column(String(64), primary_key=True)
+    next_at: Mapped[datetime] = mapped_column(default=utcnow)
+    listed_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    failures: Mapped[int] = mapped_column(default=0)

@@ -1,251 +1,213 @@
-"""What people do with deployments: launch one, follow its status, delete it.
+"""What people do with deployments: the verbs views and the command line call.
 
-Each verb talks to the orchestrator through ``orchestrator_for(user)``, stores what it learnt,
-and raises a DeploymentError (LaunchError for ``launch``) whose message is meant for the
-researcher: the orchestrator's own wording is passed on only where it helps them.
+Launching lives in ``launching``, staying current in ``sync`` (and ``callbacks``); this module
+holds the rest and re-exports what callers need. Every verb that changes something writes a
+timeline entry; actions by an admin on someone else's deployment are recorded as "admin".
+Errors are DeploymentError (LaunchError for launches) with a message meant for a person.
 """
 
 from __future__ import annotations
 
+import json
 import logging
-from dataclasses import dataclass
-from datetime import timedelta
 
 from flask import current_app
 from sqlalchemy import select
 
-from app.auth import oidc
 from app.auth.errors import TokenUnavailable
 from app.auth.models import User, utcnow
-from app.auth.tokens import access_token_for
-from app.catalogue.inputs import SECRET_KINDS
-from app.catalogue.loader import Entry
-from app.catalogue.models import TemplateRevision
-from app.catalogue.parsed import ParsedTemplate
+from app.deployments import identity, tracking
+from app.deployments.errors import DeploymentError, LaunchError, TooManyLaunches, explain
+from app.deployments.identity import groups_for, launch_blocker
+from app.deployments.launching import LaunchPending, default_name, launch, relaunch
 from app.deployments.models import Deployment
-from app.errors import NotFound, PortalError
+from app.deployments.secrets import unseal
+from app.deployments.timeline import actor_source, record_event
+from app.errors import NotFound
 from app.extensions import db
 from app.orchestrator import schemas
-from app.orchestrator.client import OrchestratorClient
-from app.orchestrator.emulator_demo import DEMO_BASE_URL, DemoTokens, demo_identity, demo_session
-from app.orchestrator.errors import (
-    BadRequest,
-    Conflict,
-    DeploymentNotFound,
-    Forbidden,
-    OrchestratorError,
-    OrchestratorUnavailable,
-    Unauthorized,
-)
+from app.orchestrator.errors import Conflict, DeploymentNotFound, OrchestratorError
 
 log = logging.getLogger(__name__)
 
-
-class DeploymentError(PortalError):
-    """The orchestrator could not do what was asked; the message says what to do next."""
-
-    status_code = 502
-
-
-class LaunchError(DeploymentError):
-    """Nothing was launched; the caller shows the message beside the user's filled-in form."""
+__all__ = [
+    "DeploymentError", "LaunchError", "LaunchPending", "TooManyLaunches", "default_name",
+    "delete", "fetch_log", "fetch_resources", "fetch_template",
+    "forget_secrets", "groups_for", "launch", "launch_blocker", "record_event", "relaunch",
+    "remembered_group", "reset_delete", "reveal_secrets", "visible_deployment",
+]  # fmt: skip
 
 
-@dataclass
-class Refresh:
-    """The outcome of ``refresh_statuses``: how many deployments changed, and why the
-    orchestrator could not be asked (``None`` when it could)."""
+def visible_deployment(user: User, deployment_id: int) -> Deployment:
+    """Deployment ``deployment_id`` if ``user`` may see it (theirs, or any for admins).
 
-    changed: int = 0
-    problem: str | None = None
-
-
-def _explain(error: OrchestratorError, outcome: str) -> str:
-    """A sentence for a researcher about ``error``; ``outcome`` says what did not happen."""
-    if isinstance(error, OrchestratorUnavailable):
-        return f"The orchestrator is not answering right now; {outcome}. Try again in a few " \
-               "minutes."  # fmt: skip
-    if isinstance(error, Unauthorized):
-        return f"The orchestrator did not accept your login; {outcome}. Log out, log in again " \
-               "and retry."  # fmt: skip
-    if isinstance(error, Forbidden):
-        return f"The orchestrator does not allow your account to do this; {outcome}. " \
-               f"It said: {error.message}"  # fmt: skip
-    if isinstance(error, BadRequest):
-        return f"The orchestrator refused the request; {outcome}. It said: {error.message}"
-    return f"The orchestrator failed; {outcome}. It said: {error.message}"
-
-
-def orchestrator_for(user: User) -> OrchestratorClient:
-    """A client acting for ``user`` on the configured orchestrator (use it in a ``with``).
-
-    Raises DeploymentError when a real orchestrator is configured and ``user`` did not log in
-    through an identity provider (only those have the access token it needs).
+    Raises NotFound otherwise, and for deleted ones, so that nobody learns which ids exist.
     """
-    config = current_app.config
-    url, timeout = config["ORCHESTRATOR_URL"], config["ORCHESTRATOR_TIMEOUT"]
-    if url == "demo":
-        tokens, identity = DemoTokens(config["SECRET_KEY"]), demo_identity(user)
-        session = demo_session(current_app._get_current_object())
-        return OrchestratorClient(DEMO_BASE_URL, lambda: tokens.issue(identity), timeout, session)
-    if oidc.find_provider(user.provider) is None:
-        labels = [provider.label for provider in oidc.enabled_providers()]
-        through = " or ".join(labels) or "an identity provider"
-        raise DeploymentError(
-            f"Launching needs a login through {through}; local accounts can only launch on "
-            "the demo orchestrator."
-        )
-    return OrchestratorClient(url, lambda: access_token_for(user), timeout)
-
-
-def _without_secrets(parsed: ParsedTemplate, parameters: dict) -> dict:
-    secret = {spec.name for spec in parsed.inputs if spec.kind in SECRET_KINDS}
-    return {name: value for name, value in parameters.items() if name not in secret}
-
-
-def launch(
-    user: User, entry: Entry, parameters: dict, *, user_group: str | None = None
-) -> Deployment:
-    """Submit ``entry``'s published template with ``parameters`` (validated TOSCA values) for
-    ``user``, and record the new deployment.
-
-    Raises LaunchError, with nothing launched, when the orchestrator cannot be reached or
-    refuses, or the user has no usable login for it.
-    """
-    revision = db.session.get(TemplateRevision, entry.revision_id)
-    if revision is None:
-        raise LaunchError("This application changed while you were filling in the form; "
-                          "reload the page and launch again.")  # fmt: skip
-    outcome = "nothing was launched"
-    try:
-        with orchestrator_for(user) as client:
-            answer = client.create_deployment(
-                revision.tosca_text, parameters, user_group=user_group
-            )
-        state = schemas.DeploymentState.from_json(answer)
-    except OrchestratorError as error:
-        log.warning("Launch of %s for user %s failed: %r", entry.slug, user.id, error)
-        raise LaunchError(_explain(error, outcome)) from error
-    except (TokenUnavailable, DeploymentError) as error:
-        raise LaunchError(f"{error.message} Nothing was launched.") from error
-    except ValueError as error:
-        log.error("Launch of %s for user %s: unreadable answer: %s", entry.slug, user.id, error)
-        raise LaunchError("The orchestrator's answer could not be read; check My deployments "
-                          "before launching again.") from error  # fmt: skip
-    deployment = Deployment(
-        uuid=state.uuid,
-        user_id=user.id,
-        template_slug=entry.slug,
-        revision_id=entry.revision_id,
-        template_name=entry.parsed.name,
-        parameters=_without_secrets(entry.parsed, parameters),
-        outputs={},
-        checked_at=utcnow(),
-    )
-    _apply(deployment, state)
-    db.session.add(deployment)
-    db.session.commit()
-    log.info("User %s launched %s (revision %s) as %s", user.id, entry.slug,
-             entry.revision_id, state.uuid)  # fmt: skip
-    return deployment
-
-
-def _apply(deployment: Deployment, state: schemas.DeploymentState) -> bool:
-    """Copy what the orchestrator says onto ``deployment``; True when something changed."""
-    before = (deployment.status, deployment.status_reason, deployment.task, deployment.site,
-              deployment.outputs)  # fmt: skip
-    deployment.status = state.status
-    deployment.status_reason = state.status_reason
-    deployment.task = state.task
-    deployment.site = state.site or deployment.site
-    deployment.outputs = state.outputs or deployment.outputs or {}
-    after = (deployment.status, deployment.status_reason, deployment.task, deployment.site,
-             deployment.outputs)  # fmt: skip
-    return before != after
-
-
-def _vanished(deployment: Deployment) -> None:
-    """The orchestrator answers 404: deleted, if a delete was under way; else lost."""
-    if deployment.status == schemas.DELETE_IN_PROGRESS:
-        deployment.status, deployment.deleted = schemas.DELETE_COMPLETE, True
-    else:
-        deployment.status = schemas.UNKNOWN
-        deployment.status_reason = "The orchestrator no longer knows this deployment."
-
-
-def deployments_of(user: User) -> list[Deployment]:
-    """``user``'s deployments that are not deleted, newest first (from the database only)."""
-    return list(db.session.scalars(
-        select(Deployment)
-        .where(Deployment.user_id == user.id, Deployment.deleted.is_(False))
-        .order_by(Deployment.created_at.desc(), Deployment.id.desc())
-    ))  # fmt: skip
-
-
-def owned_deployment(user: User, deployment_id: int) -> Deployment:
-    """``user``'s deployment ``deployment_id``; raises NotFound for anyone else's."""
     deployment = db.session.get(Deployment, deployment_id)
-    if deployment is None or deployment.user_id != user.id or deployment.deleted:
+    if deployment is None or deployment.deleted:
+        raise NotFound("There is no such deployment among yours.")
+    if deployment.user_id != user.id and not user.is_admin:
         raise NotFound("There is no such deployment among yours.")
     return deployment
 
 
-def refresh_statuses(user: User, only: Deployment | None = None) -> Refresh:
-    """Ask the orchestrator about ``user``'s deployments still in progress (or just ``only``)
-    and store the answers. Never raises for orchestrator trouble: ``Refresh.problem`` says it.
+def remembered_group(user: User, slug: str) -> str | None:
+    """The group ``user`` charged their last launch of template ``slug`` to, if still theirs."""
+    group = db.session.scalar(
+        select(Deployment.group_name)
+        .where(Deployment.user_id == user.id, Deployment.template_slug == slug,
+               Deployment.group_name.is_not(None))
+        .order_by(Deployment.created_at.desc(), Deployment.id.desc())
+        .limit(1)
+    )  # fmt: skip
+    return group if group in groups_for(user) else None
+
+
+def _owner_client(deployment: Deployment, timeout=None):
+    """A client in the name of the deployment's owner: the orchestrator lets only the owner
+    delete or read logs, so admins act through it (and are recorded as doing so)."""
+    return identity.client_for(deployment.user, timeout)
+
+
+def _action_timeout():
+    return current_app.config["ORCHESTRATOR_ACTION_TIMEOUT"]
+
+
+def _require_uuid(deployment: Deployment, doing: str) -> str:
+    if not deployment.uuid:
+        raise DeploymentError(
+            f"The orchestrator has not confirmed this deployment yet, so it cannot be {doing} "
+            "now; the portal is checking, try again in a few minutes."
+        )
+    return deployment.uuid
+
+
+def delete(actor: User, deployment: Deployment, *, force: bool = False) -> None:
+    """Ask the orchestrator to delete ``deployment`` (``force``: the INFN fork's forced delete).
+
+    A deployment the orchestrator never had (not launched, vanished) is just marked deleted.
+    Raises NotFound if ``actor`` may not see it, DeploymentError if the orchestrator refuses.
     """
-    now = utcnow()
-    seconds = current_app.config["DEPLOYMENTS_RECHECK_SECONDS"]
-    recheck = timedelta(seconds=seconds)
-    candidates = [only] if only is not None else deployments_of(user)
-    due = [d for d in candidates if d.in_progress
-           and (d.checked_at is None or now - d.checked_at >= recheck)]  # fmt: skip
-    result = Refresh()
-    if not due:
-        return result
+    deployment = visible_deployment(actor, deployment.id)
+    source = actor_source(actor, deployment)
+    if not deployment.uuid and deployment.status in ("SUBMITTING", "UNCONFIRMED"):
+        _require_uuid(deployment, "deleted")
+    if not deployment.uuid or deployment.status in ("NOT_LAUNCHED", "VANISHED"):
+        record_event(deployment, deployment.status, source=source, actor=actor,
+                     reason="Removed from the list; the orchestrator holds nothing.")  # fmt: skip
+        deployment.deleted, deployment.deleted_at = True, utcnow()
+        db.session.commit()
+        return
+    reason = "Forced delete asked for." if force else "Delete asked for."
     try:
-        client = orchestrator_for(user)
-    except DeploymentError as error:
-        return Refresh(problem=error.message)
-    with client:
-        for deployment in due:
-            try:
-                state = schemas.DeploymentState.from_json(client.get_deployment(deployment.uuid))
-            except DeploymentNotFound:
-                _vanished(deployment)
-                result.changed += 1
-            except (OrchestratorError, TokenUnavailable, ValueError) as error:
-                # One failure is enough: the others would fail alike, only slower.
-                log.info("Status refresh for user %s stopped: %r", user.id, error)
-                result.problem = getattr(error, "message", None) or "Unreadable answer."
-                break
-            else:
-                result.changed += _apply(deployment, state)
-            deployment.checked_at = now
-    db.session.commit()
-    return result
-
-
-def delete(user: User, deployment: Deployment) -> None:
-    """Ask the orchestrator to delete ``user``'s ``deployment``.
-
-    Raises NotFound if it is not theirs, DeploymentError if the orchestrator refuses or fails.
-    """
-    if deployment.user_id != user.id or deployment.deleted:
-        raise NotFound("There is no such deployment among yours.")
-    try:
-        with orchestrator_for(user) as client:
-            client.delete_deployment(deployment.uuid)
+        with _owner_client(deployment, _action_timeout()) as client:
+            client.delete_deployment(deployment.uuid, force=True if force else None)
     except DeploymentNotFound:
-        deployment.status, deployment.deleted = schemas.DELETE_COMPLETE, True
+        record_event(deployment, deployment.status, source=source, actor=actor, reason=reason)
+        tracking.mark_gone(deployment, source=source)
+        if not deployment.deleted:  # it was not being deleted: it vanished; drop it anyway
+            deployment.deleted, deployment.deleted_at = True, utcnow()
     except Conflict:
-        deployment.status = schemas.DELETE_IN_PROGRESS  # a delete is already under way
+        # Already being deleted (the orchestrator's 409): follow that delete.
+        record_event(deployment, schemas.DELETE_IN_PROGRESS, source=source, actor=actor,
+                     reason="A delete was already under way.")  # fmt: skip
     except OrchestratorError as error:
-        raise DeploymentError(_explain(error, "the deployment was not deleted")) from error
+        raise DeploymentError(explain(error, "the deployment was not deleted")) from error
     except TokenUnavailable as error:
         raise DeploymentError(error.message) from error
     else:
-        deployment.status, deployment.status_reason = schemas.DELETE_IN_PROGRESS, None
-    deployment.checked_at = None
+        record_event(deployment, schemas.DELETE_IN_PROGRESS, source=source, actor=actor,
+                     reason=reason)  # fmt: skip
+        deployment.status_reason = None
+    if not deployment.deleted:
+        deployment.next_check_at, deployment.check_failures = utcnow(), 0
     db.session.commit()
-    log.info("User %s deleted deployment %s", user.id, deployment.uuid)
+    log.info("User %s deleted deployment %s (%s)", actor.id, deployment.id, deployment.uuid)
+
+
+def reset_delete(actor: User, deployment: Deployment) -> None:
+    """Reset a stuck delete (the orchestrator's PATCH to DELETE_FAILED) so it can be retried.
+
+    Raises NotFound if ``actor`` may not see it, DeploymentError if the orchestrator refuses.
+    """
+    deployment = visible_deployment(actor, deployment.id)
+    uuid = _require_uuid(deployment, "reset")
+    try:
+        with _owner_client(deployment, _action_timeout()) as client:
+            client.reset_deployment(uuid)
+    except OrchestratorError as error:
+        raise DeploymentError(explain(error, "the delete was not reset")) from error
+    except TokenUnavailable as error:
+        raise DeploymentError(error.message) from error
+    record_event(deployment, schemas.DELETE_FAILED, source=actor_source(actor, deployment),
+                 actor=actor, reason="Stuck delete reset; it can be deleted again.")  # fmt: skip
+    deployment.next_check_at = None
+    db.session.commit()
+
+
+def _owner_only(actor: User, deployment: Deployment) -> Deployment:
+    deployment = visible_deployment(actor, deployment.id)
+    if deployment.user_id != actor.id:
+        raise NotFound("Only the owner of a deployment can see its secrets.")
+    return deployment
+
+
+def reveal_secrets(actor: User, deployment: Deployment) -> dict[str, str]:
+    """The generated secrets and secret outputs of ``actor``'s own ``deployment``, decrypted,
+    by name (non-text values as JSON text). Raises NotFound for anyone but the owner."""
+    deployment = _owner_only(actor, deployment)
+    values = {**unseal(deployment.secrets_sealed), **unseal(deployment.secret_outputs_sealed)}
+    return {
+        name: value if isinstance(value, str) else json.dumps(value, indent=2, sort_keys=True)
+        for name, value in values.items()
+    }
+
+
+def forget_secrets(actor: User, deployment: Deployment) -> None:
+    """Drop the kept secrets of ``actor``'s own ``deployment`` for good. Secret outputs the
+    orchestrator sends again later are kept again. Raises NotFound for anyone but the owner."""
+    deployment = _owner_only(actor, deployment)
+    deployment.secrets_sealed = None
+    deployment.secret_outputs_sealed = None
+    record_event(deployment, deployment.status, source="user", actor=actor,
+                 reason="Kept secrets forgotten at the owner's request.")  # fmt: skip
+    db.session.commit()
+
+
+def _on_demand(actor: User, deployment: Deployment, what: str, call):
+    deployment = visible_deployment(actor, deployment.id)
+    uuid = _require_uuid(deployment, f"asked for its {what}")
+    try:
+        with _owner_client(deployment, _action_timeout()) as client:
+            return call(client, uuid)
+    except DeploymentNotFound as error:
+        raise DeploymentError(f"The orchestrator no longer knows this deployment; it has no "
+                              f"{what}.") from error  # fmt: skip
+    except OrchestratorError as error:
+        raise DeploymentError(explain(error, f"the {what} could not be fetched")) from error
+    except TokenUnavailable as error:
+        raise DeploymentError(error.message) from error
+
+
+def fetch_log(actor: User, deployment: Deployment) -> str:
+    """The contextualisation log, asked for now (short timeout). Raises DeploymentError."""
+    return _on_demand(actor, deployment, "log", lambda client, uuid: client.get_log(uuid))
+
+
+def fetch_resources(actor: User, deployment: Deployment) -> list[dict]:
+    """The deployment's resources (VMs and their state), asked for now. Raises DeploymentError."""
+    return _on_demand(actor, deployment, "resources",
+                      lambda client, uuid: client.list_resources(uuid))  # fmt: skip
+
+
+def fetch_template(actor: User, deployment: Deployment) -> str:
+    """The template as submitted: stored at launch, else fetched once and kept (adopted
+    deployments). Raises DeploymentError when it has to be fetched and cannot be."""
+    deployment = visible_deployment(actor, deployment.id)
+    if deployment.template_text:
+        return deployment.template_text
+    text = _on_demand(actor, deployment, "template",
+                      lambda client, uuid: client.get_template(uuid))  # fmt: skip
+    deployment.template_text = text
+    db.session.commit()
+    return text

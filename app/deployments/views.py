@@ -1,217 +1,282 @@
-"""My deployments: the list, one deployment's page, deleting, and the partials htmx polls.
+"""My deployments: the list, one deployment's page, and the actions people take on them.
 
-Pages render from the database; only the partials (polled while something is in progress) and
-the delete button talk to the orchestrator.
+Pages and the partials htmx polls render from the database only; the sync worker and the
+orchestrator's callbacks keep it current. Only the explicit actions (delete, reset, relaunch,
+revealing secrets, and loading the log, the resources or the template on demand) reach the
+orchestrator, through app.deployments.operations, with short timeouts.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
-from typing import Any
-
-from flask import Blueprint, Response, abort, flash, redirect, render_template, url_for
-from flask_login import current_user, login_required
-from sqlalchemy import select
-
-from app.catalogue.metadata import humanise
-from app.catalogue.models import TemplateRevision
-from app.catalogue.parsed import OutputSpec, ParsedTemplate
-from app.deployments.models import Deployment
-from app.deployments.operations import (
-    DeploymentError,
-    delete,
-    deployments_of,
-    owned_deployment,
-    refresh_statuses,
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    url_for,
 )
+from flask_login import current_user, login_required
+
+from app.deployments import operations, presenters, queries
+from app.deployments.models import Deployment
+from app.errors import NotFound, PortalError
 from app.extensions import db
 
 bp = Blueprint("deployments", __name__, url_prefix="/deployments")
 
-# The show kinds the list page repeats beside each deployment; the rest are on its own page.
-LIST_KINDS = ("link", "copy", "ssh")
+bp.add_app_template_filter(presenters.status_look, "status_look")
+bp.add_app_template_filter(presenters.resources_summary, "resources_summary")
+bp.add_app_template_test(presenters.is_web_address, "web_address")
 
 
-@dataclass(frozen=True)
-class ShownOutput:
-    """One output as a page shows it: ``show`` is the OutputSpec kind actually used."""
-
-    name: str
-    label: str
-    show: str
-    text: str
-    description: str = ""
+def _is_htmx() -> bool:
+    return bool(request.headers.get("HX-Request"))
 
 
-def _as_text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
+def _deployment(deployment_id: int) -> Deployment:
+    """The deployment the current user may see (admins: any); 404 for anyone else's."""
+    return operations.visible_deployment(current_user, deployment_id)
 
 
-def _shown(name: str, value: Any, spec: OutputSpec | None) -> ShownOutput:
-    show = spec.show if spec else "copy"
-    text = _as_text(value)
-    # Only web addresses become links: an output could hold "javascript:" or anything else.
-    if show == "link" and not text.startswith(("https://", "http://")):
-        show = "copy"
-    if show == "ssh" and (not isinstance(value, str) or any(c.isspace() for c in text)):
-        show = "copy"
-    label = (spec.label if spec else None) or humanise(name)
-    return ShownOutput(name, label, show, text, spec.description if spec else "")
+def _may_see(deployment: Deployment) -> bool:
+    return deployment.user_id == current_user.id or current_user.is_admin
 
 
-@dataclass(frozen=True)
-class ShownSetting:
-    """One launch parameter as the deployment page shows it."""
-
-    name: str
-    label: str
-    text: str
-
-
-def _parsed(revision_ids: set[int]) -> dict[int, ParsedTemplate]:
-    """Parsed templates by revision id, read in one query; revisions unreadable now are skipped."""
-    found: dict[int, ParsedTemplate] = {}
-    if not revision_ids:
-        return found
-    rows = db.session.execute(
-        select(TemplateRevision.id, TemplateRevision.parsed).where(
-            TemplateRevision.id.in_(revision_ids)
-        )
-    )
-    for revision_id, parsed in rows:
-        try:
-            found[revision_id] = ParsedTemplate.from_json(parsed)
-        except ValueError:
-            continue  # stored in an older format; names stand in for labels
-    return found
-
-
-def _in_template_order(values: dict, names: list[str]) -> list[str]:
-    """``values``' keys in the order the template lists them, then any others sorted."""
-    return [n for n in names if n in values] + sorted(set(values) - set(names))
-
-
-def shown_outputs(
-    deployments: list[Deployment], parsed: dict[int, ParsedTemplate] | None = None
-) -> dict[int, list[ShownOutput]]:
-    """Each deployment's outputs in the order its template lists them, by deployment id."""
-    if parsed is None:
-        parsed = _parsed({d.revision_id for d in deployments if d.revision_id is not None})
-    shown = {}
-    for deployment in deployments:
-        template = parsed.get(deployment.revision_id)
-        by_name = {spec.name: spec for spec in template.outputs} if template else {}
-        outputs = deployment.outputs or {}
-        names = _in_template_order(outputs, list(by_name))
-        shown[deployment.id] = [_shown(n, outputs[n], by_name.get(n)) for n in names]
-    return shown
-
-
-def _setting_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "Yes" if value else "No"
-    if isinstance(value, str):
-        return value or "(empty)"
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
-
-
-def shown_settings(deployment: Deployment, template: ParsedTemplate | None) -> list[ShownSetting]:
-    """The launch parameters under the labels the launch form gave them, in the form's order."""
-    by_name = {spec.name: spec for spec in template.inputs} if template else {}
-    parameters = deployment.parameters or {}
-    shown = []
-    for name in _in_template_order(parameters, list(by_name)):
-        spec = by_name.get(name)
-        label = (spec.label if spec else None) or humanise(name)
-        shown.append(ShownSetting(name, label, _setting_text(parameters[name])))
-    return shown
-
-
-def _rows_context() -> dict:
-    deployments = deployments_of(current_user)
+def _list_context() -> dict:
+    filters = queries.Filters.from_args(request.args, current_user.is_admin)
+    size = current_app.config["DEPLOYMENTS_PAGE_SIZE"]
+    listed = queries.list_page(current_user, filters, size)
+    outputs = presenters.shown_outputs(listed.deployments)
+    owners = {d.user_id for d in listed.deployments} if listed.owners_shown else set()
     return {
-        "deployments": deployments,
-        "outputs": shown_outputs(deployments),
-        "polling": any(d.in_progress for d in deployments),
-        "list_kinds": LIST_KINDS,
+        "filters": filters,
+        "listed": listed,
+        "outputs": outputs,
+        "links": {key: presenters.main_link(value) for key, value in outputs.items()},
+        "owners": queries.usernames(owners),
+        "polling": any(d.in_progress for d in listed.deployments),
+        "poll_seconds": current_app.config["DEPLOYMENTS_POLL_SECONDS"],
+        "status_groups": queries.STATUS_GROUPS,
     }
 
 
-@bp.route("/")
+@bp.get("/")
 @login_required
 def index():
-    return render_template("deployments/index.html", **_rows_context())
+    context = _list_context()
+    templates = queries.templates_of(current_user, context["filters"])
+    return render_template("deployments/index.html", templates=templates, **context)
 
 
 @bp.get("/rows")
 @login_required
 def rows():
-    """The list's rows, after asking the orchestrator about what is in progress."""
-    problem = refresh_statuses(current_user).problem
-    return render_template("deployments/_rows.html", problem=problem, **_rows_context())
+    """The list's rows and pager alone, for htmx polling and live filtering."""
+    context = _list_context()
+    response = Response(render_template("deployments/_rows.html", **context))
+    if _is_htmx() and not request.args.get("poll"):
+        # A filter change: the address bar shows the full page with the same filters.
+        response.headers["HX-Push-Url"] = url_for(".index", **context["filters"].args())
+    return response
 
 
-def _detail_context(deployment: Deployment, with_settings: bool = False) -> dict:
-    """What the deployment page shows; the settings only for the whole page, not its polling."""
-    parsed = _parsed({deployment.revision_id} if deployment.revision_id is not None else set())
-    context = {
+def _detail_context(deployment: Deployment, revealed: dict[str, str] | None = None) -> dict:
+    parsed = presenters.parsed_templates({deployment.revision_id} - {None})
+    template = parsed.get(deployment.revision_id)
+    outputs = presenters.shown_outputs([deployment], parsed)[deployment.id]
+    secrets = presenters.secret_items(deployment, template)
+    secret_names = {item.name for item in secrets}
+    if revealed is not None:
+        # Secret outputs an older record kept in plain text are shown the same way.
+        plain = deployment.outputs or {}
+        kept = {i.name: plain[i.name] for i in secrets if i.kind == "output" and i.name in plain}
+        revealed = {**kept, **revealed}
+    actors = {e.actor_id for e in deployment.events if e.actor_id} | {deployment.user_id}
+    people = queries.usernames(actors)
+    return {
         "deployment": deployment,
-        "outputs": shown_outputs([deployment], parsed)[deployment.id],
+        "look": presenters.status_look(deployment.status),
+        "plain_reason": presenters.plain_reason(deployment.status_reason),
+        "outputs": [o for o in outputs if o.name not in secret_names],
+        "main_link": presenters.main_link(outputs),
+        "secrets": secrets,
+        "revealed": None if revealed is None else presenters.revealed_secrets(revealed, template),
+        "owner_view": deployment.user_id == current_user.id,
+        "people": people,
+        "steps": presenters.timeline(deployment, people),
+        "resources": presenters.resources_summary(deployment.charge),
+        "settings": presenters.shown_settings(deployment, template),
+        "typed_secrets": presenters.typed_secrets(template),
+        "poll_seconds": current_app.config["DEPLOYMENTS_POLL_SECONDS"],
+        # The orchestrator resets only a delete still under way (to DELETE_FAILED, after which
+        # it can be deleted again); a failed delete is simply deleted again.
+        "can_reset": deployment.status == "DELETE_IN_PROGRESS",
+        "can_force": deployment.status in ("DELETE_FAILED", "DELETE_IN_PROGRESS"),
     }
-    if with_settings:
-        context["settings"] = shown_settings(deployment, parsed.get(deployment.revision_id))
-    return context
 
 
 @bp.get("/<int:deployment_id>")
 @login_required
 def detail(deployment_id: int):
-    deployment = owned_deployment(current_user, deployment_id)
-    return render_template(
-        "deployments/detail.html", **_detail_context(deployment, with_settings=True)
-    )
+    deployment = _deployment(deployment_id)
+    return render_template("deployments/detail.html", **_detail_context(deployment))
 
 
 @bp.get("/<int:deployment_id>/status")
 @login_required
 def status(deployment_id: int):
-    """The status and outputs part of the deployment page, refreshed from the orchestrator."""
-    deployment = owned_deployment(current_user, deployment_id)
-    problem = refresh_statuses(current_user, only=deployment).problem
-    if deployment.deleted:
-        # htmx follows this header with a full page load: the page no longer exists.
+    """The status, access details and timeline of the deployment page (polled by htmx)."""
+    try:
+        deployment = _deployment(deployment_id)
+    except NotFound:
+        gone = db.session.get(Deployment, deployment_id)
+        if gone is None or not gone.deleted or not _may_see(gone):
+            raise
+        # Deleted while the page was open: htmx follows this header to the list.
         return Response(status=204, headers={"HX-Redirect": url_for(".index")})
-    return render_template(
-        "deployments/_status.html", problem=problem, **_detail_context(deployment)
-    )
+    return render_template("deployments/_status.html", **_detail_context(deployment))
 
 
-@bp.get("/<int:deployment_id>/outputs/<name>")
+@bp.route("/<int:deployment_id>/outputs/<name>", methods=["GET", "POST"])
 @login_required
 def download_output(deployment_id: int, name: str):
-    """One output's value as a text file (for show kind "download")."""
-    deployment = owned_deployment(current_user, deployment_id)
-    if name not in (deployment.outputs or {}):
+    """One output's value as a text file (for show kind "download"); a secret one (kept
+    encrypted) only to its owner, through a POST."""
+    deployment = _deployment(deployment_id)
+    values = dict(deployment.outputs or {})
+    if name not in values and request.method == "POST":
+        try:
+            values = operations.reveal_secrets(current_user, deployment)
+        except PortalError as error:
+            return _failed(deployment, error)
+    if name not in values:
         abort(404)
     filename = f"{deployment.template_slug}-{name}.txt".replace('"', "")
     return Response(
-        _as_text(deployment.outputs[name]),
+        presenters.as_text(values[name]),
         mimetype="text/plain",
         headers={"Content-Disposition": f'attachment; filename="{filename}"'},
     )
 
 
+@bp.post("/<int:deployment_id>/secrets")
+@login_required
+def reveal(deployment_id: int):
+    """The deployment's kept secrets, decrypted for its owner (a POST: never cached, logged)."""
+    deployment = _deployment(deployment_id)
+    try:
+        revealed = dict(operations.reveal_secrets(current_user, deployment))
+    except PortalError as error:
+        return _failed(deployment, error)
+    context = _detail_context(deployment, revealed=revealed)
+    if _is_htmx():
+        return render_template("deployments/_secrets.html", **context)
+    return render_template("deployments/detail.html", **context)
+
+
+@bp.post("/<int:deployment_id>/secrets/forget")
+@login_required
+def forget(deployment_id: int):
+    deployment = _deployment(deployment_id)
+    try:
+        operations.forget_secrets(current_user, deployment)
+    except PortalError as error:
+        return _failed(deployment, error)
+    flash("The portal no longer keeps this deployment's passwords and credentials.", "info")
+    return redirect(url_for(".detail", deployment_id=deployment.id))
+
+
+def _on_demand(deployment_id: int, what: str, fetch) -> str:
+    """Render one on-demand panel (log, resources, template) fetched from the orchestrator."""
+    deployment = _deployment(deployment_id)
+    context = {"deployment": deployment, "what": what, "problem": None, "content": None}
+    try:
+        context["content"] = fetch(current_user, deployment)
+    except PortalError as error:
+        context["problem"] = error.message
+    partial = f"deployments/_{what}.html"
+    if _is_htmx():
+        return render_template(partial, **context)
+    return render_template("deployments/on_demand.html", partial=partial, **context)
+
+
+@bp.get("/<int:deployment_id>/log")
+@login_required
+def log(deployment_id: int):
+    return _on_demand(deployment_id, "log", operations.fetch_log)
+
+
+@bp.get("/<int:deployment_id>/resources")
+@login_required
+def resources(deployment_id: int):
+    return _on_demand(deployment_id, "resources", operations.fetch_resources)
+
+
+@bp.get("/<int:deployment_id>/template")
+@login_required
+def template(deployment_id: int):
+    """The TOSCA text as submitted: stored at launch, fetched for deployments made elsewhere."""
+    return _on_demand(deployment_id, "template", operations.fetch_template)
+
+
+@bp.get("/<int:deployment_id>/delete")
+@login_required
+def confirm_delete(deployment_id: int):
+    """The confirmation step before deleting (works without scripts)."""
+    deployment = _deployment(deployment_id)
+    return render_template("deployments/delete.html", **_detail_context(deployment))
+
+
 @bp.post("/<int:deployment_id>/delete")
 @login_required
 def remove(deployment_id: int):
-    deployment = owned_deployment(current_user, deployment_id)
+    deployment = _deployment(deployment_id)
+    force = request.form.get("force") == "1"
     try:
-        delete(current_user, deployment)
-    except DeploymentError as error:
-        flash(error.message, "danger")
-        return redirect(url_for(".detail", deployment_id=deployment_id))
-    flash(f"Deleting {deployment.name}; it disappears from this list once it is gone.", "info")
+        operations.delete(current_user, deployment, force=force)
+    except PortalError as error:
+        return _failed(deployment, error)
+    flash(f"Deleting {deployment.name}; it leaves this list once its resources are freed.", "info")
     return redirect(url_for(".index"))
+
+
+@bp.post("/<int:deployment_id>/reset")
+@login_required
+def reset(deployment_id: int):
+    """Reset a stuck delete (the orchestrator's PATCH), so that it can be tried again."""
+    deployment = _deployment(deployment_id)
+    try:
+        operations.reset_delete(current_user, deployment)
+    except PortalError as error:
+        return _failed(deployment, error)
+    flash("The stuck delete was reset; you can delete the deployment again.", "info")
+    return redirect(url_for(".detail", deployment_id=deployment.id))
+
+
+@bp.post("/<int:deployment_id>/relaunch")
+@login_required
+def relaunch(deployment_id: int):
+    """Launch the same template with the same settings again, under a new name."""
+    deployment = _deployment(deployment_id)
+    name = " ".join(request.form.get("name", "").split())[:255]
+    if not name:
+        flash("Give the new deployment a name; nothing was launched.", "danger")
+        return redirect(url_for(".detail", deployment_id=deployment.id))
+    try:
+        launched = operations.relaunch(current_user, deployment, name=name)
+    except PortalError as error:
+        return _failed(deployment, error)
+    flash(f"{launched.name} is being launched with the same settings.", "success")
+    return redirect(url_for(".detail", deployment_id=launched.id))
+
+
+def _failed(deployment: Deployment, error: PortalError):
+    """Show ``error`` on the deployment's page (or as the htmx answer) and change nothing."""
+    if _is_htmx():
+        return render_template("deployments/_problem.html", problem=error.message), 200
+    flash(error.message, "danger")
+    return redirect(url_for(".detail", deployment_id=deployment.id))

@@ -1,4 +1,4 @@
-"""One client for the orchestrator's REST API (see /work/shared/orchestrator-api.md).
+"""One client for the orchestrator's REST API (see ../shared/orchestrator-api.md).
 
 Every method either returns the decoded answer or raises an ``errors.OrchestratorError``.
 """
@@ -11,14 +11,22 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import requests
+from urllib3.exceptions import ConnectTimeoutError, MaxRetryError, NewConnectionError
 
-from app.orchestrator.errors import OrchestratorError, OrchestratorUnavailable, raise_for_status
+from app.orchestrator.errors import (
+    OrchestratorError,
+    OrchestratorUnavailable,
+    Unreachable,
+    raise_for_status,
+)
 from app.orchestrator.schemas import next_link
 
 Timeout = float | tuple[float, float] | list[float]
 
 # Following ``next`` links stops here even if a faulty server keeps sending them.
 _MAX_PAGES = 1000
+# Page size asked for when listing: fewer round trips than the default 10.
+LIST_PAGE_SIZE = 100
 
 
 def _timeout_pair(timeout: Timeout) -> tuple[float, float]:
@@ -85,23 +93,41 @@ class OrchestratorClient:
         OrchestratorUnavailable."""
         return self._json("GET", f"/deployments/{_segment(uuid)}")
 
-    def list_deployments(self, created_by: str = "me", user_group: str | None = None) -> list[dict]:
+    def list_deployments(
+        self, created_by: str = "me", user_group: str | None = None, size: int = LIST_PAGE_SIZE
+    ) -> list[dict]:
         """Every deployment created by ``created_by`` ("me" or "<subject>@<issuer>"),
-        optionally of ``user_group``, across all pages. Raises like ``get_deployment``."""
-        params = {"createdBy": created_by}
+        optionally of ``user_group``, across all pages of ``size``. Raises like
+        ``get_deployment``."""
+        params = {"createdBy": created_by, "size": str(size)}
         if user_group is not None:
             params["userGroup"] = user_group
-        deployments: list[dict] = []
+        return self._all_pages("/deployments", params)
+
+    def _all_pages(self, path: str, params: dict) -> list[dict]:
+        items: list[dict] = []
         for _ in range(_MAX_PAGES):
-            page = self._json("GET", "/deployments", params=params)
-            deployments.extend(page.get("content") or [])
+            page = self._json("GET", path, params=params)
+            items.extend(item for item in page.get("content") or [] if isinstance(item, dict))
             href = next_link(page)
             if not href:
-                return deployments
+                return items
             # Only the query of the link is used: behind a proxy the orchestrator may build
             # links with its internal host, and the token must never travel elsewhere.
             params = dict(parse_qsl(urlsplit(href).query))
         raise OrchestratorError("The orchestrator kept sending more pages; gave up.")
+
+    def reset_deployment(self, uuid: str) -> None:
+        """Reset a stuck delete (PATCH status DELETE_FAILED), so that it can be retried.
+
+        Raises DeploymentNotFound, Forbidden, BadRequest, Unauthorized, OrchestratorUnavailable.
+        """
+        self._request("PATCH", f"/deployments/{_segment(uuid)}", json={"status": "DELETE_FAILED"})
+
+    def list_resources(self, uuid: str, size: int = LIST_PAGE_SIZE) -> list[dict]:
+        """The deployment's resources (VMs and other nodes), across all pages.
+        Raises like ``get_deployment``."""
+        return self._all_pages(f"/deployments/{_segment(uuid)}/resources", {"size": str(size)})
 
     def delete_deployment(self, uuid: str, force: bool | None = None) -> None:
         """Start deleting the deployment (204). ``force`` is the INFN fork's flag.
@@ -161,7 +187,11 @@ class OrchestratorClient:
                 method, self.base_url + path, headers=headers, timeout=self.timeout, **kwargs
             )
         except (requests.ConnectionError, requests.Timeout) as error:
-            raise OrchestratorUnavailable() from error
+            if _never_sent(error):
+                raise Unreachable() from error
+            raise OrchestratorUnavailable(
+                "The orchestrator did not answer in time, or the connection dropped."
+            ) from error
         except requests.RequestException as error:
             raise OrchestratorError("The orchestrator could not be called.") from error
         raise_for_status(response)
@@ -175,6 +205,16 @@ class OrchestratorClient:
 
     def __exit__(self, *exc_info) -> None:
         self.close()
+
+
+def _never_sent(error: requests.RequestException) -> bool:
+    """Whether ``error`` happened before the request could reach the server."""
+    if isinstance(error, requests.ConnectTimeout):
+        return True
+    cause = error.args[0] if error.args else None
+    if isinstance(cause, MaxRetryError):
+        cause = cause.reason
+    return isinstance(cause, NewConnectionError | ConnectTimeoutError)
 
 
 def _segment(uuid: str) -> str:

@@ -1,71 +1,49 @@
 """An emulator of the INDIGO PaaS Orchestrator's REST API, for the tests and the demo mode.
 
-It follows the contract in /work/shared/orchestrator-api.md, and is stricter in one place on
+It follows the contract in ../shared/orchestrator-api.md, and is stricter in one place on
 purpose: a create or update body with a field DeploymentRequest does not have is refused with
-400, where the real service would drop it silently. Deployments move on by themselves: after
-``complete_after_polls`` reads of the deployment, or ``complete_after_seconds``, whichever comes
-first. Faults (``Faults``) can be switched on to test how the portal copes.
+400, where the real service would drop it silently. The same WSGI app runs in-process (the
+demo, ``emulator_demo``) or as a real HTTP server (``emulator_server``, ``flask orchestrator
+emulate``). Deployments move on by themselves (``emulator_lifecycle``); faults can be injected
+(``emulator_faults``) and the whole thing driven through ``/__emulator__/`` (``emulator_control``).
 """
 
 from __future__ import annotations
 
-import time
+import re
 import uuid as uuidlib
-from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import Any
 
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
-from werkzeug.http import HTTP_STATUS_CODES
 
 from app.orchestrator import schemas as s
+from app.orchestrator.emulator_control import add_control_routes
+from app.orchestrator.emulator_faults import FaultMiddleware, Faults, error_response
+from app.orchestrator.emulator_lifecycle import (
+    Emulator,
+    Verifier,
+    now_text,
+    parameters_of,
+    public,
+)
+from app.orchestrator.emulator_outputs import Topology, is_compute
 from app.orchestrator.emulator_rules import (
+    GROUP_RULES,
     Identity,
     RequestRejected,
     check_deployment_request,
-    demo_outputs,
+    check_group,
+    check_scopes,
     int_arg,
     page_links,
 )
 from app.orchestrator.emulator_store import EmulatorStore, Stored
 
-__all__ = ["Faults", "Identity", "create_emulator", "emulator_of", "static_tokens"]
+__all__ = ["Emulator", "Faults", "Identity", "create_emulator", "emulator_of", "static_tokens"]
 
-Verifier = Callable[[str], Identity | None]
-SITE = "provider-DEMO-SITE"
-ENDPOINT = {
-    "cpEndpoint": "https://openstack.demo.invalid:5000/v3",
-    "cpComputeServiceId": "demo-compute-service",
-    "deploymentType": "OPENSTACK",
-    "region": "demo-region",
-}
-
-
-@dataclass
-class Faults:
-    """Failures to inject: ``down`` (only the in-process transport can refuse connections),
-    ``delay`` seconds before every answer, ``status`` answered to every call (e.g. 500),
-    ``gateway_errors`` to answer errors as {error, error_description}, ``fail_creates`` to
-    end new deployments in CREATE_FAILED."""
-
-    down: bool = False
-    delay: float = 0.0
-    status: int | None = None
-    gateway_errors: bool = False
-    fail_creates: bool = False
-
-
-@dataclass
-class Emulator:
-    """One emulator's state: its deployments, who it trusts, and its switches."""
-
-    store: EmulatorStore
-    verifier: Verifier
-    faults: Faults
-    complete_after_polls: int
-    complete_after_seconds: float | None
+# Spring Data's largest page: bigger sizes are silently cut down to it.
+MAX_PAGE_SIZE = 2000
+_SORTABLE = {"createdAt": "creationTime", "updatedAt": "updateTime"}
 
 
 def static_tokens(tokens: dict[str, Identity]) -> Verifier:
@@ -79,59 +57,66 @@ def emulator_of(app: Flask) -> Emulator:
 
 
 def create_emulator(
-    verifier: Verifier,
+    verifier: Verifier | None = None,
     store: EmulatorStore | None = None,
     *,
-    complete_after_polls: int = 2,
+    complete_after_polls: int | None = 2,
     complete_after_seconds: float | None = None,
+    group_rule: str = "given",
+    control_secret: str | None = None,
 ) -> Flask:
-    """A WSGI app answering like the orchestrator, accepting tokens ``verifier`` vouches for."""
+    """A WSGI app answering like the orchestrator.
+
+    It accepts the bearer tokens ``verifier`` vouches for and those registered later (control
+    API). ``group_rule`` is one of GROUP_RULES; ``control_secret`` enables ``/__emulator__/``.
+    Raises ValueError for an unknown ``group_rule``.
+    """
+    if group_rule not in GROUP_RULES:
+        raise ValueError(f"group_rule must be one of {', '.join(GROUP_RULES)}")
     app = Flask(__name__)
-    state = Emulator(store or EmulatorStore(), verifier, Faults(), complete_after_polls,
-                     complete_after_seconds)  # fmt: skip
+    state = Emulator(store or EmulatorStore(), verifier, complete_after_polls,
+                     complete_after_seconds, group_rule, control_secret)  # fmt: skip
     app.extensions["orchestrator_emulator"] = state
+    app.wsgi_app = FaultMiddleware(app.wsgi_app, state)
 
     @app.before_request
-    def faults_and_login():
-        if state.faults.delay:
-            time.sleep(state.faults.delay)
-        if state.faults.status:
-            return _error(state, state.faults.status, "Injected failure")
-        if request.path == "/":
+    def login():
+        if request.path == "/" or request.path.startswith("/__emulator__/"):
             return None
         header = request.headers.get("Authorization", "")
         token = header[7:].strip() if header[:7].lower() == "bearer " else ""
-        identity = state.verifier(token) if token else None
+        identity = state.identify(token) if token else None
         if identity is None:
             message = "Invalid access token" if token else "Full authentication is required"
-            return _error(state, 401, message)
+            return error_response(state.faults, 401, message)
         request.environ["emulator.identity"] = identity
+        changing = request.method in ("POST", "PUT", "DELETE", "PATCH")
+        check_scopes(identity, changing=changing)
         return None
 
     @app.errorhandler(RequestRejected)
     def rejected(error):
-        response = _error(state, error.status, error.message)
+        response = error_response(state.faults, error.status, error.message)
         if error.status == 409 and error.retry_after is not None:
             response.headers["Retry-After"] = str(error.retry_after)
         return response
 
     @app.errorhandler(HTTPException)
     def http_error(error):
-        return _error(state, error.code or 500, error.description or "")
+        return error_response(state.faults, error.code or 500, error.description or "")
 
     _add_routes(app, state)
+    add_control_routes(app, state)
     return app
 
 
-def _error(state: Emulator, status: int, message: str):
-    title = HTTP_STATUS_CODES.get(status, "Error")
-    if state.faults.gateway_errors:
-        body = {"error": title.lower().replace(" ", "_"), "error_description": message}
-    else:
-        body = {"code": status, "title": title, "message": message}
-    response = jsonify(body)
-    response.status_code = status
-    return response
+def _json_body():
+    """The request's JSON (None when unreadable); raises RequestRejected (415) for a body that
+    is not declared as JSON, as Spring does."""
+    if not request.is_json:
+        kind = request.mimetype or "application/octet-stream"
+        raise RequestRejected(415, f"Content type '{kind}' not supported")
+    return request.get_json(silent=True)
 
 
 def _me() -> Identity:
@@ -144,22 +129,53 @@ def _links(uuid: str) -> list[dict]:
             {"rel": "template", "href": f"{base}/template"}]  # fmt: skip
 
 
-def _now() -> str:
-    return s.format_time(datetime.now(UTC))
+def deployment_json(record: dict) -> dict:
+    """A stored record as the API shows it, with links for the current request's host."""
+    return {**public(record), "links": _links(record["uuid"])}
 
 
-def _add_routes(app: Flask, state: Emulator) -> None:
+def _page(items: list, number: int, size: int) -> dict:
+    total = len(items)
+    return {"links": page_links(number, size, total),
+            "content": items[number * size:(number + 1) * size],
+            "page": {"size": size, "totalElements": total,
+                     "totalPages": -(-total // size), "number": number}}  # fmt: skip
+
+
+def _paging() -> tuple[int, int]:
+    return int_arg("page", 0, 0), min(int_arg("size", 10, 1), MAX_PAGE_SIZE)
+
+
+def _sorted(rows: list[Stored]) -> list[Stored]:
+    """``rows`` in the order of the ``sort`` argument (``createdAt,desc`` by default)."""
+    prop, _, direction = request.args.get("sort", "createdAt,desc").partition(",")
+    if prop not in _SORTABLE or direction.lower() not in ("", "asc", "desc"):
+        raise RequestRejected(400, f"No property {prop} found for type Deployment")
+    key = _SORTABLE[prop]
+    ordered = sorted(enumerate(rows), key=lambda pair: (pair[1].record.get(key, ""), pair[0]))
+    result = [row for _, row in ordered]
+    return result if direction.lower() == "asc" else result[::-1]
+
+
+def _add_routes(app: Flask, state: Emulator) -> None:  # noqa: C901 - one route table
     store = state.store
 
     def find(uuid: str, *, owner_only: bool = False, count_poll: bool = False) -> Stored:
+        """The deployment, as its owner's organisation (here: issuer) may see it; raises
+        RequestRejected 404 when unknown or from elsewhere, 403 for non-owners when
+        ``owner_only``."""
+        me = _me()
         stored = store.get(uuid)
-        if stored is not None:
-            stored = _advance(state, stored, count_poll)
+        if stored is not None and stored.issuer == me.issuer:
+            stored = state.advance(stored, count_poll)
+        else:
+            stored = None
         if stored is None:
             raise RequestRejected(404, f"The deployment <{uuid}> doesn't exist")
-        me = _me()
         if owner_only and (stored.subject, stored.issuer) != (me.subject, me.issuer):
-            raise RequestRejected(403, "You are not the owner of this deployment")
+            raise RequestRejected(
+                403, "Only the owner of the deployment can perform this operation"
+            )
         return stored
 
     @app.get("/")
@@ -182,74 +198,97 @@ def _add_routes(app: Flask, state: Emulator) -> None:
     @app.get("/deployments")
     def list_deployments():
         me = _me()
-        created_by = request.args.get("createdBy", "me")
-        if created_by not in ("me", f"{me.subject}@{me.issuer}"):
-            raise RequestRejected(403, "Only administrators may list others' deployments")
+        # Without createdBy an admin sees everyone's (of the same issuer), others their own.
+        created_by = request.args.get("createdBy") or (None if me.admin else "me")
+        owner = (me.subject, me.issuer)
+        if created_by not in (None, "me") and not re.fullmatch(r"[^@]+@[^@]+", created_by):
+            raise RequestRejected(400, f"Value {created_by} for param createdBy is illegal")
+        if created_by not in (None, "me", f"{me.subject}@{me.issuer}"):
+            if not me.admin:
+                raise RequestRejected(403, f"Only admin can retrieve deployments for {created_by}")
+            subject, _, issuer = created_by.partition("@")
+            owner = (subject, issuer)
         group = request.args.get("userGroup")
-        if group is not None and not me.in_group(group):
-            raise RequestRejected(403, f"You are not a member of the group {group}")
-        number, size = int_arg("page", 0, 0), int_arg("size", 10, 1)
-        rows, total = store.page(me.subject, me.issuer, group, number, size)
-        content = [dict(_advance(state, row, False).record, links=_links(row.uuid))
-                   for row in rows]  # fmt: skip
-        return jsonify({"links": page_links(number, size, total), "content": content,
-                        "page": {"size": size, "totalElements": total,
-                                 "totalPages": -(-total // size), "number": number}})  # fmt: skip
+        check_group(me, group, state.group_rule, creating=False)
+        number, size = _paging()
+        if created_by is None:
+            rows = [row for row in store.every() if row.issuer == me.issuer
+                    and (group is None or row.record.get("userGroup") == group)]  # fmt: skip
+        else:
+            rows = store.owned(*owner, group)
+        rows = [moved for row in _sorted(rows) if (moved := state.advance(row, False))]
+        page = _page(rows, number, size)
+        page["content"] = [deployment_json(row.record) for row in page["content"]]
+        return jsonify(page)
 
     @app.post("/deployments")
     def create():
         me = _me()
-        body = check_deployment_request(request.get_json(silent=True))
-        group = body.get("userGroup")
-        if group is not None and not me.in_group(group):
-            raise RequestRejected(403, f"You are not a member of the group {group}")
-        uuid, now = str(uuidlib.uuid1()), _now()
+        body = check_deployment_request(_json_body())
+        check_group(me, body.get("userGroup"), state.group_rule, creating=True)
+        uuid, now = str(uuidlib.uuid1()), now_text()
         record = {"uuid": uuid, "creationTime": now, "updateTime": now,
                   "status": s.CREATE_IN_PROGRESS, "task": "NONE",
                   "createdBy": {"subject": me.subject, "issuer": me.issuer}}  # fmt: skip
         record.update({key: body[key] for key in ("callback", "userGroup") if key in body})
-        record["parameters"] = body.get("parameters", {})
-        store.add(record, body["template"], me.subject, me.issuer)
-        return _deployment_json(record, uuid), 201
+        record["_parameters"] = body.get("parameters", {})
+        record["_request"] = {key: value for key, value in body.items() if key != "template"}
+        with state.lock:  # "fail the next N creates" counts each create once
+            if state.faults.take_create_failure():
+                record["_fail"] = True
+            store.add(record, body["template"], me.subject, me.issuer)
+        return jsonify(deployment_json(record)), 201
 
     @app.get("/deployments/<uuid>")
     def get(uuid):
-        stored = find(uuid, count_poll=True)
-        return _deployment_json(stored.record, uuid)
+        return jsonify(deployment_json(find(uuid, count_poll=True).record))
 
     @app.put("/deployments/<uuid>")
     def update(uuid):
-        stored = find(uuid, owner_only=True)
-        body = check_deployment_request(request.get_json(silent=True),
-                                        stored.record.get("parameters"))  # fmt: skip
-        if stored.record["status"] not in s.UPDATABLE:
-            raise RequestRejected(409, f"Deployment {uuid} cannot be updated while "
-                                  f"{stored.record['status']}", retry_after=0)  # fmt: skip
-        stored.record["parameters"] = {**stored.record.get("parameters", {}),
-                                       **body.get("parameters", {})}  # fmt: skip
-        _move(stored, s.UPDATE_IN_PROGRESS, "DEPLOYER")
-        store.save(stored)
-        return "", 202
+        with state.lock:
+            stored = find(uuid, owner_only=True)
+            body = check_deployment_request(_json_body(), parameters_of(stored))
+            kind = stored.record.get("cloudProviderEndpoint", {}).get("deploymentType")
+            if kind in ("MARATHON", "CHRONOS", "QCG"):
+                raise RequestRejected(400, f"{kind} deployments cannot be updated.")
+            status = stored.record["status"]
+            if status not in s.UPDATABLE:
+                message = f"Cannot update a deployment in {status} state"
+                raise RequestRejected(409, message, retry_after=0)
+            stored.record["_parameters"] = {**parameters_of(stored), **body.get("parameters", {})}
+            stored.record.pop("parameters", None)
+            if body.get("callback"):
+                stored.record["callback"] = body["callback"]
+            state.set_status(uuid, s.UPDATE_IN_PROGRESS, stored=stored)
+            return "", 202
 
     @app.delete("/deployments/<uuid>")
     def delete(uuid):
-        stored = find(uuid, owner_only=True)
-        if request.args.get("force", "false") not in ("true", "false"):
-            raise RequestRejected(400, "force must be true or false")
-        if stored.record["status"] in (s.DELETE_IN_PROGRESS, s.DELETE_COMPLETE):
-            raise RequestRejected(409, f"Deployment {uuid} is already being deleted")
-        _move(stored, s.DELETE_IN_PROGRESS, "DEPLOYER")
-        store.save(stored)
-        return "", 204
+        with state.lock:
+            stored = find(uuid, owner_only=True)
+            if request.args.get("force", "false") not in ("true", "false"):
+                raise RequestRejected(400, "force must be true or false")
+            if stored.record["status"] in (s.DELETE_IN_PROGRESS, s.DELETE_COMPLETE):
+                status = stored.record["status"]
+                raise RequestRejected(409, f"Deployment already in {status} state.")
+            stored.record["_force"] = request.args.get("force") == "true"
+            state.set_status(uuid, s.DELETE_IN_PROGRESS, stored=stored)
+            return "", 204
 
     @app.patch("/deployments/<uuid>")
     def reset(uuid):
-        stored = find(uuid, owner_only=True)
-        if request.get_json(silent=True) != {"status": s.DELETE_FAILED}:
-            raise RequestRejected(400, 'Only {"status": "DELETE_FAILED"} is accepted')
-        _move(stored, s.DELETE_FAILED, "NONE")
-        store.save(stored)
-        return "", 204
+        with state.lock:
+            stored = find(uuid, owner_only=True)
+            body = _json_body()
+            wanted = body.get("status") if isinstance(body, dict) else None
+            if wanted != s.DELETE_FAILED:
+                raise RequestRejected(400, f"Cannot reset deployment: illegal status {wanted}.")
+            # Only a delete that is under way (stuck) can be reset.
+            if stored.record["status"] != s.DELETE_IN_PROGRESS:
+                status = stored.record["status"]
+                raise RequestRejected(409, f"Cannot reset a deployment in {status} state")
+            state.set_status(uuid, s.DELETE_FAILED, stored=stored)
+            return "", 204
 
     @app.get("/deployments/<uuid>/template")
     def template(uuid):
@@ -258,49 +297,75 @@ def _add_routes(app: Flask, state: Emulator) -> None:
     @app.get("/deployments/<uuid>/log")
     def log(uuid):
         stored = find(uuid, owner_only=True)
-        text = f"Emulated contextualisation log of {uuid}: {stored.record['status']}\n"
-        return text, 200, {"Content-Type": "text/plain; charset=utf-8"}
+        return _log_text(stored), 200, {"Content-Type": "text/plain; charset=utf-8"}
 
     @app.get("/deployments/<uuid>/extrainfo")
     def extrainfo(uuid):
-        find(uuid, owner_only=True)
-        return "[]", 200, {"Content-Type": "application/json"}
+        stored = find(uuid, owner_only=True)
+        if stored.record["status"] not in (s.CREATE_COMPLETE, s.UPDATE_COMPLETE):
+            return "[]", 200, {"Content-Type": "application/json"}
+        info = Topology(stored.template, parameters_of(stored), uuid).extrainfo()
+        return jsonify(info).get_data(as_text=True), 200, {"Content-Type": "application/json"}
+
+    def resources_of(stored: Stored) -> list[dict]:
+        topology = Topology(stored.template, parameters_of(stored), stored.uuid)
+        found = topology.resources(stored.record["status"], stored.record.get("_states", {}),
+                                   stored.record["creationTime"])  # fmt: skip
+        base = f"{request.host_url}deployments/{stored.uuid}"
+        for resource in found:
+            resource["links"] = [{"rel": "self", "href": f"{base}/resources/{resource['uuid']}"},
+                                 {"rel": "deployment", "href": base}]  # fmt: skip
+        return found
+
+    @app.get("/deployments/<uuid>/resources")
+    def resources(uuid):
+        stored = find(uuid)
+        # Without keepLastAttempt the resources of a failed create are released.
+        released = stored.record["status"] == s.CREATE_FAILED and not stored.record.get(
+            "_request", {}
+        ).get("keepLastAttempt")
+        found = [] if released else resources_of(stored)
+        kind = request.args.get("type")
+        if kind:
+            found = [resource for resource in found if resource["toscaNodeType"] == kind]
+        number, size = _paging()
+        return jsonify(_page(found, number, size))
+
+    def one_resource(stored: Stored, resource_id: str) -> dict:
+        for resource in resources_of(stored):
+            if resource["uuid"] == resource_id:
+                return resource
+        raise RequestRejected(404, f"The resource <{resource_id}> doesn't exist")
+
+    @app.get("/deployments/<uuid>/resources/<resource_id>")
+    def resource(uuid, resource_id):
+        return jsonify(one_resource(find(uuid), resource_id))
+
+    @app.post("/deployments/<uuid>/resources/<resource_id>/actions")
+    def action(uuid, resource_id):
+        with state.lock:
+            stored = find(uuid, owner_only=True)
+            found = one_resource(stored, resource_id)
+            body = _json_body()
+            kind = body.get("type") if isinstance(body, dict) and set(body) == {"type"} else None
+            if kind not in ("start", "stop"):
+                raise RequestRejected(400, 'The body must be {"type": "start"} or {"type": "stop"}')
+            node = Topology(stored.template, {}, uuid).nodes.get(found["toscaNodeName"], {})
+            wanted = {"start": "STOPPED", "stop": "STARTED"}[kind]
+            if not is_compute(node) or found["state"] != wanted:
+                raise RequestRejected(409, f"Cannot {kind} a resource in state {found['state']}")
+            states = stored.record.setdefault("_states", {})
+            states[resource_id] = "STARTED" if kind == "start" else "STOPPED"
+            store.save(stored)
+            return "", 202
 
 
-def _deployment_json(record: dict, uuid: str):
-    shown = {key: value for key, value in record.items() if key != "parameters"}
-    return jsonify({**shown, "links": _links(uuid)})
-
-
-def _move(stored: Stored, status: str, task: str, **fields: Any) -> None:
-    stored.record.update(status=status, task=task, updateTime=_now(), **fields)
-    stored.record.pop("statusReason", None)
-    stored.polls, stored.changed_at = 0, time.time()
-
-
-def _advance(state: Emulator, stored: Stored, count_poll: bool) -> Stored | None:
-    """Move an in-progress deployment on when its time has come; ``None`` once deleted."""
-    status = stored.record.get("status")
-    if status not in s.IN_PROGRESS:
-        return stored
-    stored.polls += 1 if count_poll else 0
-    waited = time.time() - stored.changed_at
-    done = stored.polls >= state.complete_after_polls or (
-        state.complete_after_seconds is not None and waited >= state.complete_after_seconds
-    )
-    if status == s.DELETE_IN_PROGRESS and done:
-        state.store.remove(stored.uuid)
-        return None
-    if status == s.CREATE_IN_PROGRESS and (done or stored.polls or waited >= 1):
-        # Brokering has picked a site by the time the deployer runs.
-        stored.record.update(task="DEPLOYER", cloudProviderName=SITE,
-                             cloudProviderEndpoint=ENDPOINT)  # fmt: skip
-    if done and status == s.CREATE_IN_PROGRESS and state.faults.fail_creates:
-        _move(stored, s.CREATE_FAILED, "NONE")
-        stored.record["statusReason"] = "Emulated failure: no site could host the deployment"
-    elif done:
-        final = s.CREATE_COMPLETE if status == s.CREATE_IN_PROGRESS else s.UPDATE_COMPLETE
-        _move(stored, final, "NONE", physicalId=f"demo-{stored.uuid[:8]}",
-              outputs=demo_outputs(stored.template))  # fmt: skip
-    state.store.save(stored)
-    return stored
+def _log_text(stored: Stored) -> str:
+    record = stored.record
+    lines = [f"{record['creationTime']} Deployment {stored.uuid} submitted"]
+    if "cloudProviderName" in record:
+        lines.append(f"{record['updateTime']} Deploying at {record['cloudProviderName']}")
+    lines.append(f"{record['updateTime']} Status: {record['status']}")
+    if record.get("statusReason"):
+        lines.append(f"{record['updateTime']} Reason: {record['statusReason']}")
+    return "\n".join(lines) + "\n"

@@ -23,6 +23,7 @@ from requests.utils import get_encoding_from_headers
 from werkzeug.test import Client
 
 from app.orchestrator.emulator import Faults, Identity, create_emulator, emulator_of
+from app.orchestrator.emulator_faults import ConnectionDropped, ConnectionHung
 from app.orchestrator.emulator_store import EmulatorStore
 
 DEMO_BASE_URL = "http://orchestrator.demo.invalid"
@@ -62,7 +63,9 @@ class WSGITransport(BaseAdapter):
     """A requests transport that hands every request to a WSGI app in this process.
 
     ``faults.down`` makes it refuse like a closed port; an answer slower than the read timeout
-    raises ReadTimeout once it arrives (a call in the same thread cannot be cut short).
+    raises ReadTimeout once it arrives (a call in the same thread cannot be cut short); a hung
+    call raises ReadTimeout at once and a lost answer ConnectionError, as they would end over
+    a network.
     """
 
     def __init__(self, wsgi_app, faults: Faults | None = None):
@@ -75,14 +78,21 @@ class WSGITransport(BaseAdapter):
             raise requests.ConnectionError("The demo orchestrator is switched off", request=request)
         started = time.monotonic()
         url = urlsplit(request.url)
-        answer = Client(self.wsgi_app).open(
-            path=url.path,
-            query_string=url.query,
-            method=request.method,
-            headers=list(request.headers.items()),
-            data=request.body or b"",
-            base_url=f"{url.scheme}://{url.netloc}",
-        )
+        try:
+            answer = Client(self.wsgi_app).open(
+                path=url.path,
+                query_string=url.query,
+                method=request.method,
+                headers=list(request.headers.items()),
+                data=request.body or b"",
+                base_url=f"{url.scheme}://{url.netloc}",
+            )
+        except ConnectionHung as hung:
+            message = "The demo orchestrator did not answer"
+            raise requests.ReadTimeout(message, request=request) from hung
+        except ConnectionDropped as dropped:
+            message = "The demo orchestrator dropped the connection"
+            raise requests.ConnectionError(message, request=request) from dropped
         read_timeout = timeout[1] if isinstance(timeout, tuple) else timeout
         if read_timeout is not None and time.monotonic() - started > read_timeout:
             raise requests.ReadTimeout("The demo orchestrator answered too late", request=request)
@@ -115,7 +125,7 @@ def demo_emulator(app: Flask) -> Flask:
             emulator = create_emulator(
                 DemoTokens(config["SECRET_KEY"]).verify,
                 EmulatorStore(str(folder / "demo-orchestrator.sqlite")),
-                complete_after_polls=int(config["ORCHESTRATOR_DEMO_COMPLETE_AFTER_POLLS"]),
+                complete_after_polls=config["ORCHESTRATOR_DEMO_COMPLETE_AFTER_POLLS"],
                 complete_after_seconds=config["ORCHESTRATOR_DEMO_COMPLETE_AFTER_SECONDS"],
             )
             app.extensions[_EXTENSION_KEY] = emulator

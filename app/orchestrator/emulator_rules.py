@@ -1,7 +1,7 @@
-"""What the orchestrator emulator checks in a request, the page links it builds, and the
-outputs it makes up.
+"""What the orchestrator emulator checks in a request (tokens' scopes and groups, the create
+body, query arguments) and the page links it builds.
 
-Kept apart from the routes so that each stays short; only ``emulator.py`` uses it.
+Kept apart from the routes so that each stays short.
 """
 
 from __future__ import annotations
@@ -19,22 +19,69 @@ REQUEST_FIELDS = frozenset({
     "template", "parameters", "callback", "timeoutMins", "providerTimeoutMins",
     "maxProvidersRetry", "keepLastAttempt", "userGroup",
 })  # fmt: skip
-# The orchestrator's default overall timeout, in minutes (ten days).
-DEFAULT_TIMEOUT_MINS = 14400
+
+
+# How ``userGroup`` is checked. "infn": as the INFN fork does (a create always needs a group the
+# token holds; a listing is checked when it names one). "given": checked only when one is sent.
+# "indigo": never checked, as upstream.
+GROUP_RULES = ("infn", "given", "indigo")
 
 
 @dataclass(frozen=True)
 class Identity:
-    """Who a bearer token belongs to. ``groups`` is None when the token says nothing of
-    groups (then any userGroup is accepted)."""
+    """Who a bearer token belongs to, with its ``groups`` and ``wlcg.groups`` claims.
+
+    A claim that is ``None`` is absent from the token. When both are absent the "given" rule
+    accepts any group (the demo's tokens say nothing of groups). An ``admin`` may list other
+    people's deployments. ``scopes`` None means the token's scopes are not checked.
+    """
 
     subject: str
     issuer: str
     groups: tuple[str, ...] | None = None
+    wlcg_groups: tuple[str, ...] | None = None
+    admin: bool = False
+    scopes: tuple[str, ...] | None = None
 
     def in_group(self, group: str) -> bool:
-        # The INFN fork also accepts "/<group>" taken from wlcg.groups.
-        return self.groups is None or group in self.groups or f"/{group}" in self.groups
+        """Whether ``group`` is among the token's groups (or "/"+group among wlcg.groups)."""
+        if self.groups is None and self.wlcg_groups is None:
+            return True
+        return group in (self.groups or ()) or f"/{group}" in (self.wlcg_groups or ())
+
+
+def check_scopes(identity: Identity, *, changing: bool) -> None:
+    """Raise RequestRejected (403) when the token lacks the scopes the call needs: openid and
+    profile always, and offline_access for what changes a deployment (the orchestrator
+    exchanges it for a refresh token)."""
+    if identity.scopes is None:
+        return
+    needed = {"openid", "profile"} | ({"offline_access"} if changing else set())
+    missing = sorted(needed - set(identity.scopes))
+    if missing:
+        raise RequestRejected(403, f"Insufficient scope for this resource: {', '.join(missing)}")
+
+
+def check_group(identity: Identity, group: str | None, rule: str, *, creating: bool) -> None:
+    """Raise RequestRejected (403) when ``rule`` refuses ``group`` for ``identity``.
+
+    The "infn" rule follows the fork's own check: a token without any group claim is refused,
+    and when both claims are present the group must be in each of them.
+    """
+    if rule == "indigo" or (group is None and not (creating and rule == "infn")):
+        return
+    if rule == "given":
+        if not identity.in_group(group):
+            raise RequestRejected(403, f"The group {group} is not in the user's authorized groups")
+        return
+    groups, wlcg = identity.groups, identity.wlcg_groups
+    if not groups and not wlcg:
+        raise RequestRejected(403, "User's token does not contain a group claim or it is empty")
+    if (groups is not None and group not in groups) or (
+        wlcg is not None and f"/{group}" not in wlcg
+    ):
+        named = "null" if group is None else group
+        raise RequestRejected(403, f"The group {named} is not in the user's authorized groups")
 
 
 class RequestRejected(Exception):
@@ -79,18 +126,18 @@ def check_deployment_request(body: Any, stored_parameters: dict | None = None) -
     timeout = _positive(body, "timeoutMins")
     provider_timeout = _positive(body, "providerTimeoutMins")
     _positive(body, "maxProvidersRetry")
-    limit = timeout if timeout is not None else DEFAULT_TIMEOUT_MINS
-    if provider_timeout is not None and provider_timeout > limit:
-        raise RequestRejected(400, "providerTimeoutMins must be less than or equal to timeoutMins")
+    # Like the orchestrator, compared only when both are given.
+    if timeout is not None and provider_timeout is not None and provider_timeout > timeout:
+        raise RequestRejected(400, "ProviderTimeout must be <= Timeout")
     if "keepLastAttempt" in body and not isinstance(body["keepLastAttempt"], bool):
         raise RequestRejected(400, "keepLastAttempt must be true or false")
     if "userGroup" in body and not isinstance(body["userGroup"], str):
         raise RequestRejected(400, "userGroup must be a string")
-    _check_inputs(_read_template(template), {**(stored_parameters or {}), **parameters})
+    _check_inputs(read_template(template), {**(stored_parameters or {}), **parameters})
     return body
 
 
-def _read_template(text: str) -> dict:
+def read_template(text: str) -> dict:
     try:
         tosca = yaml.safe_load(text)
     except yaml.YAMLError as error:
@@ -100,47 +147,21 @@ def _read_template(text: str) -> dict:
     return tosca
 
 
-def _section(tosca: dict, name: str) -> dict:
+def section(tosca: dict, name: str) -> dict:
     topology = tosca.get("topology_template")
-    section = topology.get(name) if isinstance(topology, dict) else None
-    return section if isinstance(section, dict) else {}
+    found = topology.get(name) if isinstance(topology, dict) else None
+    return found if isinstance(found, dict) else {}
 
 
 def _check_inputs(tosca: dict, parameters: dict) -> None:
     """The only input check the real service makes: required inputs have a value or default."""
-    for name, definition in _section(tosca, "inputs").items():
+    for name, definition in section(tosca, "inputs").items():
         definition = definition if isinstance(definition, dict) else {}
         required = definition.get("required", True) not in (False, "false")
         if required and definition.get("default") is None and parameters.get(name) is None:
             raise RequestRejected(
                 400, f"Input <{name}> is required and has no value nor default value"
             )
-
-
-def demo_outputs(template: str) -> dict[str, Any]:
-    """Made-up values for the template's outputs, guessed from their names. They use
-    reserved documentation names and addresses (.invalid, 192.0.2.0/24) only."""
-    try:
-        tosca = yaml.safe_load(template)
-    except yaml.YAMLError:
-        return {}
-    outputs = {}
-    for name in _section(tosca if isinstance(tosca, dict) else {}, "outputs"):
-        lowered = str(name).lower()
-        host = re.split(r"[_\-]", lowered)[0] or "service"
-        if any(word in lowered for word in ("cred", "password", "secret")):
-            outputs[name] = {"user": "cloudadm", "token": "demo-secret-not-a-real-key"}
-        elif "ssh" in lowered:
-            outputs[name] = "cloudadm@192.0.2.10"
-        elif any(word in lowered for word in ("endpoint", "url")):
-            outputs[name] = f"https://{host}.demo.invalid/"
-        elif "address" in lowered or "ip" in re.split(r"[_\-]", lowered):
-            outputs[name] = "192.0.2.10"
-        elif "config" in lowered:
-            outputs[name] = f"# demo {lowered}\nserver: https://{host}.demo.invalid:6443\n"
-        else:
-            outputs[name] = f"demo value of {name}"
-    return outputs
 
 
 def int_arg(name: str, default: int, minimum: int) -> int:

@@ -82,24 +82,37 @@ class EmulatorStore:
         with self._lock, self._conn:
             self._conn.execute("DELETE FROM emulated_deployments WHERE uuid = ?", (uuid,))
 
-    def page(
-        self, subject: str, issuer: str, user_group: str | None, number: int, size: int
-    ) -> tuple[list[Stored], int]:
-        """One page of an owner's deployments, newest first, and how many there are in all."""
+    def owned(self, subject: str, issuer: str, user_group: str | None) -> list[Stored]:
+        """An owner's deployments (of ``user_group`` when given), oldest first."""
         where = "subject = ? AND issuer = ?"
         args: list = [subject, issuer]
         if user_group is not None:
             where += " AND user_group = ?"
             args.append(user_group)
         # ``where`` is built from constants above; the values travel as parameters.
-        count_sql = f"SELECT COUNT(*) FROM emulated_deployments WHERE {where}"  # noqa: S608
-        page_sql = f"SELECT * FROM emulated_deployments WHERE {where}"  # noqa: S608
+        sql = f"SELECT * FROM emulated_deployments WHERE {where} ORDER BY seq"  # noqa: S608
         with self._lock:
-            total = self._conn.execute(count_sql, args).fetchone()[0]
+            rows = self._conn.execute(sql, args).fetchall()
+        return [_stored(row) for row in rows]
+
+    def every(self) -> list[Stored]:
+        """Every deployment, oldest first."""
+        with self._lock:
+            rows = self._conn.execute("SELECT * FROM emulated_deployments ORDER BY seq").fetchall()
+        return [_stored(row) for row in rows]
+
+    def in_progress(self) -> list[Stored]:
+        """The deployments whose status is one of the IN_PROGRESS ones."""
+        with self._lock:
             rows = self._conn.execute(
-                page_sql + " ORDER BY seq DESC LIMIT ? OFFSET ?", [*args, size, number * size]
+                "SELECT * FROM emulated_deployments"
+                " WHERE json_extract(record, '$.status') LIKE '%\\_IN\\_PROGRESS' ESCAPE '\\'"
             ).fetchall()
-        return [_stored(row) for row in rows], total
+        return [_stored(row) for row in rows]
+
+    def clear(self) -> None:
+        with self._lock, self._conn:
+            self._conn.execute("DELETE FROM emulated_deployments")
 
     def close(self) -> None:
         with self._lock:

@@ -24,6 +24,13 @@ class OrchestratorUnavailable(OrchestratorError):
     default_message = "The orchestrator is not answering right now."
 
 
+class Unreachable(OrchestratorUnavailable):
+    """The request never reached the orchestrator (connection refused, connect timeout): it
+    certainly did nothing. Other OrchestratorUnavailable errors leave that open."""
+
+    default_message = "The orchestrator cannot be reached right now."
+
+
 class BadRequest(OrchestratorError):
     """400: the request was refused as invalid (missing inputs, bad template...)."""
 

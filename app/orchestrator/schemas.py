@@ -79,6 +79,10 @@ class DeploymentState:
     creation_time: datetime | None = None
     update_time: datetime | None = None
     created_by: dict[str, str] = field(default_factory=dict)
+    region: str | None = None
+    deployment_type: str | None = None
+    callback: str | None = None
+    user_group: str | None = None
 
     @classmethod
     def from_json(cls, data: dict) -> DeploymentState:
@@ -88,6 +92,8 @@ class DeploymentState:
             raise ValueError("deployment JSON without a uuid")
         outputs = data.get("outputs")
         created_by = data.get("createdBy")
+        endpoint = data.get("cloudProviderEndpoint")
+        endpoint = endpoint if isinstance(endpoint, dict) else {}
         return cls(
             uuid=uuid,
             status=_text(data.get("status")) or UNKNOWN,
@@ -98,7 +104,17 @@ class DeploymentState:
             creation_time=parse_time(data.get("creationTime")),
             update_time=parse_time(data.get("updateTime")),
             created_by=dict(created_by) if isinstance(created_by, dict) else {},
+            region=_text(endpoint.get("region")),
+            deployment_type=_text(endpoint.get("deploymentType")),
+            callback=_text(data.get("callback")),
+            user_group=_text(data.get("userGroup")),
         )
+
+    @property
+    def owner(self) -> str | None:
+        """``createdBy`` as "subject@issuer", the form the orchestrator's queries use."""
+        subject, issuer = self.created_by.get("subject"), self.created_by.get("issuer")
+        return f"{subject}@{issuer}" if subject and issuer else None
 
     @property
     def in_progress(self) -> bool:

@@ -11,6 +11,7 @@ from app.orchestrator.errors import (
     Forbidden,
     OrchestratorUnavailable,
     Unauthorized,
+    Unreachable,
     raise_for_status,
 )
 from app.orchestrator.schemas import DeploymentState
@@ -37,9 +38,11 @@ def test_a_deployment_completes_after_polls_with_outputs_and_a_site(alice):
     assert first.status == "CREATE_IN_PROGRESS" and first.task == "DEPLOYER"
     assert done.status == "CREATE_COMPLETE"
     assert done.site == "provider-DEMO-SITE"
-    assert done.outputs["jupyter_endpoint"] == "https://jupyter.demo.invalid/"
-    assert done.outputs["node_ip"] == "192.0.2.10"
-    assert set(done.outputs["node_creds"]) == {"user", "token"}
+    # Outputs are the template's, evaluated: an address in the documentation range.
+    assert done.outputs["node_ip"].startswith("203.0.113.")
+    assert done.outputs["jupyter_endpoint"] == done.outputs["node_ip"]
+    assert done.outputs["node_creds"]["user"] == "cloudadm"
+    assert "PRIVATE KEY" in done.outputs["node_creds"]["token"]
 
 
 def test_listing_follows_next_links_across_pages(alice, emulator):
@@ -129,11 +132,11 @@ def test_a_server_error_counts_as_unavailable(alice, emulator):
     assert "Injected failure" in raised.value.message
 
 
-def test_a_closed_port_counts_as_unavailable(closed_port_url):
+def test_a_closed_port_is_unreachable_so_certainly_did_nothing(closed_port_url):
     client = OrchestratorClient(closed_port_url, lambda: "token", timeout=1)
-    with client, pytest.raises(OrchestratorUnavailable) as raised:
+    with client, pytest.raises(Unreachable) as raised:
         client.get_deployment("any")
-    assert raised.value.message == "The orchestrator is not answering right now."
+    assert raised.value.message == "The orchestrator cannot be reached right now."
 
 
 def test_an_answer_slower_than_the_read_timeout_counts_as_unavailable(emulator):
@@ -169,3 +172,70 @@ def test_every_client_call_carries_the_bearer_token(emulator):
         client.list_deployments()
         client.delete_deployment(uuid)
     assert seen == ["Bearer token-alice"] * 4
+
+
+# --- Against the emulator server process (tests/fixtures/orchestrator_emulator.py) ------------
+
+SERVER_TOKEN = "tok-carol"  # noqa: S105 - a test token
+
+
+@pytest.fixture
+def carol(orchestrator_emulator):
+    orchestrator_emulator.add_token(SERVER_TOKEN, "carol-sub", "https://iam.test/", ["physics"])
+    client = OrchestratorClient(orchestrator_emulator.url, lambda: SERVER_TOKEN, (1, 1))
+    with client:
+        yield client
+
+
+def test_listing_asks_for_large_pages_and_follows_links(carol, orchestrator_emulator):
+    made = {carol.create_deployment(TEMPLATE, PARAMETERS, user_group="physics")["uuid"]
+            for _ in range(5)}  # fmt: skip
+    orchestrator_emulator.clear_requests()
+
+    listed = carol.list_deployments(size=2)
+
+    assert {d["uuid"] for d in listed} == made
+    pages = [r for r in orchestrator_emulator.requests() if r["path"] == "/deployments"]
+    assert len(pages) == 3
+
+
+def test_a_hanging_server_is_unavailable_after_the_read_timeout_not_unreachable(
+    carol, orchestrator_emulator
+):
+    orchestrator_emulator.set_faults(hang=True)
+    with pytest.raises(OrchestratorUnavailable) as raised:
+        carol.list_deployments()
+    orchestrator_emulator.clear_faults()
+    assert not isinstance(raised.value, Unreachable)
+
+
+@pytest.mark.parametrize("with_body", [True, False])
+def test_a_500_with_or_without_a_body_is_unavailable(carol, orchestrator_emulator, with_body):
+    orchestrator_emulator.set_faults(error_rate=1.0, error_status=500, error_body=with_body)
+    with pytest.raises(OrchestratorUnavailable) as raised:
+        carol.list_deployments()
+    assert raised.value.status_code == 500
+    assert not isinstance(raised.value, Unreachable)
+
+
+def test_a_lost_create_answer_is_unavailable_though_the_deployment_exists(
+    carol, orchestrator_emulator
+):
+    orchestrator_emulator.set_faults(lose_create_response="drop")
+    with pytest.raises(OrchestratorUnavailable) as raised:
+        carol.create_deployment(TEMPLATE, PARAMETERS, user_group="physics")
+    orchestrator_emulator.clear_faults()
+    assert not isinstance(raised.value, Unreachable)
+    assert len(orchestrator_emulator.deployments()) == 1
+
+
+def test_a_stuck_delete_is_reset_and_resources_are_listed(carol, orchestrator_emulator):
+    uuid = carol.create_deployment(TEMPLATE, PARAMETERS, user_group="physics")["uuid"]
+    orchestrator_emulator.set_status(uuid, "CREATE_COMPLETE")
+    carol.delete_deployment(uuid, force=True)
+
+    carol.reset_deployment(uuid)
+
+    assert carol.get_deployment(uuid)["status"] == "DELETE_FAILED"
+    resources = carol.list_resources(uuid)
+    assert all({"uuid", "state", "toscaNodeName"} <= set(r) for r in resources)

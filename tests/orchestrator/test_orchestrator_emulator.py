@@ -8,6 +8,7 @@ import requests
 from app.orchestrator.client import OrchestratorClient
 from app.orchestrator.emulator import Faults, create_emulator, emulator_of, static_tokens
 from app.orchestrator.emulator_demo import DemoTokens, WSGITransport
+from app.orchestrator.emulator_rules import Identity
 from app.orchestrator.errors import OrchestratorUnavailable
 from tests.orchestrator.conftest import ALICE, PARAMETERS, TEMPLATE, TOKENS
 
@@ -42,7 +43,7 @@ def create(http, **body):
         ({"template": TEMPLATE, "parameters": PARAMETERS, "timeoutMins": 0},
          "timeoutMins must be greater than or equal to 1"),
         ({"template": TEMPLATE, "parameters": PARAMETERS, "timeoutMins": 5,
-          "providerTimeoutMins": 6}, "providerTimeoutMins must be less than or equal"),
+          "providerTimeoutMins": 6}, "ProviderTimeout must be <= Timeout"),
         ({"template": TEMPLATE, "parameters": PARAMETERS, "maxProvidersRetry": 0},
          "maxProvidersRetry"),
         ({"template": TEMPLATE, "parameters": PARAMETERS, "callback": "ftp://x"}, "callback"),
@@ -106,13 +107,33 @@ def test_updates_are_accepted_only_from_a_complete_or_failed_update_state(http):
     )
 
 
-def test_a_stuck_delete_can_only_be_reset_to_delete_failed(http):
+def test_only_a_delete_under_way_can_be_reset_and_only_to_delete_failed(http, emulator_app):
+    emulator_of(emulator_app).complete_after_polls = None
     uuid = create(http, template=TEMPLATE, parameters=PARAMETERS).json["uuid"]
-    wrong = http.patch(f"/deployments/{uuid}", json={"status": "CREATE_COMPLETE"},
-                       headers=ALICE_HEADERS)  # fmt: skip
-    right = http.patch(f"/deployments/{uuid}", json={"status": "DELETE_FAILED"},
-                       headers=ALICE_HEADERS)  # fmt: skip
-    assert (wrong.status_code, right.status_code) == (400, 204)
+    url = f"/deployments/{uuid}"
+
+    too_early = http.patch(url, json={"status": "DELETE_FAILED"}, headers=ALICE_HEADERS)
+    assert http.delete(url, headers=ALICE_HEADERS).status_code == 204
+    wrong = http.patch(url, json={"status": "CREATE_COMPLETE"}, headers=ALICE_HEADERS)
+    right = http.patch(url, json={"status": "DELETE_FAILED"}, headers=ALICE_HEADERS)
+    again = http.patch(url, json={"status": "DELETE_FAILED"}, headers=ALICE_HEADERS)
+
+    assert too_early.status_code == 409
+    assert too_early.json["message"] == "Cannot reset a deployment in CREATE_IN_PROGRESS state"
+    assert wrong.status_code == 400
+    assert wrong.json["message"] == "Cannot reset deployment: illegal status CREATE_COMPLETE."
+    assert (right.status_code, again.status_code) == (204, 409)
+    assert http.get(url, headers=ALICE_HEADERS).json["status"] == "DELETE_FAILED"
+    assert http.delete(f"{url}?force=true", headers=ALICE_HEADERS).status_code == 204
+
+
+def test_deployments_of_another_issuer_are_unknown(emulator_app):
+    emulator_of(emulator_app).tokens["token-far"] = Identity("alice-sub", "https://far.test/")
+    http = emulator_app.test_client()
+    uuid = create(http, template=TEMPLATE, parameters=PARAMETERS).json["uuid"]
+    far = http.get(f"/deployments/{uuid}", headers={"Authorization": "Bearer token-far"})
+    bob = http.get(f"/deployments/{uuid}", headers=BOB_HEADERS)
+    assert (far.status_code, bob.status_code) == (404, 200)
 
 
 def test_failing_creates_end_in_create_failed_with_a_reason(http, emulator_app):
@@ -153,3 +174,85 @@ def test_the_in_process_transport_reaches_the_emulator_and_can_be_switched_off(e
         faults.down = True
         with pytest.raises(OrchestratorUnavailable):
             c.list_deployments()
+
+
+def test_configuration_and_info_answer_with_their_documented_keys(http):
+    configuration = http.get("/configuration", headers=ALICE_HEADERS).json
+    assert {"cpr_url", "slam_url", "cmdb_url", "im_url", "monitoring_url"} <= set(configuration)
+    assert "version" in http.get("/info", headers=ALICE_HEADERS).json["build"]
+
+
+def test_lists_are_sorted_newest_first_unless_asked_and_sizes_are_capped(http):
+    uuids = [create(http, template=TEMPLATE, parameters=PARAMETERS).json["uuid"] for _ in range(3)]
+
+    def listed(**query):
+        return http.get("/deployments", query_string=query, headers=ALICE_HEADERS)
+
+    assert [d["uuid"] for d in listed().json["content"]] == uuids[::-1]
+    assert [d["uuid"] for d in listed(sort="createdAt,asc").json["content"]] == uuids
+    assert listed(size=5000).json["page"]["size"] == 2000
+    assert listed(sort="colour,asc").status_code == 400
+    assert listed(page="x").status_code == 400
+    assert listed(page=7).json["content"] == []
+
+
+def test_deleting_needs_a_valid_force_flag_and_conflicts_when_already_deleting(http):
+    uuid = create(http, template=TEMPLATE, parameters=PARAMETERS).json["uuid"]
+    assert http.delete(f"/deployments/{uuid}?force=maybe", headers=ALICE_HEADERS).status_code == 400
+    assert http.delete(f"/deployments/{uuid}?force=true", headers=ALICE_HEADERS).status_code == 204
+    again = http.delete(f"/deployments/{uuid}", headers=ALICE_HEADERS)
+    assert again.status_code == 409 and again.json["code"] == 409
+    assert http.get(f"/deployments/{uuid}", headers=ALICE_HEADERS).status_code == 404
+
+
+def test_set_status_drives_a_deployment_and_fills_in_what_the_status_implies(emulator_app):
+    http = emulator_app.test_client()
+    state = emulator_of(emulator_app)
+    state.complete_after_polls = None
+    uuid = create(http, template=TEMPLATE, parameters=PARAMETERS).json["uuid"]
+    assert http.get(f"/deployments/{uuid}", headers=ALICE_HEADERS).json["status"] == (
+        "CREATE_IN_PROGRESS"
+    )
+    state.set_status(uuid, "CREATE_COMPLETE")
+    done = http.get(f"/deployments/{uuid}", headers=ALICE_HEADERS).json
+    assert done["outputs"]["node_ip"].startswith("203.0.113.")
+    assert done["cloudProviderName"] and done["cloudProviderEndpoint"]["region"]
+    state.set_status(uuid, "UNKNOWN", "The orchestrator lost track")
+    assert http.get(f"/deployments/{uuid}", headers=ALICE_HEADERS).json["statusReason"] == (
+        "The orchestrator lost track"
+    )
+    with pytest.raises(KeyError):
+        state.set_status("no-such-uuid", "CREATE_COMPLETE")
+
+
+def test_in_process_hangs_and_lost_answers_end_like_they_would_over_a_network(emulator_app):
+    faults: Faults = emulator_of(emulator_app).faults
+    session = requests.Session()
+    session.mount("http://orchestrator.test", WSGITransport(emulator_app, faults))
+    with OrchestratorClient("http://orchestrator.test", lambda: "token-alice", 2, session) as c:
+        faults.update(lose_create_response="drop")
+        with pytest.raises(OrchestratorUnavailable):
+            c.create_deployment(TEMPLATE, PARAMETERS)
+        assert len(emulator_of(emulator_app).store.every()) == 1
+        faults.update(lose_create_response=False, hang=True)
+        with pytest.raises(OrchestratorUnavailable):
+            c.list_deployments()
+        faults.clear()
+        assert len(c.list_deployments()) == 1
+
+
+@pytest.mark.parametrize(
+    ("created_by", "status"),
+    [("me", 200), ("alice-sub@https://iam.test/", 200), ("bob-sub@https://iam.test/", 403),
+     ("nobody", 400), ("a@b@c", 400)],
+)  # fmt: skip
+def test_created_by_is_me_or_subject_at_issuer_and_others_are_for_admins(http, created_by, status):
+    answer = http.get("/deployments", query_string={"createdBy": created_by}, headers=ALICE_HEADERS)
+    assert answer.status_code == status
+
+
+def test_a_body_not_sent_as_json_is_an_unsupported_media_type(http):
+    answer = http.post("/deployments", data="template: x", headers=ALICE_HEADERS,
+                       content_type="text/plain")  # fmt: skip
+    assert answer.status_code == 415
+    assert answer.json["message"] == "Content type 'text/plain' not supported"

@@ -1,0 +1,218 @@
+"""Whose name the portal calls the orchestrator in, and with which groups.
+
+People who logged in through an identity provider call with their own access token (renewed
+as needed). Local and LDAP accounts have none: for them the portal calls with its configured
+service identity (``ORCHESTRATOR_SERVICE_IDENTITY``) and enforces itself who owns what. In the
+demo mode everyone gets a token the in-process emulator trusts.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+import requests
+from flask import current_app
+from sqlalchemy import select
+
+from app.auth import oidc
+from app.auth.errors import TokenUnavailable
+from app.auth.models import OAuthToken, User
+from app.auth.tokens import access_token_for
+from app.deployments.errors import DeploymentError
+from app.deployments.models import Deployment
+from app.errors import ConfigurationError
+from app.extensions import db
+from app.orchestrator.client import OrchestratorClient, Timeout
+from app.orchestrator.emulator_demo import DEMO_BASE_URL, DemoTokens, demo_identity, demo_session
+
+log = logging.getLogger(__name__)
+
+SERVICE = "service"
+# Renew a service token this many seconds before the issuer says it expires.
+_SERVICE_TOKEN_MARGIN = 60
+_service_tokens: dict[tuple[str, str], tuple[str, float]] = {}
+_service_lock = threading.Lock()
+
+
+def is_demo() -> bool:
+    return current_app.config["ORCHESTRATOR_URL"] == "demo"
+
+
+def uses_own_token(user: User) -> bool:
+    """Whether ``user`` calls the orchestrator with their own identity-provider token."""
+    return oidc.find_provider(user.provider) is not None
+
+
+def identity_of(user: User) -> str:
+    """The key of the orchestrator identity ``user``'s calls are made with: "user:<id>" for a
+    personal token (and in the demo mode), "service" for the portal's service identity."""
+    if is_demo() or uses_own_token(user):
+        return f"user:{user.id}"
+    return SERVICE
+
+
+def launch_blocker(user: User) -> str | None:
+    """Why ``user`` cannot launch at all, as a sentence for them; ``None`` when they can."""
+    if is_demo() or uses_own_token(user):
+        return None
+    if current_app.config.get("ORCHESTRATOR_SERVICE_IDENTITY"):
+        return None
+    labels = [provider.label for provider in oidc.enabled_providers()]
+    through = " or ".join(labels)
+    return (
+        "Launching needs a login the orchestrator accepts, and this portal is not set up to "
+        "launch for accounts like yours. "
+        + (f"Log out and log in with {through} to launch. " if through else "")
+        + "Your administrators can enable it by configuring a service identity."
+    )
+
+
+def client_for(user: User, timeout: Timeout | None = None) -> OrchestratorClient:
+    """A client calling the orchestrator as ``user`` (use it in a ``with`` block).
+
+    ``timeout`` defaults to ORCHESTRATOR_TIMEOUT. Raises DeploymentError when ``user`` has no
+    way to call it (see ``launch_blocker``).
+    """
+    config = current_app.config
+    timeout = timeout if timeout is not None else config["ORCHESTRATOR_TIMEOUT"]
+    if is_demo():
+        tokens, identity = DemoTokens(config["SECRET_KEY"]), demo_identity(user)
+        session = demo_session(current_app._get_current_object())
+        return OrchestratorClient(DEMO_BASE_URL, lambda: tokens.issue(identity), timeout, session)
+    if uses_own_token(user):
+        return OrchestratorClient(
+            config["ORCHESTRATOR_URL"], lambda: access_token_for(user), timeout
+        )
+    blocker = launch_blocker(user)
+    if blocker:
+        raise DeploymentError(blocker)
+    return service_client(timeout)
+
+
+def service_client(timeout: Timeout | None = None) -> OrchestratorClient:
+    """A client calling the orchestrator as the portal's service identity."""
+    config = current_app.config
+    settings = config.get("ORCHESTRATOR_SERVICE_IDENTITY") or {}
+    timeout = timeout if timeout is not None else config["ORCHESTRATOR_TIMEOUT"]
+    return OrchestratorClient(config["ORCHESTRATOR_URL"], lambda: service_token(settings), timeout)
+
+
+def service_token(settings: dict) -> str:
+    """The service identity's access token: the static ``token``, or one obtained with a
+    client-credentials grant from ``issuer`` and cached until shortly before it expires.
+
+    Raises TokenUnavailable when the issuer refuses or cannot be reached, ConfigurationError
+    when the settings are incomplete.
+    """
+    if settings.get("token"):
+        return str(settings["token"])
+    try:
+        issuer, client_id = settings["issuer"].rstrip("/"), settings["client_id"]
+        secret = settings["client_secret"]
+    except KeyError as missing:
+        raise ConfigurationError(
+            f"ORCHESTRATOR_SERVICE_IDENTITY needs {missing} (or a static token)."
+        ) from None
+    key = (issuer, client_id)
+    with _service_lock:
+        cached = _service_tokens.get(key)
+        if cached and cached[1] - _SERVICE_TOKEN_MARGIN > time.time():
+            return cached[0]
+        token, lifetime = _client_credentials(issuer, client_id, secret, settings.get("scope"))
+        _service_tokens[key] = (token, time.time() + lifetime)
+        return token
+
+
+def _client_credentials(
+    issuer: str, client_id: str, secret: str, scope: str | None
+) -> tuple[str, float]:
+    timeout = (5, 10)
+    try:
+        metadata = requests.get(
+            f"{issuer}/.well-known/openid-configuration", timeout=timeout
+        ).json()
+        answer = requests.post(
+            metadata["token_endpoint"],
+            data={"grant_type": "client_credentials", **({"scope": scope} if scope else {})},
+            auth=(client_id, secret),
+            timeout=timeout,
+        )
+        answer.raise_for_status()
+        body = answer.json()
+        return str(body["access_token"]), float(body.get("expires_in") or 300)
+    except (requests.RequestException, ValueError, KeyError, TypeError) as error:
+        log.error("Service identity token from %s failed: %r", issuer, error)
+        raise TokenUnavailable(
+            "The portal could not obtain its own login for the orchestrator; try again later."
+        ) from error
+
+
+def groups_for(user: User) -> list[str]:
+    """The groups ``user`` may charge a deployment to (from LDAP or the OIDC groups claim)."""
+    return sorted({str(group).strip("/") for group in user.groups or () if str(group).strip("/")})
+
+
+def user_group_to_send(user: User, group: str | None) -> str | None:
+    """The ``userGroup`` to send for a launch charged to ``group``, per ORCHESTRATOR_USER_GROUP:
+    "always", "never" or "when-member" (only when the user has groups).
+
+    Raises DeploymentError when a group is required and the user has none.
+    """
+    rule = current_app.config["ORCHESTRATOR_USER_GROUP"]
+    if rule == "never":
+        return None
+    if group is None and rule == "always":
+        raise DeploymentError(
+            "This orchestrator needs every deployment charged to a group, and your account "
+            "belongs to none. Ask your administrators to add you to a project group."
+        )
+    return group
+
+
+def owner_of(state_owner: dict) -> User | None:
+    """The portal user behind an orchestrator ``createdBy`` ({subject, issuer}), if any.
+
+    Only personal identities map to one person: deployments made with the service identity
+    cannot be told apart by owner.
+    """
+    subject, issuer = state_owner.get("subject"), str(state_owner.get("issuer") or "")
+    if not subject or not issuer:
+        return None
+    if is_demo() and issuer.startswith("demo:"):
+        provider = issuer.removeprefix("demo:")
+    else:
+        matching = [p.name for p in oidc.enabled_providers()
+                    if p.issuer.rstrip("/") == issuer.rstrip("/")]  # fmt: skip
+        if not matching:
+            return None
+        provider = matching[0]
+    return db.session.scalar(select(User).where(User.provider == provider, User.subject == subject))
+
+
+def listing_identities() -> list[str]:
+    """Every identity whose deployments the sync worker lists: users with deployments or with
+    stored tokens (who may have deployments made elsewhere), and the service identity."""
+    user_ids = set(db.session.scalars(select(Deployment.user_id).distinct()))
+    if not is_demo():
+        user_ids |= set(db.session.scalars(select(OAuthToken.user_id)))
+    keys = set()
+    for user in db.session.scalars(select(User).where(User.id.in_(user_ids))):
+        keys.add(identity_of(user))
+    return sorted(keys)
+
+
+def client_for_identity(key: str, timeout: Timeout | None = None) -> OrchestratorClient | None:
+    """A client for the identity ``key`` (see ``identity_of``); ``None`` if it has none now."""
+    if key == SERVICE:
+        if not current_app.config.get("ORCHESTRATOR_SERVICE_IDENTITY") or is_demo():
+            return None
+        return service_client(timeout)
+    user = db.session.get(User, int(key.removeprefix("user:")))
+    if user is None:
+        return None
+    try:
+        return client_for(user, timeout)
+    except DeploymentError:
+        return None

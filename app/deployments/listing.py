@@ -1,0 +1,316 @@
+"""The sync worker's listing: read each identity's deployments at the orchestrator, to
+
+- settle unconfirmed submissions: the orchestrator's record is matched to the portal's row by
+  the callback URL sent with it (it carries the row's id and secret), or failing that by
+  creation time and template text; a submission without a match after a grace period is
+  NOT_LAUNCHED. Nothing is ever submitted twice;
+- adopt deployments made elsewhere (another portal, the command line, before a restore) for
+  people who call with their own identity;
+- notice the portal's deployments that vanished there (confirmed with one direct call);
+- refresh the status of every listed deployment in passing.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import re
+import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from flask import current_app
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from app.auth import oidc
+from app.auth.errors import TokenUnavailable
+from app.auth.models import User, utcnow
+from app.deployments import identity, tracking
+from app.deployments.errors import DeploymentError
+from app.deployments.models import (
+    NOT_LAUNCHED,
+    SUBMITTING,
+    UNCONFIRMED,
+    VANISHED,
+    Deployment,
+    DeploymentListing,
+)
+from app.deployments.polling import on_postgres
+from app.deployments.timeline import change_status, record_event
+from app.extensions import db
+from app.orchestrator import schemas
+from app.orchestrator.client import OrchestratorClient
+from app.orchestrator.errors import DeploymentNotFound, OrchestratorError
+
+log = logging.getLogger(__name__)
+
+CALLBACK_PATH = re.compile(r"/deployments/callback/(\d+)/([A-Za-z0-9_-]+)$")
+# Statuses of rows the orchestrator is expected to hold.
+_NOT_THERE = frozenset({NOT_LAUNCHED, VANISHED, SUBMITTING, UNCONFIRMED, schemas.DELETE_COMPLETE})
+_ENSURED_KEY = "deployment_listings_ensured"
+# How far apart the portal's and the orchestrator's clocks may put one submission.
+_MATCH_WINDOW = timedelta(minutes=3)
+
+
+@dataclass
+class ListResult:
+    listed: int = 0
+    adopted: int = 0
+    confirmed: int = 0
+    not_launched: int = 0
+    vanished: int = 0
+
+
+def _ensure_listings() -> None:
+    """Give every identity with deployments (or a stored token) its listing row. Done at most
+    once per listing interval per process: new launches add theirs when they need it."""
+    state = current_app.extensions.setdefault(_ENSURED_KEY, {"at": None})
+    every = current_app.config["DEPLOYMENTS_SYNC_LIST_SECONDS"]
+    if state["at"] is not None and time.monotonic() - state["at"] < every:
+        return
+    known = set(db.session.scalars(select(DeploymentListing.identity)))
+    for key in identity.listing_identities():
+        if key in known:
+            continue
+        try:
+            with db.session.begin_nested():
+                db.session.add(DeploymentListing(identity=key, next_at=utcnow(), failures=0))
+        except IntegrityError:
+            log.debug("Listing row %s added concurrently", key)  # by another worker: fine
+    db.session.commit()
+    state["at"] = time.monotonic()
+
+
+def claim_listings() -> list[str]:
+    """Claim the identities whose listing is due (each held until its next turn)."""
+    _ensure_listings()
+    now = utcnow()
+    query = select(DeploymentListing).where(DeploymentListing.next_at <= now)
+    if on_postgres():
+        query = query.with_for_update(skip_locked=True)
+    listings = list(db.session.scalars(query))
+    every = timedelta(seconds=current_app.config["DEPLOYMENTS_SYNC_LIST_SECONDS"])
+    for listing in listings:
+        listing.next_at = now + every
+    db.session.commit()
+    return [listing.identity for listing in listings]
+
+
+def _rows_of(key: str) -> list[Deployment]:
+    query = select(Deployment).where(
+        Deployment.deleted.is_(False), Deployment.status.not_in((NOT_LAUNCHED, VANISHED))
+    )
+    if key == identity.SERVICE:
+        own = select(User.id).where(User.provider.not_in(_oidc_names()))
+        query = query.where(Deployment.user_id.in_(own))
+    else:
+        query = query.where(Deployment.user_id == int(key.removeprefix("user:")))
+    return list(db.session.scalars(query))
+
+
+def _oidc_names() -> list[str]:
+    # A name no provider has, so that the query stays valid when none is configured.
+    return [provider.name for provider in oidc.enabled_providers()] or ["\x00"]
+
+
+def list_identity(key: str) -> ListResult:
+    """List ``key``'s deployments at the orchestrator and settle the portal's rows with them.
+
+    Never raises for orchestrator trouble: the listing is retried later, with back-off.
+    """
+    result = ListResult()
+    client = identity.client_for_identity(key)
+    if client is None:
+        return result
+    started = utcnow()
+    try:
+        with client:
+            items = client.list_deployments()
+            states = []
+            for item in items:
+                try:
+                    states.append(schemas.DeploymentState.from_json(item))
+                except ValueError:
+                    continue
+            result.listed = len(states)
+            unsettled = _settle(key, client, states, started, result)
+    except (OrchestratorError, TokenUnavailable, DeploymentError) as error:
+        db.session.rollback()
+        _listing_failed(key, error)
+        return result
+    listing = db.session.get(DeploymentListing, key)
+    if listing is not None:
+        listing.listed_at, listing.failures = started, 0
+        if unsettled:
+            # Launches awaiting confirmation: look again soon rather than at the next turn.
+            listing.next_at = min(listing.next_at, utcnow() + tracking.poll_interval())
+    db.session.commit()
+    return result
+
+
+def _listing_failed(key: str, error: Exception) -> None:
+    log.info("Sync: listing %s failed: %r", key, error)
+    listing = db.session.get(DeploymentListing, key)
+    if listing is not None:
+        listing.failures = (listing.failures or 0) + 1
+        listing.next_at = utcnow() + tracking.backoff(listing.failures)
+    db.session.commit()
+
+
+def _settle(key, client, states, started: datetime, result: ListResult) -> bool:
+    """Apply the listing to ``key``'s rows; True while some launch is still unsettled."""
+    rows = _rows_of(key)
+    by_uuid = {row.uuid: row for row in rows if row.uuid}
+    pending = {row.id: row for row in rows if row.uuid is None}
+    unknown = []
+    for state in states:
+        row = by_uuid.get(state.uuid) or _by_callback(state, pending)
+        if row is None:
+            unknown.append(state)
+            continue
+        if row.uuid is None:
+            _confirm(row, state, result, "Found at the orchestrator by its callback address.")
+        elif row.claimed_until is None or row.claimed_until < started:
+            tracking.apply_state(row, state, source="sync")
+    listed = {state.uuid for state in states}
+    unknown = _known_elsewhere(unknown)
+    unknown = _settle_pending(client, pending, unknown, started, result)
+    if key != identity.SERVICE:
+        _adopt(int(key.removeprefix("user:")), unknown, result)
+    _check_vanished(client, [r for r in rows if r.uuid and r.uuid not in listed], started, result)
+    return any(row.uuid is None and row.status in (SUBMITTING, UNCONFIRMED)
+               for row in pending.values())  # fmt: skip
+
+
+def _known_elsewhere(unknown: list) -> list:
+    """Drop listed deployments the portal has a row for outside this identity's open rows
+    (deleted, vanished, not launched): a vanished one that reappeared is tracked again."""
+    if not unknown:
+        return unknown
+    uuids = [state.uuid for state in unknown]
+    rows = {row.uuid: row for row in db.session.scalars(
+        select(Deployment).where(Deployment.uuid.in_(uuids)))}  # fmt: skip
+    remaining = []
+    for state in unknown:
+        row = rows.get(state.uuid)
+        if row is None:
+            remaining.append(state)
+        elif not row.deleted:
+            tracking.apply_state(row, state, source="sync")
+    return remaining
+
+
+def _by_callback(state, pending: dict[int, Deployment]) -> Deployment | None:
+    match = CALLBACK_PATH.search(state.callback or "")
+    if not match:
+        return None
+    row = pending.get(int(match.group(1)))
+    if row is None or not row.callback_secret:
+        return None
+    return row if hmac.compare_digest(row.callback_secret, match.group(2)) else None
+
+
+def _confirm(row: Deployment, state, result: ListResult, how: str) -> None:
+    record_event(row, row.status, source="sync", reason=how)
+    row.uuid = state.uuid
+    tracking.apply_state(row, state, source="sync")
+    result.confirmed += 1
+
+
+def _settle_pending(client, pending, unknown, started, result) -> list:
+    """Match unconfirmed rows without a callback match by time and template; settle the rest.
+    Returns the listed deployments still unaccounted for."""
+    config = current_app.config
+    grace = timedelta(seconds=config["DEPLOYMENTS_UNCONFIRMED_GRACE_SECONDS"])
+    stale = timedelta(seconds=config["DEPLOYMENTS_SUBMITTING_STALE_SECONDS"])
+    for row in pending.values():
+        if row.uuid is not None:
+            continue
+        if row.status == SUBMITTING and started - row.submitted_at < stale:
+            continue  # its launch is probably still waiting for the answer
+        match = _by_time_and_template(client, row, unknown)
+        if match is not None:
+            unknown.remove(match)
+            _confirm(row, match, result, "Found at the orchestrator by its time and template.")
+        elif started - row.submitted_at >= grace:
+            reason = "The orchestrator has no record of this submission: nothing was launched."
+            change_status(row, NOT_LAUNCHED, source="sync", reason=reason)
+            row.status_reason, row.next_check_at = reason, None
+            result.not_launched += 1
+        elif row.status == SUBMITTING:
+            reason = "The launch was interrupted before the orchestrator answered."
+            change_status(row, UNCONFIRMED, source="sync", reason=reason)
+            row.status_reason = reason
+    return unknown
+
+
+def _by_time_and_template(client: OrchestratorClient, row: Deployment, unknown: list):
+    if not row.submitted_at:
+        return None
+    for state in unknown:
+        if state.callback or state.creation_time is None:
+            continue  # a record with a callback address was matched by it, or is not ours
+        if abs(state.creation_time - row.submitted_at) > _MATCH_WINDOW:
+            continue
+        try:
+            if client.get_template(state.uuid).strip() == (row.template_text or "").strip():
+                return state
+        except OrchestratorError:
+            continue
+    return None
+
+
+def _adopt(user_id: int, unknown: list, result: ListResult) -> None:
+    """Record ``unknown`` deployments for their owner: the person ``createdBy`` names, or the
+    one whose identity listed them."""
+    lister = db.session.get(User, user_id)
+    if lister is None:
+        return
+    for state in unknown:
+        user = identity.owner_of(state.created_by) or lister
+        if state.status in (schemas.DELETE_IN_PROGRESS, schemas.DELETE_COMPLETE):
+            continue
+        if CALLBACK_PATH.search(state.callback or "") and _callback_row_exists(state.callback):
+            continue  # one of this portal's rows, owned by someone else's listing
+        row = Deployment(
+            user_id=user.id,
+            name=f"Made elsewhere {state.uuid[:8]}",
+            template_slug="",
+            template_name="Made outside this portal",
+            parameters={},
+            request_options={},
+            charge={},
+            outputs={},
+            adopted=True,
+            submitted_at=state.creation_time,
+            created_at=state.creation_time or utcnow(),
+            check_failures=0,
+        )
+        record_event(row, state.status, source="sync",
+                     reason="Found at the orchestrator; made outside this portal.")  # fmt: skip
+        db.session.add(row)
+        tracking.apply_state(row, state, source="sync")
+        result.adopted += 1
+
+
+def _callback_row_exists(callback: str) -> bool:
+    match = CALLBACK_PATH.search(callback)
+    return bool(match) and db.session.get(Deployment, int(match.group(1))) is not None
+
+
+def _check_vanished(client, missing: list[Deployment], started, result: ListResult) -> None:
+    """Rows the listing lacks: confirmed gone with one direct call each."""
+    recent = timedelta(seconds=current_app.config["DEPLOYMENTS_SUBMITTING_STALE_SECONDS"])
+    for row in missing:
+        if row.status in _NOT_THERE or (row.submitted_at and started - row.submitted_at < recent):
+            continue
+        try:
+            state = schemas.DeploymentState.from_json(client.get_deployment(row.uuid))
+        except DeploymentNotFound:
+            tracking.mark_gone(row, source="sync")
+            result.vanished += 1
+        except (OrchestratorError, ValueError):
+            continue
+        else:
+            tracking.apply_state(row, state, source="sync")

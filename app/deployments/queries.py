@@ -1,0 +1,201 @@
+"""Finding deployments for the list page: whose, which statuses, which template, which words,
+and one page of them at a time.
+
+Filters come from the query string and are read leniently: an unknown value means "any", so a
+stale bookmark still shows a list. Paging is by offset over ``created_at, id`` (indexed with
+``user_id``), which stays fast for thousands of rows per person.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, or_, select
+from sqlalchemy.orm import load_only
+
+from app.auth.models import User
+from app.deployments.models import Deployment
+from app.extensions import db
+
+# Status groups offered by the filter, and the statuses each one covers.
+STATUS_GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "progress": (
+        "In progress",
+        (
+            "SUBMITTING",
+            "UNCONFIRMED",
+            "CREATE_IN_PROGRESS",
+            "UPDATE_IN_PROGRESS",
+            "DELETE_IN_PROGRESS",
+        ),
+    ),  # fmt: skip
+    "ready": ("Ready", ("CREATE_COMPLETE", "UPDATE_COMPLETE")),
+    "failed": (
+        "Failed or not launched",
+        ("CREATE_FAILED", "UPDATE_FAILED", "DELETE_FAILED", "NOT_LAUNCHED"),
+    ),
+    "gone": ("Gone or unknown", ("VANISHED", "UNKNOWN", "DELETE_COMPLETE")),
+}
+
+EVERYONE = "*"
+
+# What a row of the list shows; the template text, parameters and sealed secrets stay unread.
+LIST_COLUMNS = (
+    Deployment.uuid, Deployment.user_id, Deployment.name, Deployment.template_slug,
+    Deployment.revision_id, Deployment.template_name, Deployment.group_name, Deployment.charge,
+    Deployment.status, Deployment.status_reason, Deployment.site, Deployment.region,
+    Deployment.outputs, Deployment.created_at, Deployment.deleted,
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What the list is narrowed to; ``owner`` is for admins: "" (mine), "*" or a username."""
+
+    status: str = ""
+    template: str = ""
+    text: str = ""
+    owner: str = ""
+    page: int = 1
+
+    @classmethod
+    def from_args(cls, args: Any, may_see_others: bool) -> Filters:
+        status = args.get("status", "")
+        owner = args.get("user", "").strip()[:255] if may_see_others else ""
+        try:
+            page = max(int(args.get("page", 1)), 1)
+        except ValueError:
+            page = 1
+        return cls(
+            status=status if status in STATUS_GROUPS else "",
+            template=args.get("template", "").strip()[:100],
+            text=" ".join(args.get("q", "").split())[:200],
+            owner=owner,
+            page=page,
+        )
+
+    def args(self, **changes) -> dict[str, Any]:
+        """The query string of these filters with ``changes``, leaving out empty values."""
+        values = {
+            "status": self.status,
+            "template": self.template,
+            "q": self.text,
+            "user": self.owner,
+            "page": self.page if self.page > 1 else "",
+        }
+        values.update(changes)
+        return {key: value for key, value in values.items() if value not in ("", None, 1)}
+
+    @property
+    def narrowed(self) -> bool:
+        return bool(self.status or self.template or self.text)
+
+
+@dataclass
+class ListPage:
+    """One page of the list, with what the page needs to offer the next and previous ones."""
+
+    deployments: list[Deployment]
+    total: int
+    page: int
+    size: int
+    owners_shown: bool
+
+    @property
+    def first(self) -> int:
+        return (self.page - 1) * self.size + 1 if self.deployments else 0
+
+    @property
+    def last(self) -> int:
+        return self.first + len(self.deployments) - 1 if self.deployments else 0
+
+    @property
+    def has_previous(self) -> bool:
+        return self.page > 1
+
+    @property
+    def has_next(self) -> bool:
+        return self.page * self.size < self.total
+
+    @property
+    def pages(self) -> int:
+        return max((self.total + self.size - 1) // self.size, 1)
+
+
+def _owner_condition(viewer: User, owner: str):
+    """Whose deployments: the viewer's own, or for admins everyone's or one user's."""
+    if not viewer.is_admin or not owner:
+        return Deployment.user_id == viewer.id
+    if owner == EVERYONE:
+        return None
+    user_ids = select(User.id).where(func.lower(User.username) == owner.lower())
+    return Deployment.user_id.in_(user_ids)
+
+
+def _conditions(viewer: User, filters: Filters) -> list:
+    conditions = [Deployment.deleted.is_(False)]
+    owner = _owner_condition(viewer, filters.owner)
+    if owner is not None:
+        conditions.append(owner)
+    if filters.status:
+        conditions.append(Deployment.status.in_(STATUS_GROUPS[filters.status][1]))
+    if filters.template:
+        conditions.append(Deployment.template_slug == filters.template)
+    for word in filters.text.split():
+        pattern = "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        conditions.append(
+            or_(
+                *(
+                    column.ilike(pattern, escape="\\")
+                    for column in (
+                        Deployment.name,
+                        Deployment.template_name,
+                        Deployment.uuid,
+                        Deployment.group_name,
+                        Deployment.site,
+                    )
+                )
+            )  # fmt: skip
+        )
+    return conditions
+
+
+def list_page(viewer: User, filters: Filters, size: int) -> ListPage:
+    """The page of deployments ``viewer`` may see that ``filters`` asks for, newest first."""
+    conditions = _conditions(viewer, filters)
+    total = db.session.scalar(select(func.count(Deployment.id)).where(*conditions)) or 0
+    pages = max((total + size - 1) // size, 1)
+    page = min(filters.page, pages)
+    deployments = list(
+        db.session.scalars(
+            select(Deployment)
+            .options(load_only(*LIST_COLUMNS))
+            .where(*conditions)
+            .order_by(Deployment.created_at.desc(), Deployment.id.desc())
+            .limit(size)
+            .offset((page - 1) * size)
+        )
+    )
+    owners_shown = viewer.is_admin and bool(filters.owner)
+    return ListPage(deployments, total, page, size, owners_shown)
+
+
+def templates_of(viewer: User, filters: Filters) -> list[tuple[str, str]]:
+    """(slug, name) of the templates the viewer's deployments (in the same scope) came from."""
+    owner = _owner_condition(viewer, filters.owner)
+    query = select(Deployment.template_slug, func.max(Deployment.template_name)).where(
+        Deployment.deleted.is_(False)
+    )
+    if owner is not None:
+        query = query.where(owner)
+    rows = db.session.execute(query.group_by(Deployment.template_slug))
+    return sorted(((slug, name or slug) for slug, name in rows), key=lambda row: row[1].lower())
+
+
+def usernames(user_ids: set[int]) -> dict[int, str]:
+    """Usernames by id, for the owner column and timeline actors."""
+    if not user_ids:
+        return {}
+    rows = db.session.execute(select(User.id, User.username).where(User.id.in_(user_ids)))
+    return {user_id: username for user_id, username in rows}

@@ -1,0 +1,83 @@
+"""Keeping deployments current without anyone waiting: the sync worker's passes.
+
+A pass first lists the identities whose listing is due (``listing``), which also refreshes
+every listed deployment, then polls the in-progress deployments still due (``polling``). So a
+pass asks about each deployment at most once, plus the list pages. Several workers, on one
+host or several sharing PostgreSQL, split the work through row claims.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+from dataclasses import dataclass, field
+
+from flask import current_app
+
+from app.auth.models import utcnow
+from app.deployments.listing import ListResult, claim_listings, list_identity
+from app.deployments.polling import PollResult, poll_due
+from app.extensions import db
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class PassResult:
+    """What one pass did, for logs and the command line."""
+
+    listings: int = 0
+    listed: ListResult = field(default_factory=ListResult)
+    polled: PollResult = field(default_factory=PollResult)
+
+    def summary(self) -> str:
+        listed, polled = self.listed, self.polled
+        return (
+            f"listed {self.listings} identities ({listed.listed} deployments: "
+            f"{listed.adopted} adopted, {listed.confirmed} confirmed, "
+            f"{listed.not_launched} not launched, {listed.vanished} vanished); "
+            f"checked {polled.checked} ({polled.changed} changed, {polled.failed} failed)"
+        )
+
+
+def sync_once() -> PassResult:
+    """One pass: due listings, then due polls (in batches until none is due)."""
+    result = PassResult()
+    # Rows checked during this pass (by a listing) come due again only after it started.
+    started = utcnow()
+    for key in claim_listings():
+        found = list_identity(key)
+        result.listings += 1
+        for name in ("listed", "adopted", "confirmed", "not_launched", "vanished"):
+            setattr(result.listed, name, getattr(result.listed, name) + getattr(found, name))
+    while True:
+        polled = poll_due(due_by=started)
+        result.polled.checked += polled.checked
+        result.polled.changed += polled.changed
+        result.polled.failed += polled.failed
+        if polled.checked < current_app.config["DEPLOYMENTS_SYNC_BATCH"]:
+            return result
+
+
+def sync_loop(stop: threading.Event | None = None) -> None:
+    """Run passes until SIGTERM or SIGINT (or ``stop`` is set); a pass under way finishes."""
+    stop = stop or threading.Event()
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, lambda *_: stop.set())
+    tick = current_app.config["DEPLOYMENTS_SYNC_TICK_SECONDS"]
+    log.info("Deployment sync worker started")
+    while not stop.is_set():
+        started = time.monotonic()
+        try:
+            result = sync_once()
+        except Exception:  # keep the worker alive; the next pass retries
+            log.exception("Deployment sync pass failed")
+            db.session.rollback()
+        else:
+            if result.listings or result.polled.checked:
+                log.info("Sync pass: %s", result.summary())
+        stop.wait(max(tick - (time.monotonic() - started), 0.1))
+    log.info("Deployment sync worker stopped")

@@ -1,0 +1,72 @@
+"""A deployment's timeline: every status change and every action taken on it, with its source."""
+
+from __future__ import annotations
+
+from sqlalchemy import update
+
+from app.auth.models import User
+from app.deployments.models import Deployment, DeploymentEvent
+from app.extensions import db
+
+SOURCES = frozenset({"launch", "callback", "sync", "user", "admin"})
+
+
+def actor_source(actor: User, deployment: Deployment) -> str:
+    """ "admin" when ``actor`` acts on someone else's deployment (recorded as such), else "user"."""
+    return "user" if actor.id == deployment.user_id else "admin"
+
+
+def record_event(
+    deployment: Deployment,
+    to_status: str | None,
+    *,
+    source: str,
+    reason: str | None = None,
+    actor: User | None = None,
+) -> DeploymentEvent:
+    """Add a timeline entry from the deployment's current status to ``to_status`` and set it.
+
+    ``to_status`` equal to the current status records an action without a change (e.g. a delete
+    asked for). The entry is added to the session; the caller commits. Raises ValueError for an
+    unknown ``source``.
+    """
+    if source not in SOURCES:
+        raise ValueError(f"unknown timeline source: {source!r}")
+    event = DeploymentEvent(
+        from_status=deployment.status,
+        to_status=to_status,
+        reason=reason,
+        source=source,
+        actor_id=actor.id if actor is not None else None,
+    )
+    deployment.events.append(event)
+    if to_status is not None:
+        deployment.status = to_status
+    return event
+
+
+def change_status(
+    deployment: Deployment, to_status: str, *, source: str, reason: str | None = None
+) -> bool:
+    """Set the status, with a timeline entry when it really changes; True if it did.
+
+    A callback and the sync worker may learn the same change at the same moment in two
+    processes: the change is made only from the status this process read, so the second one
+    finds it done and records nothing.
+    """
+    if deployment.status == to_status:
+        return False
+    if deployment.id is not None:
+        moved = db.session.execute(
+            update(Deployment)
+            .where(Deployment.id == deployment.id, Deployment.status == deployment.status)
+            .values(status=to_status)
+            .execution_options(synchronize_session=False)
+        ).rowcount
+        if not moved:
+            db.session.refresh(deployment, attribute_names=["status"])
+            if deployment.status == to_status:
+                return False
+            return change_status(deployment, to_status, source=source, reason=reason)
+    record_event(deployment, to_status, source=source, reason=reason)
+    return True

@@ -1,0 +1,134 @@
+"""Storing what the orchestrator says about a deployment, and when to ask it again.
+
+Every writer of orchestrator news (the launch, the callback, the sync worker) goes through
+``apply_state`` so that each status change lands in the timeline and secret outputs are sealed.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from functools import lru_cache
+
+from flask import current_app
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from app.auth.models import utcnow
+from app.catalogue.models import TemplateRevision
+from app.catalogue.parsed import ParsedTemplate
+from app.deployments.models import VANISHED, Deployment, DeploymentListing
+from app.deployments.secrets import seal, split_outputs, unseal
+from app.deployments.timeline import change_status
+from app.extensions import db
+from app.orchestrator import schemas
+
+
+def parsed_template(revision_id: int | None) -> ParsedTemplate | None:
+    """The parsed template of a revision (cached: revisions never change); ``None`` if gone."""
+    if revision_id is None:
+        return None
+    return _parsed(current_app.config["SQLALCHEMY_DATABASE_URI"], revision_id)
+
+
+@lru_cache(maxsize=256)
+def _parsed(database: str, revision_id: int) -> ParsedTemplate | None:
+    # Keyed by database too: one process may serve several (the tests do).
+    text = db.session.scalar(
+        select(TemplateRevision.parsed).where(TemplateRevision.id == revision_id)
+    )
+    if text is None:
+        return None
+    try:
+        return ParsedTemplate.from_json(text)
+    except ValueError:
+        return None
+
+
+def poll_interval() -> timedelta:
+    return timedelta(seconds=current_app.config["DEPLOYMENTS_SYNC_INTERVAL_SECONDS"])
+
+
+def backoff(failures: int) -> timedelta:
+    """How long to wait before asking again after ``failures`` failed checks in a row."""
+    config = current_app.config
+    seconds = config["DEPLOYMENTS_SYNC_INTERVAL_SECONDS"] * 2 ** min(failures, 16)
+    return timedelta(seconds=min(seconds, config["DEPLOYMENTS_SYNC_MAX_BACKOFF_SECONDS"]))
+
+
+def _store_outputs(deployment: Deployment, outputs: dict) -> None:
+    clear, secret = split_outputs(parsed_template(deployment.revision_id), outputs)
+    if clear != (deployment.outputs or {}):
+        deployment.outputs = clear
+    if secret:
+        known = unseal(deployment.secret_outputs_sealed)
+        # Sealing again only on change: each sealing differs, and rewrites the row.
+        if {**known, **secret} != known:
+            deployment.secret_outputs_sealed = seal({**known, **secret})
+
+
+def apply_state(deployment: Deployment, state: schemas.DeploymentState, *, source: str) -> bool:
+    """Copy what the orchestrator says onto ``deployment`` (a timeline entry for a status
+    change, secret outputs sealed) and schedule the next check. True if the status changed.
+    The caller commits."""
+    now = utcnow()
+    if deployment.uuid is None:
+        deployment.uuid = state.uuid
+    changed = change_status(deployment, state.status, source=source, reason=state.status_reason)
+    deployment.status_reason = state.status_reason
+    deployment.task = state.task
+    deployment.site = state.site or deployment.site
+    deployment.region = state.region or deployment.region
+    deployment.deployment_type = state.deployment_type or deployment.deployment_type
+    deployment.orchestrator_owner = state.owner or deployment.orchestrator_owner
+    if state.outputs:
+        _store_outputs(deployment, state.outputs)
+    if state.status == schemas.DELETE_COMPLETE:
+        _mark_deleted(deployment, now)
+    deployment.checked_at, deployment.check_failures = now, 0
+    deployment.claimed_until = None
+    deployment.next_check_at = now + poll_interval() if deployment.in_progress else None
+    return changed
+
+
+def _mark_deleted(deployment: Deployment, now: datetime) -> None:
+    deployment.deleted = True
+    deployment.deleted_at = deployment.deleted_at or now
+    deployment.next_check_at = None
+
+
+def mark_gone(deployment: Deployment, *, source: str) -> None:
+    """The orchestrator answers that it does not know ``deployment``: deleted, if a delete was
+    under way, else VANISHED. The caller commits."""
+    now = utcnow()
+    if deployment.status == schemas.DELETE_IN_PROGRESS:
+        change_status(deployment, schemas.DELETE_COMPLETE, source=source,
+                      reason="The orchestrator finished deleting it.")  # fmt: skip
+        deployment.status_reason = None
+        _mark_deleted(deployment, now)
+    else:
+        reason = "The orchestrator no longer knows this deployment."
+        change_status(deployment, VANISHED, source=source, reason=reason)
+        deployment.status_reason = reason
+        deployment.next_check_at = None
+    deployment.checked_at, deployment.claimed_until = now, None
+
+
+def check_failed(deployment: Deployment) -> None:
+    """A check of ``deployment`` failed: ask again later, later each time. The caller commits."""
+    deployment.check_failures = (deployment.check_failures or 0) + 1
+    deployment.claimed_until = None
+    deployment.next_check_at = utcnow() + backoff(deployment.check_failures)
+
+
+def list_soon(identity: str) -> None:
+    """Have the sync worker list ``identity``'s deployments at its next pass. The caller
+    commits."""
+    listing = db.session.get(DeploymentListing, identity)
+    if listing is not None:
+        listing.next_at = utcnow()
+        return
+    try:
+        with db.session.begin_nested():
+            db.session.add(DeploymentListing(identity=identity, next_at=utcnow(), failures=0))
+    except IntegrityError:  # another worker added it just now
+        db.session.get(DeploymentListing, identity).next_at = utcnow()

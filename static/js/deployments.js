@@ -1,0 +1,29 @@
+// Deployment pages: copy buttons that carry their text (data-copy-value). A file, not inline,
+// so that the Content-Security-Policy can forbid inline scripts.
+(function () {
+  "use strict";
+
+  function copied(button) {
+    var original = button.innerHTML;
+    button.textContent = "Copied";
+    setTimeout(function () { button.innerHTML = original; }, 1500);
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest("[data-copy-value]");
+    if (!button) return;
+    var text = button.getAttribute("data-copy-value");
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(function () { copied(button); });
+      return;
+    }
+    // Plain-HTTP pages (a portal tried on a laptop) have no clipboard API: select and copy.
+    var field = document.createElement("textarea");
+    field.value = text;
+    field.setAttribute("readonly", "");
+    field.className = "copy-buffer";
+    document.body.appendChild(field);
+    field.select();
+    try { document.execCommand("copy"); copied(button); } finally { field.remove(); }
+  });
+})();
