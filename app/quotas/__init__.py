@@ -1,0 +1,1 @@
+"""How much people may use: limits, what launches cost, usage, and the operator pages."""

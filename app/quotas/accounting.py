@@ -1,33 +1,46 @@
 """How much a launch asks for: a TOSCA template plus its input values -> resources.
 
 Quotas are checked before anything reaches the orchestrator, so the figures come from the
-template alone. Resources live on the nodes that carry a ``host`` capability with sizes
-(virtual machines and the Docker runtimes under Marathon and Chronos apps); the software
-hosted on them takes its share of the same machine and adds nothing. Units are fixed:
-memory and disk in bytes, CPUs as a float (containers may ask for half a core).
+template alone, and the same figures feed the launch form's live summary, the check at submit
+and the charge stored on the deployment. What is counted:
+
+- every node with a ``host`` capability that states sizes (``num_cpus``, ``mem_size``,
+  ``disk_size``, ``num_gpus``, ``gpu_model``), whatever its type is called: virtual machines,
+  and the Docker runtimes under Marathon and Chronos apps. The software hosted on a machine
+  takes its share of it and adds nothing;
+- times the node's ``scalable.count`` (worker counts are usually an input feeding it);
+- block storage (``tosca.nodes.BlockStorage`` and types derived from it or named like it):
+  its ``size`` once per instance of each node attaching it, or once if nothing attaches it;
+- a node sized by a flavour (``instance_type``): the flavour's size from ``QUOTA_FLAVOURS``;
+- QCG batch jobs: their cores and GPUs, once.
+
+What cannot be counted (an unknown flavour, a size only known once deployed, an unreadable
+value) is listed in ``Resources.uncounted``, one sentence per node, and the rest still counts.
+Units are fixed: memory and disk in bytes, CPUs as a float (containers may ask for half a core).
 """
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from dataclasses import dataclass, field
 from typing import Any
 
+from app.quotas.resolving import AccountingError, Resolver
+from app.quotas.units import format_size, size_in_bytes
+
 __all__ = [
+    "ANY_GPU_MODEL",
     "AccountingError",
     "NodeResources",
     "Resources",
+    "count_resources",
     "format_size",
     "parse_size",
     "requested_resources",
 ]
 
-# Types whose ``host`` capability states the size of what gets allocated. Types derived
-# from these in the template's own ``node_types`` count as well; any other type, even if it
-# sits on top of one of these, contributes nothing of its own.
+# Types known to allocate what their ``host`` capability states. Any other node with sizes in
+# a ``host`` capability counts too, so templates need no local copy of their types.
 _HOST_TYPES = frozenset(
     {
         "tosca.nodes.Compute",
@@ -36,25 +49,12 @@ _HOST_TYPES = frozenset(
         "tosca.nodes.indigo.Container.Runtime.Docker",
     }
 )
+_HOST_SIZE_KEYS = ("num_cpus", "mem_size", "disk_size", "num_gpus", "instance_type")
+_STORAGE_TYPES = frozenset({"tosca.nodes.BlockStorage", "tosca.nodes.indigo.BlockStorage"})
 # QCG jobs run on an HPC site rather than a cloud, and state their size as node properties.
 _QCG_JOB = "tosca.nodes.indigo.Qcg.Job"
-
-_SIZE_UNITS = {
-    "b": 1,
-    "kb": 10**3,
-    "kib": 2**10,
-    "mb": 10**6,
-    "mib": 2**20,
-    "gb": 10**9,
-    "gib": 2**30,
-    "tb": 10**12,
-    "tib": 2**40,
-}
-_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?|\.\d+)\s*([A-Za-z]*)\s*$")
-
-
-class AccountingError(ValueError):
-    """The template or its inputs don't say clearly how much they ask for."""
+# The key of GPUs whose model the template leaves to the site.
+ANY_GPU_MODEL = "any model"
 
 
 @dataclass(frozen=True)
@@ -67,15 +67,17 @@ class NodeResources:
     gpus: int = 0
     memory: int = 0  # bytes
     disk: int = 0  # bytes
+    gpu_model: str | None = None
 
     @property
     def summary(self) -> str:
         """Read as ``2 × (4 cores, 8 GB, 1 GPU)`` on the launch page."""
-        parts = [_plural(self.cpus, "core")]
+        parts = [_plural(self.cpus, "core")] if self.cpus or not self.disk else []
         if self.memory:
             parts.append(format_size(self.memory))
         if self.gpus:
-            parts.append(_plural(self.gpus, "GPU"))
+            model = f" {self.gpu_model}" if self.gpu_model else ""
+            parts.append(_plural(self.gpus, f"{model} GPU".strip()))
         if self.disk:
             parts.append(f"{format_size(self.disk)} disk")
         return f"{self.count} × ({', '.join(parts)})"
@@ -85,8 +87,9 @@ class NodeResources:
 class Resources:
     """Totals over the whole template, with the per-node breakdown they come from.
 
-    ``nodes`` counts instances (virtual machines, containers, job nodes); ``memory`` and
-    ``disk`` are in bytes. ``breakdown`` lists the nodes with at least one instance.
+    ``nodes`` counts instances (virtual machines, containers, job nodes; not volumes);
+    ``memory`` and ``disk`` are in bytes; ``gpu_models`` splits ``gpus`` by model, GPUs of no
+    stated model under ANY_GPU_MODEL. ``uncounted`` says, per node, what could not be counted.
     """
 
     nodes: int = 0
@@ -95,6 +98,8 @@ class Resources:
     memory: int = 0
     disk: int = 0
     breakdown: tuple[NodeResources, ...] = ()
+    gpu_models: dict[str, int] = field(default_factory=dict)
+    uncounted: tuple[str, ...] = ()
 
     @property
     def summary(self) -> str:
@@ -102,17 +107,102 @@ class Resources:
         return " + ".join(node.summary for node in self.breakdown)
 
 
-def requested_resources(template: Mapping[str, Any], parameters: Mapping[str, Any]) -> Resources:
+def requested_resources(
+    template: Mapping[str, Any], parameters: Mapping[str, Any], flavours: Mapping | None = None
+) -> Resources:
+    """Add up what ``template`` asks for when launched with ``parameters``, strictly.
+
+    Raises AccountingError when anything cannot be counted (see ``count_resources``), with
+    the first node's reason.
+    """
+    resources = count_resources(template, parameters, flavours)
+    if resources.uncounted:
+        raise AccountingError(resources.uncounted[0])
+    return resources
+
+
+def count_resources(
+    template: Mapping[str, Any], parameters: Mapping[str, Any], flavours: Mapping | None = None
+) -> Resources:
     """Add up what ``template`` asks for when launched with ``parameters``.
 
     ``template`` is the loaded TOSCA YAML; ``parameters`` maps input names to values, and an
-    input without a value takes its TOSCA default. Only the properties that carry sizes are
-    evaluated, so an unrelated input left empty does no harm.
+    input without a value takes its TOSCA default. ``flavours`` maps flavour names to sizes
+    (``{"cores": 4, "memory": "16 GB", "disk": "80 GB", "gpus": 1, "gpu_model": "T4"}``).
+    Only the properties that carry sizes are evaluated, so an unrelated input left empty does
+    no harm. A node that cannot be counted is left out and explained in ``uncounted``.
 
-    Raises AccountingError when the template is not a TOSCA mapping, or when a size or a
-    count is missing, negative, can't be read, or depends on something only known at
-    deployment time (``get_attribute``, ``concat``...).
+    Raises AccountingError only when the document is not a TOSCA mapping at all.
     """
+    node_templates, inputs, local_types = _topology(template)
+    resolver = Resolver(inputs, parameters or {})
+    breakdown: list[NodeResources] = []
+    uncounted: list[str] = []
+    storage: list[tuple[str, Mapping]] = []
+    counts: dict[str, int] = {}
+
+    for name, node in node_templates.items():
+        if not isinstance(node, Mapping):
+            continue
+        node_type = node.get("type")
+        try:
+            if _is_storage(node_type, local_types):
+                storage.append((str(name), node))
+                continue
+            if _derives_from(node_type, {_QCG_JOB}, local_types):
+                found = _qcg_job(str(name), node, resolver)
+            elif _derives_from(node_type, _HOST_TYPES, local_types) or _states_sizes(node):
+                found = _host_node(str(name), node, resolver, flavours or {})
+            else:
+                continue
+        except AccountingError as error:
+            uncounted.append(str(error))
+            continue
+        counts[str(name)] = found.count
+        if found.count:
+            breakdown.append(found)
+
+    for name, node in storage:
+        try:
+            volume = _volume(
+                name, node, resolver, _attached_instances(name, node_templates, counts)
+            )
+        except AccountingError as error:
+            uncounted.append(str(error))
+            continue
+        if volume.count and volume.disk:
+            breakdown.append(volume)
+
+    machines = [n for n in breakdown if n.name not in {s for s, _ in storage}]
+    gpu_models: dict[str, int] = {}
+    for node in breakdown:
+        if node.gpus and node.count:
+            key = node.gpu_model or ANY_GPU_MODEL
+            gpu_models[key] = gpu_models.get(key, 0) + node.count * node.gpus
+    return Resources(
+        nodes=sum(n.count for n in machines),
+        cpus=sum(n.count * n.cpus for n in breakdown),
+        gpus=sum(n.count * n.gpus for n in breakdown),
+        memory=sum(n.count * n.memory for n in breakdown),
+        disk=sum(n.count * n.disk for n in breakdown),
+        breakdown=tuple(breakdown),
+        gpu_models=gpu_models,
+        uncounted=tuple(uncounted),
+    )
+
+
+def parse_size(value: Any, where: str = "size") -> int:
+    """Read a TOSCA scalar-unit.size (``"4 GB"``, ``"2GiB"``, a bare number of bytes) as bytes.
+
+    Raises AccountingError for anything else, naming ``where`` in the message.
+    """
+    try:
+        return size_in_bytes(value)
+    except ValueError as error:
+        raise AccountingError(f"{where}: {error}, got {value!r}.") from None
+
+
+def _topology(template: Any) -> tuple[Mapping, Mapping, Mapping]:
     if not isinstance(template, Mapping):
         raise AccountingError("The template is not a TOSCA document.")
     topology = template.get("topology_template") or {}
@@ -124,122 +214,11 @@ def requested_resources(template: Mapping[str, Any], parameters: Mapping[str, An
     inputs = topology.get("inputs") or {}
     if not isinstance(inputs, Mapping):
         raise AccountingError("The template's inputs are not a mapping.")
-    resolver = _Resolver(inputs, parameters or {})
     local_types = template.get("node_types") or {}
-    if not isinstance(local_types, Mapping):
-        local_types = {}
-
-    breakdown = []
-    for name, node in node_templates.items():
-        if not isinstance(node, Mapping):
-            continue
-        node_type = node.get("type")
-        if _derives_from(node_type, _HOST_TYPES, local_types):
-            found = _host_node(str(name), node, resolver)
-        elif _derives_from(node_type, {_QCG_JOB}, local_types):
-            found = _qcg_job(str(name), node, resolver)
-        else:
-            continue
-        if found.count:
-            breakdown.append(found)
-
-    return Resources(
-        nodes=sum(n.count for n in breakdown),
-        cpus=sum(n.count * n.cpus for n in breakdown),
-        gpus=sum(n.count * n.gpus for n in breakdown),
-        memory=sum(n.count * n.memory for n in breakdown),
-        disk=sum(n.count * n.disk for n in breakdown),
-        breakdown=tuple(breakdown),
-    )
+    return node_templates, inputs, local_types if isinstance(local_types, Mapping) else {}
 
 
-def parse_size(value: Any, where: str = "size") -> int:
-    """Read a TOSCA scalar-unit.size (``"4 GB"``, ``"2GiB"``, ``"4096 MB"``) as bytes.
-
-    GB, MB... are decimal and GiB, MiB... binary, as TOSCA defines them; units are read
-    case-insensitively. A bare number is taken as bytes, TOSCA's default unit.
-
-    Raises AccountingError for anything else, naming ``where`` in the message.
-    """
-    if isinstance(value, bool):
-        raise AccountingError(f"{where}: expected a size such as '8 GB', got {value!r}.")
-    if isinstance(value, int | float):
-        number, unit = Decimal(str(value)), "b"
-    else:
-        match = _SIZE_RE.match(str(value))
-        if not match:
-            raise AccountingError(f"{where}: expected a size such as '8 GB', got {value!r}.")
-        number, unit = Decimal(match.group(1)), (match.group(2) or "b").lower()
-    if unit not in _SIZE_UNITS:
-        raise AccountingError(f"{where}: unknown size unit in {value!r}.")
-    if number < 0 or not number.is_finite():
-        raise AccountingError(f"{where}: a size can't be {value!r}.")
-    return int(number * _SIZE_UNITS[unit])
-
-
-def format_size(size: int) -> str:
-    """Show bytes in the unit the figure was most likely written in: ``8 GB``, ``2 GiB``."""
-    for unit, factor in (("TB", 10**12), ("TiB", 2**40), ("GB", 10**9), ("GiB", 2**30)):
-        if size >= factor and size % factor == 0:
-            return f"{size // factor} {unit}"
-    if size >= 10**9:
-        return f"{size / 10**9:.1f} GB"
-    if size >= 10**6:
-        return f"{size / 10**6:.0f} MB"
-    return f"{size} B"
-
-
-class _Resolver:
-    """Evaluates property values, replacing ``get_input`` wherever it appears."""
-
-    def __init__(self, inputs: Mapping[str, Any], parameters: Mapping[str, Any]):
-        self.inputs = inputs
-        self.parameters = parameters
-
-    def resolve(self, value: Any, where: str) -> Any:
-        if isinstance(value, Mapping) and len(value) == 1:
-            ((function, argument),) = value.items()
-            if function == "get_input":
-                return self.resolve(self._input(argument, where), where)
-            if isinstance(function, str) and function.startswith(("get_", "concat", "token")):
-                raise AccountingError(
-                    f"{where}: {function} is only known once deployed, so the size can't be "
-                    "counted in advance."
-                )
-        if isinstance(value, Mapping):
-            return {k: self.resolve(v, f"{where}.{k}") for k, v in value.items()}
-        if isinstance(value, list):
-            return [self.resolve(v, f"{where}[{i}]") for i, v in enumerate(value)]
-        return value
-
-    def _input(self, argument: Any, where: str) -> Any:
-        # TOSCA 1.3 also allows [input_name, key_or_index, ...] to reach inside a value.
-        path = list(argument) if isinstance(argument, list) else [argument]
-        if not path or not isinstance(path[0], str):
-            raise AccountingError(f"{where}: get_input needs an input name, got {argument!r}.")
-        name = path[0]
-        if name not in self.inputs:
-            raise AccountingError(f"{where}: get_input names an undeclared input {name!r}.")
-        definition = self.inputs[name]
-        if not isinstance(definition, Mapping):
-            definition = {}
-        value = self.parameters.get(name)
-        if value is None:
-            value = definition.get("default")
-        # Counting a required size as nothing would let a launch slip past its quota.
-        if value is None and definition.get("required", True) not in (False, "no", "false"):
-            raise AccountingError(f"{where}: the required input {name!r} has no value.")
-        for step in path[1:]:
-            try:
-                value = value[step]
-            except (KeyError, IndexError, TypeError):
-                raise AccountingError(f"{where}: input {name!r} has no element {step!r}.") from None
-        return value
-
-
-def _derives_from(
-    node_type: Any, bases: frozenset[str] | set[str], local_types: Mapping[str, Any]
-) -> bool:
+def _derives_from(node_type: Any, bases: frozenset[str] | set[str], local_types: Mapping) -> bool:
     seen = set()
     while isinstance(node_type, str) and node_type not in seen:
         if node_type in bases:
@@ -250,39 +229,103 @@ def _derives_from(
     return False
 
 
-def _host_node(name: str, node: Mapping[str, Any], resolver: _Resolver) -> NodeResources:
-    capabilities = node.get("capabilities") or {}
-    host = _properties(capabilities.get("host") if isinstance(capabilities, Mapping) else None)
-    scalable = _properties(
-        capabilities.get("scalable") if isinstance(capabilities, Mapping) else None
-    )
+def _is_storage(node_type: Any, local_types: Mapping) -> bool:
+    if isinstance(node_type, str) and node_type.endswith("BlockStorage"):
+        return True
+    return _derives_from(node_type, _STORAGE_TYPES, local_types)
+
+
+def _capability(node: Mapping, name: str) -> Mapping[str, Any]:
+    capabilities = node.get("capabilities")
+    return _properties(capabilities.get(name) if isinstance(capabilities, Mapping) else None)
+
+
+def _states_sizes(node: Mapping) -> bool:
+    host = _capability(node, "host")
+    return any(key in host for key in _HOST_SIZE_KEYS)
+
+
+def _host_node(
+    name: str, node: Mapping[str, Any], resolver: Resolver, flavours: Mapping
+) -> NodeResources:
+    host, scalable = _capability(node, "host"), _capability(node, "scalable")
     where = f"node {name!r}"
-    count = _integer(resolver, scalable.get("count"), f"{where}: count", default=1)
-
-    def read(key: str) -> tuple[Any, str]:
-        label = f"{where}: {key}"
-        return resolver.resolve(host.get(key), label), label
-
-    memory, memory_at = read("mem_size")
-    disk, disk_at = read("disk_size")
-    return NodeResources(
+    count = resolver.integer(scalable.get("count"), f"{where}: count", default=1)
+    gpus = resolver.integer(host.get("num_gpus"), f"{where}: num_gpus", default=0)
+    sized = NodeResources(
         name=name,
         count=count,
-        cpus=_number(resolver, host.get("num_cpus"), f"{where}: num_cpus"),
-        gpus=_integer(resolver, host.get("num_gpus"), f"{where}: num_gpus", default=0),
-        memory=0 if memory is None else parse_size(memory, memory_at),
-        disk=0 if disk is None else parse_size(disk, disk_at),
+        cpus=resolver.number(host.get("num_cpus"), f"{where}: num_cpus"),
+        gpus=gpus,
+        memory=resolver.size(host.get("mem_size"), f"{where}: mem_size"),
+        disk=resolver.size(host.get("disk_size"), f"{where}: disk_size"),
+        gpu_model=_model(resolver.text(host.get("gpu_model"), f"{where}: gpu_model"), gpus),
+    )
+    flavour = resolver.text(host.get("instance_type"), f"{where}: instance_type")
+    if flavour is None or count == 0:
+        return sized
+    if flavour not in flavours:
+        raise AccountingError(
+            f"{where} is sized by the flavour {flavour!r}, whose size the portal does not "
+            "know, so its cost cannot be computed."
+        )
+    return _flavoured(sized, flavour, flavours[flavour])
+
+
+def _flavoured(sized: NodeResources, flavour: str, size: Any) -> NodeResources:
+    # The flavour is what the cloud allocates, whatever else the template states.
+    where = f"QUOTA_FLAVOURS[{flavour!r}]"
+    if not isinstance(size, Mapping):
+        raise AccountingError(f"{where} is not a mapping of sizes.")
+    reader = Resolver({}, {})
+    gpus = reader.integer(size.get("gpus"), f"{where}: gpus", default=0)
+    return NodeResources(
+        name=sized.name,
+        count=sized.count,
+        cpus=reader.number(size.get("cores"), f"{where}: cores"),
+        gpus=gpus,
+        memory=reader.size(size.get("memory"), f"{where}: memory"),
+        disk=reader.size(size.get("disk"), f"{where}: disk") or sized.disk,
+        gpu_model=_model(reader.text(size.get("gpu_model"), f"{where}: gpu_model"), gpus),
     )
 
 
-def _qcg_job(name: str, node: Mapping[str, Any], resolver: _Resolver) -> NodeResources:
+def _model(text: str | None, gpus: int) -> str | None:
+    # Templates often offer "any" beside the models: the site then picks one.
+    if not gpus or text is None or text.lower() in ("any", "*"):
+        return None
+    return text
+
+
+def _attached_instances(storage: str, node_templates: Mapping, counts: Mapping[str, int]) -> int:
+    """How many volumes a block storage node stands for: one per instance attaching it."""
+    attached, anyone = 0, False
+    for name, node in node_templates.items():
+        requirements = node.get("requirements") if isinstance(node, Mapping) else None
+        for requirement in requirements if isinstance(requirements, list) else []:
+            if not isinstance(requirement, Mapping):
+                continue
+            for target in requirement.values():
+                target = target.get("node") if isinstance(target, Mapping) else target
+                if target == storage:
+                    anyone = True
+                    attached += counts.get(str(name), 1)
+    return attached if anyone else 1
+
+
+def _volume(name: str, node: Mapping, resolver: Resolver, instances: int) -> NodeResources:
+    size = resolver.size(_properties(node).get("size"), f"volume {name!r}: size")
+    return NodeResources(name=name, count=instances, disk=size)
+
+
+def _qcg_job(name: str, node: Mapping[str, Any], resolver: Resolver) -> NodeResources:
     # The job is one request to the batch system, however many nodes it spans; memory is left
     # out because the type gives memory_per_node as a bare integer with no unit.
     properties = _properties(node)
     where = f"node {name!r}"
 
     def read(key: str, default: int) -> int:
-        return _integer(resolver, properties.get(key), f"{where}: {key}", default)
+        return resolver.integer(properties.get(key), f"{where}: {key}", default)
 
     cores = read("total_cores", 0) or read("total_nodes", 1) * read("cores_per_node", 0)
     return NodeResources(name=name, count=1, cpus=float(cores), gpus=read("gpus", 0))
@@ -293,31 +336,6 @@ def _properties(entity: Any) -> Mapping[str, Any]:
         return {}
     properties = entity.get("properties") or {}
     return properties if isinstance(properties, Mapping) else {}
-
-
-def _number(resolver: _Resolver, raw: Any, where: str) -> float:
-    value = resolver.resolve(raw, where)
-    if value is None:
-        return 0.0
-    try:
-        if isinstance(value, bool):
-            raise TypeError
-        number = float(Decimal(str(value).strip()))
-    except (TypeError, ValueError, InvalidOperation):
-        raise AccountingError(f"{where}: expected a number, got {value!r}.") from None
-    if number < 0 or not math.isfinite(number):
-        raise AccountingError(f"{where}: expected a number of zero or more, got {value!r}.")
-    return number
-
-
-def _integer(resolver: _Resolver, raw: Any, where: str, default: int) -> int:
-    value = resolver.resolve(raw, where)
-    if value is None:
-        return default
-    number = _number(resolver, value, where)
-    if not number.is_integer():
-        raise AccountingError(f"{where}: expected a whole number, got {value!r}.")
-    return int(number)
 
 
 def _plural(amount: float, noun: str) -> str:

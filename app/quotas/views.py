@@ -1,17 +1,229 @@
-"""Quotas, for operators."""
+"""Quotas, for operators: usage against limits, editing limits with a reason, the history of
+changes, and usage over time. Researchers see their own usage on My deployments (and, in
+detail, at ``/quotas/mine``)."""
 
-from flask import Blueprint, render_template
+import csv
+import io
+
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask_login import current_user, login_required
 from sqlalchemy import select
 
 from app.auth.models import User
 from app.auth.roles import role_required
+from app.deployments.models import Deployment
+from app.errors import NotFound
 from app.extensions import db
+from app.quotas import charges, models  # noqa: F401  (tables; charge columns kept in step)
+from app.quotas.editing import describe_limits, set_limits, subject_label
+from app.quotas.errors import InvalidLimit
+from app.quotas.fit import assess
+from app.quotas.forms import LimitsForm
+from app.quotas.limits import limits_for, pool_limits
+from app.quotas.listing import SORTS, users_page
+from app.quotas.models import GROUP, MEMBER, SITE, USER, QuotaChange, QuotaLimit
+from app.quotas.operations import usage_details_context, usage_panel_context
+from app.quotas.usage import holders_of, usage_of
+from app.quotas.usage_history import csv_rows, month_starts, monthly_usage, per_month
 
 bp = Blueprint("quotas", __name__, url_prefix="/quotas")
+HISTORY_SHOWN = 50
+
+
+@bp.app_context_processor
+def _quota_helpers():
+    # My deployments includes the researcher's usage panel through ``quota_usage_panel``.
+    return {
+        "quota_usage_panel": usage_panel_context,
+        "quota_describe": describe_limits,
+        "quota_label": subject_label,
+    }
+
+
+def _stored(scope: str, subject: str) -> dict:
+    row = db.session.scalar(
+        select(QuotaLimit).where(QuotaLimit.scope == scope, QuotaLimit.subject == subject)
+    )
+    return dict(row.limits or {}) if row else {}
+
+
+def _history(scope: str | None = None, subject: str | None = None, limit=HISTORY_SHOWN):
+    query = select(QuotaChange).order_by(QuotaChange.at.desc(), QuotaChange.id.desc())
+    if scope:
+        query = query.where(QuotaChange.scope == scope, QuotaChange.subject == subject)
+    return db.session.scalars(query.limit(limit)).all()
+
+
+def _edit(scope: str, subject: str, form: LimitsForm) -> bool:
+    """Save ``form`` for (scope, subject) when it was submitted and reads; flash the outcome."""
+    if not form.is_submitted():
+        return False
+    # Every field is read even when another is wrong, so that all problems show at once.
+    valid = form.validate()
+    changes = form.changes(_stored(scope, subject))
+    if not valid or changes is None:
+        return False
+    try:
+        change = set_limits(current_user, scope, subject, changes, form.reason.data)
+    except InvalidLimit as error:
+        form.form_errors.append(error.message)
+        return False
+    if change is None:
+        flash("Nothing changed: the limits were already as typed.", "info")
+    else:
+        flash(f"Limits of the {subject_label(scope, subject)} saved.", "success")
+    return True
+
+
+@bp.get("/mine")
+@login_required
+def mine():
+    """What holds the researcher's resources and their usage by month: the body of the usage
+    panel on My deployments (loaded when it is opened), or a page of its own without script."""
+    context = usage_details_context(current_user)
+    if request.headers.get("HX-Request"):
+        return render_template("quotas/_usage_details.html", **context)
+    return render_template("quotas/mine.html", **usage_panel_context(current_user), **context)
 
 
 @bp.route("/")
 @role_required("operator")
 def index():
-    users = db.session.scalars(select(User).order_by(User.username)).all()
-    return render_template("quotas/index.html", users=users)
+    query = request.args.get("q", "").strip()
+    sort = request.args.get("sort", "name")
+    sort = sort if sort in SORTS else "name"
+    page = max(request.args.get("page", 1, type=int), 1)
+    size = current_app.config["QUOTA_USERS_PAGE_SIZE"]
+    rows, total = users_page(query, sort, page, size)
+    context = {"rows": rows, "total": total, "query": query, "sort": sort, "sorts": SORTS,
+               "page": page, "pages": max((total + size - 1) // size, 1)}  # fmt: skip
+    if request.headers.get("HX-Request"):
+        return render_template("quotas/_users.html", **context)
+    return render_template("quotas/index.html", **context)
+
+
+@bp.route("/users/<int:user_id>", methods=["GET", "POST"])
+@role_required("operator")
+def user(user_id: int):
+    person = db.session.get(User, user_id)
+    if person is None:
+        raise NotFound("There is no such user.")
+    subject = str(person.id)
+    stored = _stored(USER, subject)
+    form = LimitsForm() if request.method == "POST" else LimitsForm.showing(stored)
+    if _edit(USER, subject, form):
+        return redirect(url_for("quotas.user", user_id=user_id))
+    limits = limits_for(person)
+    used = usage_of(user_id=person.id, models=limits.gpu_models)
+    panel = assess(None, limits, used, {"gpu_models": {}},
+                   lambda: [], show_unlimited=True)  # fmt: skip
+    months = monthly_usage(6, user_id=person.id)
+    return render_template(
+        "quotas/user.html",
+        person=person,
+        form=form,
+        limits=limits,
+        panel=panel,
+        holders=holders_of(user_id=person.id),
+        history=_history(USER, subject),
+        chart=per_month(months, [m.strftime("%Y-%m") for m in month_starts(6)]),
+    ), 400 if form.errors else 200
+
+
+@bp.route("/groups/")
+@role_required("operator")
+def groups():
+    opening = request.args.get("name", "").strip()
+    if opening:
+        return redirect(url_for("quotas.group", name=opening))
+    limited = select(QuotaLimit.subject).where(QuotaLimit.scope.in_([MEMBER, GROUP])).distinct()
+    charged = select(Deployment.group_name).where(Deployment.group_name.is_not(None)).distinct()
+    named = set(db.session.scalars(limited)) | set(db.session.scalars(charged))
+    shown = []
+    for name in sorted(named):
+        shown.append({"name": name, "member": _stored(MEMBER, name), "pool": _stored(GROUP, name),
+                      "usage": usage_of(group_name=name)})  # fmt: skip
+    return render_template("quotas/groups.html", groups=shown, describe=describe_limits)
+
+
+@bp.route("/groups/<path:name>", methods=["GET", "POST"])
+@role_required("operator")
+def group(name: str):
+    editing = request.form.get("scope") if request.method == "POST" else None
+    forms = {}
+    for scope in (MEMBER, GROUP):
+        stored = _stored(scope, name)
+        submitted = editing == scope
+        forms[scope] = (
+            LimitsForm(prefix=scope) if submitted else LimitsForm.showing(stored, prefix=scope)
+        )
+        if submitted and _edit(scope, name, forms[scope]):
+            return redirect(url_for("quotas.group", name=name))
+    limits = pool_limits(name)
+    used = usage_of(group_name=name, models=limits.gpu_models)
+    pool = assess(name, limits, used, {"gpu_models": {}},
+                  lambda: [], show_unlimited=True)  # fmt: skip
+    history = sorted([*_history(MEMBER, name), *_history(GROUP, name)],
+                     key=lambda c: (c.at, c.id), reverse=True)  # fmt: skip
+    failed = any(f.errors for f in forms.values())
+    return render_template(
+        "quotas/group.html", name=name, forms=forms, pool=pool, history=history,
+        holders=holders_of(group_name=name),
+    ), 400 if failed else 200  # fmt: skip
+
+
+@bp.route("/site", methods=["GET", "POST"])
+@role_required("operator")
+def site():
+    stored = _stored(SITE, "")
+    form = LimitsForm() if request.method == "POST" else LimitsForm.showing(stored)
+    if _edit(SITE, "", form):
+        return redirect(url_for("quotas.site"))
+    return render_template(
+        "quotas/site.html", form=form, history=_history(SITE, "")
+    ), 400 if form.errors else 200
+
+
+@bp.route("/history")
+@role_required("operator")
+def history():
+    changes = _history(limit=200)
+    return render_template("quotas/history.html", changes=changes, label=subject_label,
+                           describe=describe_limits)  # fmt: skip
+
+
+@bp.route("/usage")
+@role_required("operator")
+def usage():
+    months = max(1, min(request.args.get("months", 6, type=int), 24))
+    labels = [m.strftime("%Y-%m") for m in month_starts(months)]
+    by_user, by_group = monthly_usage(months, by="user"), monthly_usage(months, by="group")
+    month = request.args.get("month") or labels[-1]
+    return render_template(
+        "quotas/usage.html", months=months, labels=labels, month=month,
+        chart=per_month(by_user, labels),
+        users=sorted([u for u in by_user if u.month == month], key=lambda u: -u.gpu_hours),
+        groups=sorted([u for u in by_group if u.month == month], key=lambda u: -u.gpu_hours),
+    )  # fmt: skip
+
+
+@bp.route("/usage.csv")
+@role_required("operator")
+def usage_csv():
+    months = max(1, min(request.args.get("months", 12, type=int), 60))
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["month", "owner_kind", "owner", "resource", "hours"])
+    writer.writerows(csv_rows(monthly_usage(months, by="user"), "user"))
+    writer.writerows(csv_rows(monthly_usage(months, by="group"), "group"))
+    return Response(out.getvalue(), mimetype="text/csv",
+                    headers={"Content-Disposition": "attachment; filename=usage.csv"})  # fmt: skip

@@ -1,7 +1,5 @@
 """What a launch asks for, read from the template and its input values before it is sent."""
 
-from pathlib import Path
-
 import pytest
 import yaml
 
@@ -13,34 +11,16 @@ from app.quotas.accounting import (
     parse_size,
     requested_resources,
 )
-
-CATALOGUE = Path(__file__).parents[2] / "tosca-catalog"
-COMPAT = Path(__file__).parents[2].parent / "shared" / "tosca-compat"
-GB, GiB, MB = 10**9, 2**30, 10**6
-
-
-def starter(slug: str) -> dict:
-    return yaml.safe_load((CATALOGUE / f"{slug}.yaml").read_text(encoding="utf-8"))
-
-
-def totals(resources: Resources) -> tuple:
-    return resources.nodes, resources.cpus, resources.gpus, resources.memory, resources.disk
-
-
-def topology(node_templates: dict, inputs: dict | None = None, **extra) -> dict:
-    return {
-        "tosca_definitions_version": "tosca_simple_yaml_1_0",
-        "topology_template": {"inputs": inputs or {}, "node_templates": node_templates},
-        **extra,
-    }
-
-
-def compute(host: dict, count=None, node_type="tosca.nodes.indigo.Compute") -> dict:
-    capabilities = {"host": {"properties": host}}
-    if count is not None:
-        capabilities["scalable"] = {"properties": {"count": count}}
-    return {"type": node_type, "capabilities": capabilities}
-
+from tests.quotas.accounting_support import (
+    CATALOGUE,
+    GB,
+    MB,
+    GiB,
+    compute,
+    starter,
+    topology,
+    totals,
+)
 
 # --- the starter templates -------------------------------------------------------------------
 
@@ -97,7 +77,7 @@ def test_a_mesos_cluster_counts_gpus_per_worker_times_workers():
     resources = requested_resources(starter("mesos-cluster"), parameters)
     assert totals(resources) == (7, 2 + 20 + 2, 10, (4 + 80 + 2) * GB, 0)
     assert resources.breakdown[1] == NodeResources(
-        "worker_server", count=5, cpus=4, gpus=2, memory=16 * GB
+        "worker_server", count=5, cpus=4, gpus=2, memory=16 * GB, gpu_model=None
     )
 
 
@@ -123,7 +103,8 @@ def test_every_preset_of_a_starter_template_can_be_counted(slug):
 
 def test_the_launch_page_summary_reads_count_times_node_size():
     resources = requested_resources(starter("jupyter-ml-gpu"), {"num_gpus": 2})
-    assert resources.summary == "1 × (8 cores, 32 GB, 2 GPUs, 100 GB disk)"
+    assert resources.summary == "1 × (8 cores, 32 GB, 2 T4 GPUs, 100 GB disk)"
+    assert resources.gpu_models == {"T4": 2}
 
 
 # --- get_input --------------------------------------------------------------------------------
@@ -230,8 +211,13 @@ def test_software_hosted_on_a_machine_adds_nothing_to_it():
     assert totals(requested_resources(template, {})) == (1, 4, 0, 8 * GB, 0)
 
 
-def test_unknown_node_types_contribute_nothing_even_with_a_host_capability():
+def test_a_node_of_an_unknown_type_that_states_host_sizes_is_counted():
     template = topology({"thing": compute({"num_cpus": 64}, node_type="example.nodes.Unknown")})
+    assert requested_resources(template, {}).cpus == 64
+
+
+def test_an_unknown_node_type_without_host_sizes_contributes_nothing():
+    template = topology({"thing": {"type": "example.nodes.Unknown", "properties": {"x": 1}}})
     assert requested_resources(template, {}) == Resources()
 
 
@@ -311,28 +297,3 @@ def test_memory_in_different_units_adds_up_in_bytes():
 )  # fmt: skip
 def test_sizes_are_shown_in_the_unit_they_were_most_likely_written_in(size, text):
     assert format_size(size) == text
-
-
-# --- templates nobody on this project wrote ---------------------------------------------------
-
-
-def _compat_templates() -> list[Path]:
-    if not COMPAT.is_dir():
-        return []
-    found = [*COMPAT.rglob("*.yaml"), *COMPAT.rglob("*.yml")]
-    return sorted(p for p in found if p.name != "custom_types.yaml")
-
-
-@pytest.mark.skipif(not _compat_templates(), reason="public INDIGO templates not available")
-@pytest.mark.parametrize(
-    "path", _compat_templates(), ids=lambda p: str(p.relative_to(COMPAT)) if COMPAT.is_dir() else ""
-)
-def test_a_public_indigo_template_is_counted_or_refused_with_a_message(path):
-    template = yaml.safe_load(path.read_text(encoding="utf-8"))
-    try:
-        resources = requested_resources(template, {})
-    except AccountingError as error:
-        assert str(error).strip()
-    else:
-        assert isinstance(resources, Resources)
-        assert resources.nodes == sum(node.count for node in resources.breakdown)

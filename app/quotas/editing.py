@@ -1,0 +1,151 @@
+"""Changing limits: reading what an operator typed, and recording every change with a reason."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import select
+
+from app.auth.models import User, utcnow
+from app.extensions import db
+from app.quotas.errors import InvalidLimit
+from app.quotas.fit import amount_text
+from app.quotas.models import LIMIT_KEYS, SCOPES, SITE, USER, QuotaChange, QuotaLimit
+from app.quotas.units import read_size
+
+# What an operator types to lift a limit, and to let the next level decide again.
+UNLIMITED_WORDS = ("unlimited", "none", "∞")
+INHERIT = object()
+_MODEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._+-]{0,63}$")
+
+
+def parse_limit(key: str, text: Any, *, field: str | None = None) -> Any:
+    """Read one typed limit: a number (a size for memory and disk), ``unlimited``, or empty
+    (inherit from the next level). Returns the number, None for unlimited, or INHERIT.
+
+    Raises InvalidLimit with a message naming the field.
+    """
+    label = {"cores": "Cores", "gpus": "GPUs", "memory": "Memory", "disk": "Disk",
+             "deployments": "Deployments"}.get(key, f"{key} GPUs")  # fmt: skip
+    if text is None or (isinstance(text, str) and not text.strip()):
+        return INHERIT
+    if isinstance(text, str) and text.strip().lower() in UNLIMITED_WORDS:
+        return None
+    if key in ("memory", "disk"):
+        try:
+            return read_size(text, unit_required=True).bytes
+        except ValueError as error:
+            raise InvalidLimit(
+                f"{label}: {error}, or “unlimited”; got “{text}”.", field=field
+            ) from None
+    try:
+        number = float(str(text).strip())
+    except ValueError:
+        number = math.nan
+    whole = key != "cores"
+    if not math.isfinite(number) or number < 0 or (whole and not number.is_integer()):
+        kind = "a whole number" if whole else "a number"
+        raise InvalidLimit(
+            f"{label}: must be {kind} of zero or more, or “unlimited”; got “{text}”.", field=field
+        )
+    return int(number) if number.is_integer() else number
+
+
+def check_model(model: str) -> str:
+    """A GPU model name as typed (``A100``, ``Tesla V100``). Raises InvalidLimit."""
+    model = (model or "").strip()
+    if not _MODEL_RE.match(model):
+        raise InvalidLimit(
+            f"“{model}” is not a GPU model name (letters, digits, spaces, . _ + -).",
+            field="gpu_models",
+        )
+    return model
+
+
+def apply_changes(current: Mapping, changes: Mapping[str, Any]) -> dict:
+    """``current`` limits with ``changes`` ({key: value | None | INHERIT}, ``gpu_models``:
+    {model: value | None | INHERIT}) applied."""
+    result = {k: v for k, v in current.items() if k != "gpu_models"}
+    models = dict(current.get("gpu_models") or {})
+    for key, value in changes.items():
+        if key == "gpu_models":
+            for model, limit in value.items():
+                if limit is INHERIT:
+                    models.pop(model, None)
+                else:
+                    models[model] = limit
+        elif key in LIMIT_KEYS:
+            if value is INHERIT:
+                result.pop(key, None)
+            else:
+                result[key] = value
+    if models:
+        result["gpu_models"] = dict(sorted(models.items()))
+    return result
+
+
+def set_limits(actor: User | None, scope: str, subject: str, changes: Mapping, reason: str):
+    """Apply ``changes`` to the limits of (``scope``, ``subject``) and record who, when, the
+    old and new limits, and ``reason``; commits. Returns the QuotaChange (None when nothing
+    changed).
+
+    Raises InvalidLimit when the reason is empty or the scope unknown.
+    """
+    if scope not in SCOPES:
+        raise InvalidLimit(f"Unknown kind of limit “{scope}”.")
+    reason = (reason or "").strip()
+    if not reason:
+        raise InvalidLimit("Say why the limits change: the reason is kept in the history.",
+                           field="reason")  # fmt: skip
+    subject = "" if scope == SITE else str(subject)
+    row = db.session.scalar(
+        select(QuotaLimit).where(QuotaLimit.scope == scope, QuotaLimit.subject == subject)
+    )
+    old = dict(row.limits or {}) if row else {}
+    new = apply_changes(old, changes)
+    if new == old:
+        return None
+    if row is None:
+        row = QuotaLimit(scope=scope, subject=subject, limits=new)
+        db.session.add(row)
+    row.limits, row.updated_at = new, utcnow()
+    change = QuotaChange(
+        actor_id=actor.id if actor else None,
+        actor_name=(actor.username if actor else "command line"),
+        scope=scope,
+        subject=subject,
+        old=old,
+        new=new,
+        reason=reason,
+    )
+    db.session.add(change)
+    db.session.commit()
+    return change
+
+
+def describe_limits(limits: Mapping) -> str:
+    """``8 cores, 2 GPUs (1 A100), 64 GB memory``; "unlimited"/"not set" spelled out."""
+    parts = []
+    for key in LIMIT_KEYS:
+        if key in limits:
+            value = limits[key]
+            shown = "unlimited" if value is None else amount_text(key, value)
+            parts.append(f"{key} {shown}" if value is None or key in ("memory", "disk") else shown)
+    for model, value in (limits.get("gpu_models") or {}).items():
+        parts.append(
+            f"{model} GPUs unlimited" if value is None else amount_text("gpus", value, model)
+        )
+    return ", ".join(parts) or "nothing set"
+
+
+def subject_label(scope: str, subject: str) -> str:
+    """How a history entry names what changed: a user, a group's members, a pool, the site."""
+    if scope == USER:
+        user = db.session.get(User, int(subject)) if subject.isdigit() else None
+        return f"user {user.username} ({user.provider})" if user else f"user #{subject}"
+    if scope == SITE:
+        return "site default"
+    return f"members of {subject}" if scope == "member" else f"pool of {subject}"

@@ -1,0 +1,16 @@
+"""Errors of the quotas feature, with messages for the person launching or editing."""
+
+from app.errors import PortalError
+
+
+class QuotaExceeded(PortalError):
+    """A launch would go over a limit; the message names the limit and by how much.
+
+    Nothing was reserved or recorded when it is raised.
+    """
+
+    status_code = 409
+
+
+class InvalidLimit(PortalError):
+    """A limit typed by an operator can't be read; ``field`` names the form field."""

@@ -1,0 +1,55 @@
+"""Which deployments hold resources against quotas: the one rule, in Python and in SQL.
+
+Every deployment stores what it was charged at launch (``Deployment.charge``). A user's usage
+is the sum of the charges of their deployments that *hold*; a group pool's usage is the sum
+over the deployments charged to the group. Nothing is ever "released" by hand: a deployment
+stops holding when its record says so, which keeps usage right whatever path the status took.
+
+A deployment holds unless one of these is true:
+
+- it is deleted in the portal (``deleted``), or the orchestrator finished deleting it
+  (DELETE_COMPLETE);
+- nothing was created: the orchestrator clearly refused it or was never reached
+  (NOT_LAUNCHED), or it no longer knows it (VANISHED);
+- it failed to create (CREATE_FAILED) and was not launched with ``keepLastAttempt``: the
+  orchestrator then tears down what it had started. With ``keepLastAttempt`` the failed
+  infrastructure is kept for inspection, so it keeps holding until deleted.
+
+So a submission still under way (SUBMITTING) and one whose answer was lost (UNCONFIRMED) hold:
+the orchestrator may well be creating it, and the sync worker settles which it is. A deletion
+that failed (DELETE_FAILED) or is in progress holds too, since the resources may still exist.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import and_, false, func, or_
+
+from app.deployments.models import NOT_LAUNCHED, VANISHED, Deployment
+
+CREATE_FAILED = "CREATE_FAILED"
+DELETE_COMPLETE = "DELETE_COMPLETE"
+RELEASED_STATUSES = frozenset({NOT_LAUNCHED, VANISHED, DELETE_COMPLETE})
+
+
+def kept_after_failure(deployment: Deployment) -> bool:
+    """Whether the deployment was launched asking the orchestrator to keep a failed attempt."""
+    return bool((deployment.request_options or {}).get("keepLastAttempt"))
+
+
+def holds(deployment: Deployment) -> bool:
+    """Whether ``deployment`` holds resources against its owner's (and group's) quota."""
+    if deployment.deleted or deployment.status in RELEASED_STATUSES:
+        return False
+    if deployment.status == CREATE_FAILED:
+        return kept_after_failure(deployment)
+    return True
+
+
+def holding_clause():
+    """The same rule as ``holds``, as a SQL condition on the deployments table."""
+    kept = func.coalesce(Deployment.request_options["keepLastAttempt"].as_boolean(), false())
+    return and_(
+        Deployment.deleted.is_(False),
+        Deployment.status.not_in(sorted(RELEASED_STATUSES)),
+        or_(Deployment.status != CREATE_FAILED, kept.is_(True)),
+    )

@@ -1,0 +1,138 @@
+"""Which limits apply to whom: a user's own, their groups' member defaults, the site default.
+
+For each resource (and each GPU model) the first level that sets it wins: the user's own
+limit, then their groups' member defaults, then the site default; nothing set anywhere means
+unlimited. When several of the user's groups set the same resource, the most generous wins
+(unlimited beats any number): membership of a group is meant to grant, never to restrict.
+A group pool's limits are its own row alone and bind the deployments charged to the group.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from sqlalchemy import select, tuple_
+
+from app.extensions import db
+from app.quotas.models import GROUP, LIMIT_KEYS, MEMBER, SITE, USER, QuotaLimit
+
+
+@dataclass
+class Limits:
+    """Limits in force: ``values[key]`` is a number or None (unlimited); ``sources`` says
+    where each came from ("own limit", "group physics", "site default")."""
+
+    values: dict[str, float | None] = field(default_factory=dict)
+    gpu_models: dict[str, float | None] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+
+    def get(self, key: str) -> float | None:
+        return self.values.get(key)
+
+    @property
+    def any_finite(self) -> bool:
+        """Whether anything at all is limited."""
+        return any(v is not None for v in [*self.values.values(), *self.gpu_models.values()])
+
+
+def _more_generous(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else max(a, b)
+
+
+def combine(
+    user: Mapping | None,
+    groups: Iterable[tuple[str, Mapping]],
+    site: Mapping | None,
+    own_label: str = "own limit",
+) -> Limits:
+    """The limits in force from the three levels' limit sets (see the module's rule)."""
+    result = Limits()
+    groups = list(groups)
+
+    def pick(key_of) -> tuple[bool, float | None, str]:
+        own = key_of(user or {})
+        if own[0]:
+            return True, own[1], own_label
+        found, value, names = False, None, []
+        for name, limits in groups:
+            present, limit = key_of(limits)
+            if present:
+                value = limit if not found else _more_generous(value, limit)
+                found = True
+                names.append(name)
+        if found:
+            return True, value, "group " + ", ".join(sorted(names))
+        present, limit = key_of(site or {})
+        return present, limit, "site default"
+
+    for key in LIMIT_KEYS:
+        present, value, source = pick(lambda limits, k=key: (k in limits, limits.get(k)))
+        result.values[key] = value if present else None
+        if present:
+            result.sources[key] = source
+    models = set()
+    for limits in [user or {}, site or {}, *(g for _, g in groups)]:
+        models.update((limits.get("gpu_models") or {}).keys())
+    for model in sorted(models):
+
+        def model_of(limits, m=model):
+            per_model = limits.get("gpu_models") or {}
+            return m in per_model, per_model.get(m)
+
+        present, value, source = pick(model_of)
+        if present:
+            result.gpu_models[model] = value
+            result.sources[f"gpu:{model}"] = source
+    return result
+
+
+def rows_for(keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], dict]:
+    """The limit sets stored for ``(scope, subject)`` keys, by key (missing ones left out)."""
+    keys = list(keys)
+    if not keys:
+        return {}
+    rows = db.session.execute(
+        select(QuotaLimit.scope, QuotaLimit.subject, QuotaLimit.limits).where(
+            tuple_(QuotaLimit.scope, QuotaLimit.subject).in_(keys)
+        )
+    )
+    return {(scope, subject): limits or {} for scope, subject, limits in rows}
+
+
+def limits_for(user) -> Limits:
+    """The limits in force for ``user``'s own usage."""
+    groups = [str(g) for g in (user.groups or [])]
+    keys = [(USER, str(user.id)), (SITE, ""), *((MEMBER, g) for g in groups)]
+    stored = rows_for(keys)
+    return combine(
+        stored.get((USER, str(user.id))),
+        [(g, stored[(MEMBER, g)]) for g in groups if (MEMBER, g) in stored],
+        stored.get((SITE, "")),
+    )
+
+
+def pool_limits(group_name: str) -> Limits:
+    """The limits of ``group_name``'s own pool (unset means unlimited)."""
+    limits = rows_for([(GROUP, group_name)]).get((GROUP, group_name), {})
+    return combine(limits, [], None, own_label=f"pool of group {group_name}")
+
+
+def limits_for_many(users) -> dict[int, Limits]:
+    """``limits_for`` of each of ``users`` (by id), read in one query."""
+    users = list(users)
+    groups = sorted({str(g) for user in users for g in (user.groups or [])})
+    keys = [(SITE, ""), *((USER, str(u.id)) for u in users), *((MEMBER, g) for g in groups)]
+    stored = rows_for(keys)
+    return {
+        user.id: combine(
+            stored.get((USER, str(user.id))),
+            [
+                (str(g), stored[(MEMBER, str(g))])
+                for g in user.groups or []
+                if (MEMBER, str(g)) in stored
+            ],
+            stored.get((SITE, "")),
+        )
+        for user in users
+    }

@@ -1,0 +1,216 @@
+"""What the quotas feature does for the rest of the portal: price a launch, reserve it
+atomically against the limits, and say how much is in use.
+
+``reserve`` is the only way a launch gets recorded under a quota: it locks the user's and the
+group pool's rows, sums what their holding deployments hold, checks the limits, and commits
+the new deployment, all in one transaction, so launches racing from several worker processes
+or hosts can never together exceed a limit. Nothing needs releasing afterwards: usage is
+derived from the deployments' own records (see ``app.quotas.holding``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from flask import current_app, has_app_context
+from sqlalchemy import select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+from app.auth.models import utcnow
+from app.extensions import db
+from app.quotas.accounting import AccountingError, count_resources
+from app.quotas.errors import QuotaExceeded
+from app.quotas.fit import Assessment, assess, misfit_sentence
+from app.quotas.flavours import flavours_for
+from app.quotas.limits import limits_for, pool_limits
+from app.quotas.models import GROUP, USER, QuotaLimit
+from app.quotas.usage import holders_of, usage_of
+from app.quotas.usage_history import month_starts, monthly_usage, per_month
+
+log = logging.getLogger(__name__)
+
+__all__ = ["assess_launch", "charge_for", "reserve", "usage_panel_context"]
+
+
+def charge_for(template_document: Mapping[str, Any], parameters: Mapping[str, Any]) -> dict:
+    """What launching ``template_document`` with ``parameters`` will hold, as stored on
+    ``Deployment.charge``: ``cores``, ``memory`` and ``disk`` (bytes), ``gpus``,
+    ``gpu_models`` ({model: count}), ``deployments`` (1), ``nodes``, a one-line ``summary``,
+    and ``uncounted``: sentences saying what could not be counted (empty when all could).
+
+    Never raises: a template that can't be read at all is reported in ``uncounted``.
+    """
+    configured = current_app.config.get("QUOTA_FLAVOURS") if has_app_context() else None
+    flavours, problems = flavours_for(template_document, configured)
+    try:
+        resources = count_resources(template_document, parameters, flavours)
+    except AccountingError as error:
+        return {"cores": 0, "memory": 0, "disk": 0, "gpus": 0, "gpu_models": {},
+                "deployments": 1, "nodes": 0, "summary": "", "uncounted": [str(error)]}  # fmt: skip
+    return {
+        "cores": resources.cpus,
+        "memory": resources.memory,
+        "disk": resources.disk,
+        "gpus": resources.gpus,
+        "gpu_models": dict(resources.gpu_models),
+        "deployments": 1,
+        "nodes": resources.nodes,
+        "summary": resources.summary,
+        # A misread flavour statement matters only when a flavour could not be sized.
+        "uncounted": [*problems, *resources.uncounted] if resources.uncounted else [],
+    }
+
+
+def assess_launch(
+    user, group_name: str | None, charge: dict, excluding: int | None = None
+) -> list[Assessment]:
+    """How ``charge`` fits ``user``'s limits and, when charged to a group, the group pool's:
+    one Assessment each (the user's first), leaving the deployment ``excluding`` out of the
+    usage. Reads without locking: ``reserve`` locks first."""
+    limits = limits_for(user)
+    models = [*limits.gpu_models, *(charge.get("gpu_models") or {})]
+    found = [
+        assess(
+            None,
+            limits,
+            usage_of(user_id=user.id, models=models, excluding=excluding),
+            charge,
+            lambda: holders_of(user_id=user.id),
+        )
+    ]
+    if group_name:
+        pool = pool_limits(group_name)
+        models = [*pool.gpu_models, *(charge.get("gpu_models") or {})]
+        found.append(
+            assess(
+                group_name,
+                pool,
+                usage_of(group_name=group_name, models=models, excluding=excluding),
+                charge,
+                lambda: holders_of(group_name=group_name),
+            )
+        )
+    return found
+
+
+def uncountable_refusal(user, group_name: str | None, charge: dict) -> str | None:
+    """Why a charge that could not be fully counted may not launch, or None if it may.
+
+    Under QUOTA_UNCOUNTABLE_POLICY "refuse" (the default) such a launch is refused for anyone
+    with a finite limit, on themselves or on the group pool charged; "allow" lets it through.
+    """
+    if not charge.get("uncounted"):
+        return None
+    if current_app.config.get("QUOTA_UNCOUNTABLE_POLICY", "refuse") == "allow":
+        return None
+    limited = limits_for(user).any_finite or bool(group_name and pool_limits(group_name).any_finite)
+    if not limited:
+        return None
+    return (
+        "The cost of this launch cannot be computed ("
+        + "; ".join(charge["uncounted"])
+        + "), and launches of unknown cost are refused while limits apply to you. Choose sizes "
+        "the portal can count, or ask an operator to describe the flavour."
+    )
+
+
+def reserve(user, group_name: str | None, charge: dict, deployment) -> None:
+    """Check ``charge`` against ``user``'s limits (and ``group_name``'s pool) and record
+    ``deployment`` (populated, status SUBMITTING), in one locked transaction, then commit.
+
+    The transaction takes row locks on the user's and the pool's quota rows on PostgreSQL (an
+    immediate transaction on SQLite), so concurrent reservations for the same user or pool run
+    one after the other and each sees the others' deployments. Whatever else the session
+    holds is committed with the deployment.
+
+    Raises QuotaExceeded, with the session rolled back and nothing recorded, when a limit would
+    be exceeded or the charge cannot be counted and the site refuses that.
+    """
+    if deployment in db.session.new:
+        db.session.expunge(deployment)
+    deployment.charge = charge
+    try:
+        _lock(user.id, group_name)
+        refusal = uncountable_refusal(user, group_name, charge)
+        if refusal:
+            raise QuotaExceeded(refusal)
+        for assessment in assess_launch(user, group_name, charge, excluding=deployment.id):
+            misfits = assessment.misfits()
+            if misfits:
+                raise QuotaExceeded(_refusal_message(assessment, misfits))
+        db.session.add(deployment)
+        db.session.commit()
+    except BaseException:
+        db.session.rollback()
+        raise
+
+
+def _refusal_message(assessment: Assessment, misfits) -> str:
+    words = [bar.limit_word for bar in misfits]
+    details = "; ".join(misfit_sentence(assessment, bar) for bar in misfits)
+    return (
+        f"This launch does not fit {assessment.limit_name(words)}: it {details}. "
+        "Nothing was launched; delete a deployment or choose smaller sizes, then launch again."
+    )
+
+
+def _lock(user_id: int, group_name: str | None) -> None:
+    """Serialise reservations touching the same user or group pool (see ``reserve``)."""
+    connection = db.session.connection()
+    if connection.dialect.name == "sqlite":
+        # pysqlite opens transactions lazily, on the first write; start one now that takes
+        # the database's write lock, so the usage read below can't go stale before the insert.
+        if not connection.connection.dbapi_connection.in_transaction:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        return
+    anchors = [(USER, str(user_id))] + ([(GROUP, group_name)] if group_name else [])
+    # Always the user's row first, then the pool's: one order everywhere, so no deadlock.
+    for scope, subject in anchors:
+        if connection.dialect.name == "postgresql":
+            # One round trip: a row this statement inserts is ours until commit (a concurrent
+            # insert of the same key waits on it); a row that existed is locked FOR UPDATE.
+            created = (
+                pg_insert(QuotaLimit)
+                .values(scope=scope, subject=subject, limits={}, updated_at=utcnow())
+                .on_conflict_do_nothing(index_elements=["scope", "subject"])
+                .cte("created")
+            )
+            db.session.execute(_anchor(scope, subject).add_cte(created).with_for_update()).all()
+            continue
+        if db.session.scalar(_anchor(scope, subject)) is None:
+            db.session.add(QuotaLimit(scope=scope, subject=subject, limits={}))
+            db.session.flush()
+        db.session.scalar(_anchor(scope, subject).with_for_update())
+
+
+def _anchor(scope: str, subject: str):
+    return select(QuotaLimit.id).where(QuotaLimit.scope == scope, QuotaLimit.subject == subject)
+
+
+def usage_panel_context(user) -> dict:
+    """The usage panel on My deployments: ``quota``, bars of the user's usage against their
+    limits (every resource, limited or not). Sums only: what holds the resources and the
+    months are ``usage_details_context``, loaded when the person opens the panel."""
+    limits = limits_for(user)
+    nothing = {"gpu_models": {}}
+    assessment = assess(
+        None,
+        limits,
+        usage_of(user_id=user.id, models=limits.gpu_models),
+        nothing,
+        lambda: holders_of(user_id=user.id),
+        show_unlimited=True,
+    )
+    for bar in assessment.bars:
+        bar.request = 0  # the panel shows what is held, not a request
+    return {"quota": assessment}
+
+
+def usage_details_context(user) -> dict:
+    """``quota_holders``, the deployments holding the user's resources, and ``quota_months``,
+    their core-hours and GPU-hours of the last six months."""
+    labels = [start.strftime("%Y-%m") for start in month_starts(6)]
+    months = per_month(monthly_usage(6, user_id=user.id), labels)
+    return {"quota_holders": holders_of(user_id=user.id), "quota_months": months}

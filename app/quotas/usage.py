@@ -1,0 +1,124 @@
+"""What is held right now: the sums of the charges of the deployments that hold (see
+``app.quotas.holding``), for one user or one group pool."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from sqlalchemy import and_, func, select
+from sqlalchemy.orm import aliased
+
+from app.deployments.models import Deployment
+from app.extensions import db
+from app.quotas.accounting import ANY_GPU_MODEL
+from app.quotas.holding import holding_clause
+from app.quotas.models import QuotaCharge, QuotaGpuCharge
+
+
+@dataclass
+class Usage:
+    """Totals held: cores, memory and disk (bytes), GPUs in total and by model, deployments."""
+
+    cores: float = 0.0
+    memory: int = 0
+    disk: int = 0
+    gpus: int = 0
+    deployments: int = 0
+    gpu_models: dict[str, int] = field(default_factory=dict)
+
+    def get(self, key: str) -> float:
+        return getattr(self, key)
+
+
+@dataclass(frozen=True)
+class Holder:
+    """One deployment holding resources, as named in messages and panels."""
+
+    id: int
+    name: str
+    status: str
+    charge: dict
+    group_name: str | None
+
+    def amount(self, key: str, model: str | None = None) -> float:
+        """How much of ``key`` (or of GPU ``model``) this deployment holds."""
+        if model is not None:
+            return (self.charge.get("gpu_models") or {}).get(model, 0)
+        if key == "deployments":
+            return 1
+        value = self.charge.get(key) or 0
+        return value if isinstance(value, int | float) else 0
+
+
+def _owned_by(user_id: int | None, group_name: str | None):
+    if group_name is not None:
+        return Deployment.group_name == group_name
+    return Deployment.user_id == user_id
+
+
+def usage_of(
+    *,
+    user_id: int | None = None,
+    group_name: str | None = None,
+    models: Iterable[str] = (),
+    excluding: int | None = None,
+) -> Usage:
+    """What ``user_id``'s deployments (or those charged to ``group_name``) hold now, with the
+    GPUs of each of ``models`` (only those: per-model sums are read for the limited models),
+    leaving out the deployment ``excluding`` (one being reserved that is already stored)."""
+    owned = [holding_clause(), _owned_by(user_id, group_name)]
+    if excluding is not None:
+        owned.append(Deployment.id != excluding)
+    models = sorted(set(models))
+    # One scan: each model's row is joined beside the charge (at most one per deployment,
+    # by the key), so the per-model sums cost no second pass over the deployments.
+    per_model = [aliased(QuotaGpuCharge, name=f"gpu_{i}") for i in range(len(models))]
+    statement = (
+        select(
+            func.count(Deployment.id),
+            func.coalesce(func.sum(QuotaCharge.cores), 0),
+            func.coalesce(func.sum(QuotaCharge.memory), 0),
+            func.coalesce(func.sum(QuotaCharge.disk), 0),
+            func.coalesce(func.sum(QuotaCharge.gpus), 0),
+            *(func.coalesce(func.sum(alias.count), 0) for alias in per_model),
+        )
+        .select_from(Deployment)
+        .outerjoin(QuotaCharge, QuotaCharge.deployment_id == Deployment.id)
+    )
+    for alias, model in zip(per_model, models, strict=True):
+        statement = statement.outerjoin(
+            alias, and_(alias.deployment_id == Deployment.id, alias.model == model)
+        )
+    row = db.session.execute(statement.where(*owned)).one()
+    return Usage(
+        deployments=row[0],
+        cores=round(float(row[1]), 3),
+        memory=int(row[2]),
+        disk=int(row[3]),
+        gpus=int(row[4]),
+        gpu_models={model: int(row[5 + i]) for i, model in enumerate(models)},
+    )
+
+
+def holders_of(*, user_id: int | None = None, group_name: str | None = None) -> list[Holder]:
+    """The deployments holding resources for ``user_id`` (or ``group_name``), oldest first."""
+    rows = db.session.execute(
+        select(
+            Deployment.id,
+            Deployment.name,
+            Deployment.template_name,
+            Deployment.status,
+            Deployment.charge,
+            Deployment.group_name,
+        )
+        .where(holding_clause(), _owned_by(user_id, group_name))
+        .order_by(Deployment.created_at, Deployment.id)
+    )
+    return [
+        Holder(id, name or template_name or f"#{id}", status, charge or {}, group)
+        for id, name, template_name, status, charge, group in rows
+    ]
+
+
+__all__ = ["ANY_GPU_MODEL", "Holder", "Usage", "holders_of", "usage_of"]

@@ -1,0 +1,127 @@
+"""The launch form's live cost and fit box, the refusal at submit, and the usage panel."""
+
+import html
+
+import pytest
+
+from app.auth.models import User
+from app.extensions import db
+from tests.conftest import People, csrf_from
+from tests.quotas.conftest import Quotas, charge
+
+FORM = "/catalogue/jupyter-ml-gpu/"
+VALUES = {"num_gpus": "1", "gpu_model": "T4", "num_cpus": "8", "mem_size": "32 GB",
+          "disk_size": "100 GB", "cuda_min_version": "12.2",
+          "jupyter_password": "a long enough password 1"}  # fmt: skip
+
+
+@pytest.fixture
+def setup(catalogue_app):
+    people = People(catalogue_app, catalogue_app.test_client())
+    user_id = people.login_as("user", username="rita")
+    quotas = Quotas(catalogue_app)
+    return people.client, quotas, user_id
+
+
+def post_summary(client, **values):
+    token = csrf_from(client.get(FORM).get_data(as_text=True))
+    response = client.post(FORM + "summary", data={"csrf_token": token, **VALUES, **values})
+    assert response.status_code == 200
+    return " ".join(html.unescape(response.get_data(as_text=True)).split())
+
+
+def test_the_box_shows_the_cost_and_fits_without_limits(setup):
+    client, _quotas, _user = setup
+    box = post_summary(client)
+    assert "Fits</strong>: no limits apply to you" in box
+    assert "1 × T4" in box
+
+
+def test_the_box_shows_bars_and_a_plain_fit_within_the_limit(setup):
+    client, quotas, user = setup
+    quotas.limit("user", user, gpus="2", cores="64")
+    box = post_summary(client, num_gpus="2")
+    assert "Fits</strong> within your quota" in box
+    assert 'aria-label="GPUs: 0 GPUs held, 2 GPUs requested, limit 2 GPUs"' in box
+
+
+def test_the_box_says_what_does_not_fit_and_links_the_holders(setup):
+    client, quotas, user = setup
+    quotas.limit("user", user, gpus="2")
+    held = quotas.hold(user, charge(gpus=1), name="old run")
+    box = post_summary(client, num_gpus="2")
+    assert "Does not fit:" in box
+    assert "needs 2 GPUs" in box and "1 of your 2 is held by deployment" in box
+    assert f'href="/deployments/{held}"' in box and ">old run</a>" in box
+    assert "(1 GPU over)" in box
+    assert "Fits" in post_summary(client, num_gpus="1")
+
+
+def test_a_per_model_limit_shows_in_the_box(setup):
+    client, quotas, user = setup
+    quotas.limit("user", user, gpu_models={"A100": "1"})
+    box = post_summary(client, num_gpus="2", gpu_model="A100")
+    assert "needs 2 A100 GPUs, your limit is 1 A100 GPU (1 A100 GPU over)" in box
+    assert "Fits" in post_summary(client, num_gpus="2", gpu_model="T4")
+
+
+def test_a_launch_over_the_limit_is_refused_with_the_typed_values_kept(setup):
+    client, quotas, user = setup
+    quotas.limit("user", user, gpus="1")
+    token = csrf_from(client.get(FORM).get_data(as_text=True))
+    response = client.post(FORM, data={"csrf_token": token, **VALUES, "num_gpus": "2",
+                                       "num_cpus": "16"})  # fmt: skip
+    page = " ".join(response.get_data(as_text=True).split())
+    assert response.status_code == 409
+    assert "This launch does not fit your GPU limit: it needs 2 GPUs" in page
+    assert "(1 GPU over)" in page
+    assert 'value="16"' in page or '<option selected value="16">' in page
+    with client.application.app_context():
+        from app.deployments.models import Deployment
+
+        assert db.session.scalar(db.select(db.func.count()).select_from(Deployment)) == 0
+
+
+def test_my_deployments_shows_the_usage_panel(setup):
+    client, quotas, user = setup
+    quotas.limit("user", user, gpus="4")
+    quotas.hold(user, {**charge(cores=8, gpus=1), "summary": "1 × (8 cores, 1 GPU)"},
+                name="notebook")  # fmt: skip
+    page = " ".join(client.get("/deployments/").get_data(as_text=True).split())
+    details = " ".join(
+        client.get("/quotas/mine", headers={"HX-Request": "true"}).get_data(as_text=True).split()
+    )
+    own_page = " ".join(client.get("/quotas/mine").get_data(as_text=True).split())
+
+    assert "My usage" in page
+    assert "GPUs: 1 GPU held, limit 4 GPUs" in page
+    # What holds it is read when the panel is opened (or on a page of its own without script).
+    assert 'hx-get="/quotas/mine"' in page and 'href="/quotas/mine"' in page
+    for text in (details, own_page):
+        assert ">notebook</a>" in text and "1 × (8 cores, 1 GPU)" in text
+        assert "Core-hours" in text and "GPU-hours" in text
+    assert "<html" not in details and "GPUs: 1 GPU held, limit 4 GPUs" in own_page
+
+
+def test_someone_elses_deployments_do_not_count_against_me(setup):
+    client, quotas, user = setup
+    other = quotas.user("someone")
+    quotas.limit("user", user, gpus="1")
+    quotas.hold(other, charge(gpus=5))
+    assert "Fits" in post_summary(client)
+    with client.application.app_context():
+        assert db.session.get(User, other).username == "someone"
+
+
+def test_the_box_checks_the_pool_of_the_group_charged_and_only_a_group_of_mine(setup):
+    client, quotas, user = setup
+    quotas.update_user(user, groups=["physics"])
+    colleague = quotas.user("colleague", groups=["physics"])
+    quotas.limit("group", "physics", gpus="2")
+    quotas.limit("group", "chemistry", gpus="0")
+    quotas.hold(colleague, charge(gpus=2), group_name="physics", name="colleague's run")
+    box = post_summary(client, group="physics")
+    assert "Pool of group physics" in box
+    assert "needs 1 GPU, 2 of the 2 in group physics's pool are held by deployment" in box
+    assert "Fits" in post_summary(client)
+    assert "Fits" in post_summary(client, group="chemistry")

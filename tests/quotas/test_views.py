@@ -1,0 +1,133 @@
+"""The operators' quota pages, the launch form's cost and fit box, and the usage panel."""
+
+import pytest
+
+from app.extensions import db
+from app.quotas.models import QuotaChange
+from tests.conftest import People, post_form
+from tests.quotas.conftest import GB, Quotas, charge
+
+
+@pytest.fixture
+def people(quota_app):
+    return People(quota_app, quota_app.test_client())
+
+
+@pytest.fixture
+def operator(people):
+    people.login_as("operator", username="olga")
+    return people.client
+
+
+@pytest.mark.parametrize(
+    "url", ["/quotas/", "/quotas/users/1", "/quotas/groups/", "/quotas/groups/physics",
+            "/quotas/site", "/quotas/history", "/quotas/usage", "/quotas/usage.csv"],
+)  # fmt: skip
+def test_researchers_are_refused_every_quota_page(people, url):
+    people.login_as("user", username="rita")
+    assert people.client.get(url).status_code == 403
+
+
+def test_operators_see_users_with_their_usage_sorted_heaviest_gpu_users_first(operator, quotas):
+    light, heavy = quotas.user("light-user"), quotas.user("heavy-user")
+    quotas.hold(light, charge(gpus=1))
+    quotas.hold(heavy, charge(gpus=3))
+    quotas.limit("user", heavy, gpus="4")
+    page = operator.get("/quotas/?sort=gpus").get_data(as_text=True)
+    page = page[page.index('id="quota-users"') :]
+    assert page.index("heavy-user") < page.index("light-user") < page.index("olga")
+    assert "GPUs: 3 GPUs held, limit 4 GPUs" in page
+    by_name = operator.get("/quotas/?sort=name&q=-user").get_data(as_text=True)
+    assert by_name.index("heavy-user") < by_name.index("light-user")
+    assert "olga" not in operator.get("/quotas/?q=heavy", headers={"HX-Request": "1"}).text
+
+
+def test_an_operator_sets_a_users_limits_with_a_reason_and_sees_the_history(operator, quotas):
+    user = quotas.user("ada")
+    url = f"/quotas/users/{user}"
+    response = post_form(operator, url, url, {"gpus": "2", "memory": "64 GB",
+                                               "gpu_models": "A100 = 1\nT4 = unlimited",
+                                               "reason": "thesis deadline"})  # fmt: skip
+    assert response.status_code == 302
+    page = operator.get(url).get_data(as_text=True)
+    assert "thesis deadline" in page and "olga" in page
+    assert 'value="64 GB"' in page and "A100 = 1" in page
+    with quotas.app.app_context():
+        change = db.session.scalar(db.select(QuotaChange))
+        assert change.new == {"gpus": 2, "memory": 64 * GB, "gpu_models": {"A100": 1, "T4": None}}
+        assert change.actor_name == "olga"
+
+
+def test_a_limits_form_with_bad_values_keeps_what_was_typed_and_says_what_is_wrong(
+    operator, quotas
+):
+    user = quotas.user("ada")
+    url = f"/quotas/users/{user}"
+    response = post_form(operator, url, url, {"gpus": "two", "memory": "64", "cores": "12",
+                                               "reason": ""})  # fmt: skip
+    page = response.get_data(as_text=True)
+    assert response.status_code == 400
+    assert "GPUs: must be a whole number of zero or more" in page
+    assert "Memory: must be a number followed by a unit" in page
+    assert 'value="two"' in page and 'value="12"' in page
+    with quotas.app.app_context():
+        assert db.session.scalar(db.select(QuotaChange)) is None
+
+
+def test_group_member_defaults_and_pool_are_edited_separately(operator, quotas):
+    url = "/quotas/groups/physics"
+    post_form(operator, url, url, {"scope": "group", "group-gpus": "32",
+                                    "group-reason": "ReCaS share"})  # fmt: skip
+    post_form(operator, url, url, {"scope": "member", "member-gpus": "4",
+                                    "member-reason": "fair share"})  # fmt: skip
+    page = operator.get(url).get_data(as_text=True)
+    assert "ReCaS share" in page and "fair share" in page
+    listing = operator.get("/quotas/groups/").get_data(as_text=True)
+    assert "physics" in listing and "32 GPUs" in listing and "4 GPUs" in listing
+
+
+def test_the_site_default_is_edited_and_listed_in_the_history(operator):
+    post_form(operator, "/quotas/site", "/quotas/site", {"cores": "8", "reason": "launch day"})
+    page = operator.get("/quotas/history").get_data(as_text=True)
+    assert "site default" in page and "launch day" in page and "8 cores" in page
+
+
+def test_usage_over_time_is_exported_as_csv(operator, quotas):
+    from datetime import timedelta
+
+    from app.auth.models import utcnow
+
+    user = quotas.user("gpu-heavy")
+    quotas.hold(user, charge(cores=2, gpus=1, gpu_models={"A100": 1}),
+                created_at=utcnow() - timedelta(hours=10), group_name="physics")  # fmt: skip
+    text = operator.get("/quotas/usage.csv").get_data(as_text=True)
+    lines = text.splitlines()
+    assert lines[0] == "month,owner_kind,owner,resource,hours"
+    assert any(",user,gpu-heavy,gpu:A100," in line for line in lines)
+    assert any(",group,physics,cores," in line for line in lines)
+    assert "gpu-heavy" in operator.get("/quotas/usage").get_data(as_text=True)
+
+
+def test_the_user_list_pages_by_name_and_by_usage(make_app):
+    app = make_app(QUOTA_USERS_PAGE_SIZE=2)
+    people, quotas = People(app, app.test_client()), Quotas(app)
+    people.login_as("operator", username="zoe-operator")
+    ids = {name: quotas.user(name) for name in ("anna", "bert", "cleo")}
+    quotas.hold(ids["cleo"], charge(gpus=2))
+    first = people.client.get("/quotas/?sort=name").get_data(as_text=True)
+    second = people.client.get("/quotas/?sort=name&page=2").get_data(as_text=True)
+    assert "anna" in first and "bert" in first and "cleo" not in first
+    assert "cleo" in second and "page 2 of 2" in second
+    heaviest = people.client.get("/quotas/?sort=gpus").get_data(as_text=True)
+    table = heaviest[heaviest.index('id="quota-users"') :]
+    assert table.index("cleo") < table.index("anna")
+
+
+def test_a_group_whose_name_has_slashes_is_opened_and_edited(operator):
+    opened = operator.get("/quotas/groups/?name=infn/physics")
+    assert opened.status_code == 302 and opened.location.endswith("/quotas/groups/infn/physics")
+    url = "/quotas/groups/infn/physics"
+    response = post_form(operator, url, url, {"scope": "group", "group-gpus": "8",
+                                               "group-reason": "sub-group"})  # fmt: skip
+    assert response.status_code == 302
+    assert "sub-group" in operator.get(url).get_data(as_text=True)
