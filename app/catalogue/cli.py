@@ -1,4 +1,4 @@
-"""``flask catalogue import|export|validate``: keep tosca-catalog/ and the database in step."""
+"""``flask catalogue ...``: keep template folders, type libraries and the database in step."""
 
 import sys
 from pathlib import Path
@@ -7,8 +7,14 @@ import click
 from flask import current_app
 from flask.cli import AppGroup
 
-SIDECAR_SUFFIX = ".portal.yaml"
-catalogue_cli = AppGroup("catalogue", help="Keep tosca-catalog/ and the database in step.")
+from app.catalogue import operations
+from app.catalogue.errors import CatalogueError
+from app.catalogue.folders import KEPT, UNREADABLE
+from app.errors import PortalError
+
+catalogue_cli = AppGroup("catalogue", help="Keep template folders and the database in step.")
+types_cli = AppGroup("types", help="Type libraries that templates import by URL.")
+catalogue_cli.add_command(types_cli)
 
 
 def _folder(folder: str | None) -> Path:
@@ -17,22 +23,33 @@ def _folder(folder: str | None) -> Path:
 
 @catalogue_cli.command("import")
 @click.argument("folder", required=False)
-def import_command(folder):
-    """Load templates from FOLDER (default: tosca-catalog/) as new revisions where changed."""
-    # Imported here: the validator is heavy, and web workers never need it at start-up.
-    from app.catalogue.operations import import_folder
+@click.option("--force", is_flag=True, help="Let files win over templates edited in the browser.")
+def import_command(folder, force):
+    """Load the templates under FOLDER (default: tosca-catalog/), sub-folders included.
 
-    for slug, outcome in import_folder(_folder(folder)):
-        click.echo(f"{slug}: {outcome}")
+    Prints one line per file; exits with status 1 only when a file could not be read.
+    """
+    root = _folder(folder)
+    if not root.is_dir():
+        raise click.ClickException(f"{root} is not a folder.")
+    results = operations.import_folder(root, force=force)
+    for result in results:
+        click.echo(f"{result.relative} -> {result.slug or '-'}: {result.text}")
+    counts = {}
+    for result in results:
+        counts[result.outcome] = counts.get(result.outcome, 0) + 1
+    click.echo(", ".join(f"{n} {kind}" for kind, n in counts.items()) or "No template files.")
+    if counts.get(KEPT):
+        click.echo("Templates edited in the browser were kept; use --force to overwrite them.")
+    if counts.get(UNREADABLE):
+        sys.exit(1)
 
 
 @catalogue_cli.command("export")
 @click.argument("folder", required=False)
 def export_command(folder):
     """Write each template's latest revision to FOLDER (default: tosca-catalog/)."""
-    from app.catalogue.operations import export_folder
-
-    names = export_folder(_folder(folder))
+    names = operations.export_folder(_folder(folder))
     click.echo(f"Wrote {len(names)} files to {_folder(folder)}")
 
 
@@ -43,19 +60,25 @@ def validate_command(paths):
 
     Exits with status 1 when any has errors.
     """
-    from app.catalogue.operations import parse
-
-    files = [Path(p) for p in paths] or sorted(
-        p for p in _folder(None).glob("*.y*ml") if not p.name.endswith(SIDECAR_SUFFIX)
-    )
+    if paths:
+        files = [(Path(p), Path(p).stem.lower()) for p in paths]
+    else:
+        types_dir = current_app.config["TOSCA_TYPES_DIR"]
+        files = [(f.path, f.slug) for f in operations.walk(_folder(None), exclude=types_dir)]
+    libraries = operations.library_set()
     failed = 0
-    for path in files:
-        sidecar = path.with_name(path.stem + SIDECAR_SUFFIX)
-        parsed = parse(
-            path.stem.lower(),
-            path.read_text(encoding="utf-8"),
-            sidecar.read_text(encoding="utf-8") if sidecar.exists() else "",
-        )
+    for path, slug in files:
+        sidecar = path.with_name(path.stem + operations.SIDECAR_SUFFIX)
+        try:
+            text = path.read_text(encoding="utf-8")
+            sidecar_text = sidecar.read_text(encoding="utf-8") if sidecar.exists() else ""
+        except (OSError, UnicodeDecodeError) as error:
+            failed += 1
+            click.echo(f"{path}: can't be read ({error})")
+            continue
+        if "topology_template" not in text:
+            continue  # type definitions or settings beside the templates
+        parsed = operations.parse(slug, text, sidecar_text, libraries)
         if parsed.errors:
             failed += 1
             click.echo(f"{path}: {len(parsed.errors)} error(s)")
@@ -67,3 +90,73 @@ def validate_command(paths):
             click.echo(f"  warning: {warning}")
     if failed:
         sys.exit(1)
+
+
+@catalogue_cli.command("revalidate")
+def revalidate_command():
+    """Validate every template again against the current type libraries, storing the results."""
+    for slug, number, was, now in operations.revalidate_all("cli"):
+        change = "" if was == now else (" (now valid)" if now else " (now has errors)")
+        click.echo(f"{slug} revision {number}: {'valid' if now else 'errors'}{change}")
+
+
+@types_cli.command("add")
+@click.argument("name")
+@click.argument("folder", type=click.Path(exists=True, file_okay=False))
+@click.option(
+    "--url",
+    "patterns",
+    multiple=True,
+    required=True,
+    help="A URL pattern with {path} and optionally {ref}; repeat for several.",
+)
+@click.option("--version", default="", help="A note on what version the files are.")
+@click.option("--replace", is_flag=True, help="Replace the files of an existing library.")
+def types_add(name, folder, patterns, version, replace):
+    """Register the YAML files under FOLDER as type library NAME, then re-validate."""  # fmt: skip
+    try:
+        files = operations.files_from_folder(folder)
+        operations.add_library(name, files, list(patterns), "cli", version=version,
+                               replace=replace)  # fmt: skip
+    except CatalogueError as error:
+        raise click.ClickException(error.message) from None
+    click.echo(f"Stored type library {name}: {len(files)} files.")
+    _revalidated()
+
+
+@types_cli.command("list")
+def types_list():
+    """The type libraries, the URL patterns they answer for, and the templates using them."""
+    used, unresolved = operations.usage()
+    libraries = operations.list_libraries()
+    if not libraries:
+        click.echo("No type library is registered; the shipped copies are used.")
+    for library in libraries:
+        count = len(library.files)
+        files = f"{count} file" if count == 1 else f"{count} files"
+        click.echo(f"{library.name} ({files}) {library.version}".rstrip())
+        for pattern in library.patterns:
+            click.echo(f"  answers for {pattern}")
+        click.echo(f"  used by: {', '.join(used.get(library.name, [])) or 'no template'}")
+    for slug, urls in unresolved.items():
+        click.echo(f"{slug}: unresolved imports: {', '.join(urls)}")
+
+
+@types_cli.command("remove")
+@click.argument("name")
+def types_remove(name):
+    """Remove type library NAME, then re-validate."""
+    try:
+        operations.remove_library(name)
+    except PortalError as error:
+        raise click.ClickException(error.message) from None
+    click.echo(f"Removed type library {name}.")
+    _revalidated()
+
+
+def _revalidated() -> None:
+    changes = operations.revalidate_all("cli")
+    changed = [c for c in changes if c[2] != c[3]]
+    click.echo(f"Re-validated {len(changes)} revisions; {len(changed)} changed validity.")
+    for slug, number, _was, now in changed:
+        click.echo(f"  {slug} revision {number}: {'now valid' if now else 'now has errors'}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from app.catalogue.types import SCALAR_UNITS, Scalar, parse_scalar, parse_timestamp, parse_version
@@ -57,6 +57,8 @@ class Constraint:
     operator: str
     argument: Any
     type_name: str = "string"
+    #: For a pattern: what a valid value looks like, in words (see ``describe_pattern``).
+    wording: str | None = field(default=None, compare=False)
 
     @classmethod
     def parse(cls, raw: Any, type_name: str) -> Constraint:
@@ -130,7 +132,7 @@ class Constraint:
             "length": lambda: f"must be exactly {arg} {self._length_unit()} long",
             "min_length": lambda: f"must be at least {arg} {self._length_unit()} long",
             "max_length": lambda: f"must be at most {arg} {self._length_unit()} long",
-            "pattern": lambda: f"must match the pattern {arg}",
+            "pattern": lambda: self.wording or describe_pattern(arg),
         }
         return words[self.operator]()
 
@@ -204,10 +206,13 @@ class Constraint:
 def parse_constraints(raw: Any, type_name: str) -> list[Constraint]:
     """Build the constraints listed in a template (``None`` means none).
 
-    Raises ``ConstraintError`` for a malformed list or constraint.
+    The mapping form ``{in_range: [1, 4]}``, which the orchestrator accepts, reads as the list
+    form (``leniency`` reports it). Raises ``ConstraintError`` for a malformed list or constraint.
     """
     if raw is None:
         return []
+    if isinstance(raw, dict):
+        raw = [{key: value} for key, value in raw.items()]
     if not isinstance(raw, list):
         raise ConstraintError("constraints must be a list")
     return [Constraint.parse(item, type_name) for item in raw]
@@ -238,3 +243,29 @@ def valid_values(constraints: list[Constraint]) -> list | None:
         if constraint.operator == "valid_values":
             return list(constraint.argument)
     return None
+
+
+_LENGTH_RE = re.compile(r"\.\{(\d+)(,(\d*))?\}")
+_OPTIONAL_RE = re.compile(r"\(\|(.*)\)|\((.*)\|\)|\((.*)\)\?")
+
+
+def describe_pattern(pattern: str, example: Any = None) -> str:
+    """What a pattern asks for, in words: a length when that is all it checks, else
+    ``example`` (a value known to match, such as the input's default), never the expression."""
+    core = pattern.removeprefix("^").removesuffix("$")
+    optional = _OPTIONAL_RE.fullmatch(core)
+    if optional:
+        core = next(group for group in optional.groups() if group is not None)
+    length = _LENGTH_RE.fullmatch(core)
+    if length:
+        low, has_comma, high = length.groups()
+        if not has_comma:
+            words = f"must be exactly {low} characters long"
+        elif high:
+            words = f"must be {low} to {high} characters long"
+        else:
+            words = f"must be at least {low} characters long"
+        return words + (", or left empty" if optional else "")
+    if isinstance(example, str) and example:
+        return f'is not in the expected form; write it like "{example}"'
+    return "is not in the form this field expects; see the description under it"

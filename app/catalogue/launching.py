@@ -5,15 +5,16 @@ with last time's values, summarising what will be requested, and handing over to
 from functools import lru_cache
 
 from flask import current_app
+from flask_login import current_user
 from sqlalchemy import select
 
 from app.catalogue.forms import build_form_class, field_name
-from app.catalogue.inputs import SECRET_KINDS
+from app.catalogue.inputs import SECRET_KINDS, is_secret
 from app.catalogue.loader import Entry
 from app.catalogue.models import LaunchDefaults, TemplateRevision
 from app.catalogue.yamlsafe import Limits
+from app.deployments.operations import launch as launch_deployment
 from app.extensions import db
-from app.quotas.accounting import AccountingError, requested_resources
 
 
 def filter_entries(entries: list[Entry], query: str, tag: str) -> list[Entry]:
@@ -39,7 +40,7 @@ def remembered_values(user, slug: str) -> dict:
 
 def remember_values(user, entry: Entry, parameters: dict) -> None:
     """Keep the non-secret values for the next launch of the same template."""
-    secret = {s.name for s in entry.parsed.inputs if s.kind in SECRET_KINDS or s.generate}
+    secret = {spec.name for spec in entry.parsed.inputs if is_secret(spec)}
     values = {name: value for name, value in parameters.items() if name not in secret}
     record = db.session.scalar(
         select(LaunchDefaults).where(
@@ -75,12 +76,15 @@ def _template_document(database: str, revision_id: int) -> dict:
     return document
 
 
-def summary(entry: Entry, form) -> dict:
-    """What launching with the form's current values would request.
+def summary(entry: Entry, form, user=None, group_name: str | None = None) -> dict:
+    """What launching with the form's current values would cost ``user``, and whether it fits
+    their quota (see ``app.quotas.preview``).
 
     Values that are not valid yet count as the template's defaults, so the box stays useful
     while the user is still typing.
     """
+    from app.quotas.preview import launch_preview
+
     parameters = {}
     for name, input_field in form.input_fields.items():
         field = form[field_name(name)]
@@ -90,20 +94,35 @@ def summary(entry: Entry, form) -> dict:
             parameters[name] = input_field.to_tosca(field.data)
         except ValueError:
             continue
-    try:
-        resources = requested_resources(template_document(entry.revision_id), parameters)
-    except AccountingError as error:
-        return {"error": str(error)}
-    return {"resources": resources, "incomplete": any(f.errors for f in form)}
+    return launch_preview(
+        user or current_user,
+        template_document(entry.revision_id),
+        parameters,
+        group_name=group_name,
+        incomplete=any(f.errors for f in form),
+    )
 
 
-def launch(user, entry: Entry, parameters: dict):
-    """Launch ``entry`` for ``user`` and remember the values; returns the new deployment.
+def generated_inputs(form) -> set[str]:
+    """The secret inputs the user left empty for the portal to generate (``form`` validated)."""
+    return {
+        name
+        for name, input_field in form.input_fields.items()
+        if input_field.spec.generate
+        and input_field.kind in SECRET_KINDS
+        and input_field.is_empty(form[field_name(name)].data)
+    }
+
+
+def launch(user, entry: Entry, form, *, name: str | None = None, group: str | None = None):
+    """Launch ``entry`` for ``user`` with the validated launch ``form``'s values, and remember
+    them for next time; returns the new deployment.
 
     Raises the deployments feature's errors (PortalError subclasses) unchanged.
     """
-    from app.deployments.operations import launch as launch_deployment
-
-    deployment = launch_deployment(user, entry, parameters)
+    parameters = form.to_parameters()
+    deployment = launch_deployment(
+        user, entry, parameters, name=name, group=group, generated=generated_inputs(form)
+    )
     remember_values(user, entry, parameters)
     return deployment

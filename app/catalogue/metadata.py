@@ -24,7 +24,7 @@ _TOP_KEYS = {
 }  # fmt: skip
 _INPUT_KEYS = {
     "label": str, "help": str, "widget": str, "choices": list, "placeholder": str,
-    "generate": bool, "hidden": bool,
+    "pattern_message": str, "generate": bool, "hidden": bool,
 }  # fmt: skip
 _OUTPUT_KEYS = {"label": str, "show": str}
 _TYPE_WORDS = {str: "text", list: "a list", dict: "a mapping", bool: "true or false"}

@@ -28,6 +28,11 @@ class CatalogueTemplate(db.Model):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_by: Mapped[str] = mapped_column(String(255), default="")
+    # Where ``flask catalogue import`` read it (relative to the folder), and what it last
+    # stored from there: a later revision is an admin's edit, which an import never overwrites.
+    source: Mapped[str] = mapped_column(String(500), default="")
+    imported_revision_id: Mapped[int | None] = mapped_column(nullable=True)
+    imported_digest: Mapped[str] = mapped_column(String(64), default="")
 
     revisions: Mapped[list["TemplateRevision"]] = relationship(
         back_populates="template",
@@ -62,6 +67,8 @@ class TemplateRevision(db.Model):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     parsed: Mapped[str] = mapped_column(Text)
     valid: Mapped[bool] = mapped_column(default=False)
+    # When ``parsed`` was last computed: at saving, or by re-validating after a library changed.
+    validated_at: Mapped[datetime | None] = mapped_column(nullable=True)
 
     template: Mapped[CatalogueTemplate] = relationship(
         back_populates="revisions", foreign_keys=[template_id]
@@ -91,3 +98,39 @@ class LaunchDefaults(db.Model):
     slug: Mapped[str] = mapped_column(String(100))
     values: Mapped[dict] = mapped_column(JSON, default=dict)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class TypeLibrary(db.Model):
+    """A named, versioned set of TOSCA type files and the import URL patterns it answers for.
+
+    Admins register libraries; templates are validated against them (see typelibs.py).
+    """
+
+    __tablename__ = "type_libraries"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    version: Mapped[str] = mapped_column(String(200), default="")
+    patterns: Mapped[list] = mapped_column(JSON, default=list)
+    position: Mapped[int] = mapped_column(default=0)  # lower is preferred
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_by: Mapped[str] = mapped_column(String(255), default="")
+
+    files: Mapped[list["TypeLibraryFile"]] = relationship(
+        back_populates="library", order_by="TypeLibraryFile.path", cascade="all, delete-orphan"
+    )
+
+
+class TypeLibraryFile(db.Model):
+    """One file of a type library, by its path inside the library."""
+
+    __tablename__ = "type_library_files"
+    __table_args__ = (UniqueConstraint("library_id", "path", name="uq_type_library_file"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    library_id: Mapped[int] = mapped_column(ForeignKey("type_libraries.id", ondelete="CASCADE"))
+    path: Mapped[str] = mapped_column(String(500))
+    text: Mapped[str] = mapped_column(Text)
+
+    library: Mapped[TypeLibrary] = relationship(back_populates="files")

@@ -13,6 +13,7 @@ import json
 import logging
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from app.catalogue.constraints import ConstraintError
 from app.catalogue.inputs import WidgetError, field_for
 from app.catalogue.metadata import DEFAULT_TAB, read_metadata
 from app.catalogue.tosca import validate_template
+from app.catalogue.typelibs import LibrarySet, from_folder
 from app.catalogue.yamlsafe import Limits, Problem, TemplateError
 
 __all__ = [
@@ -53,6 +55,7 @@ class InputSpec:
     widget: str | None = None
     choices: list | None = None
     placeholder: str | None = None
+    pattern_message: str | None = None
     generate: bool = False
     hidden: bool = False
 
@@ -78,6 +81,8 @@ class ParsedTemplate:
     tags: list[str] = field(default_factory=list)
     icon: str | None = None
     types_version: str | None = None
+    libraries: list[str] = field(default_factory=list)
+    unresolved_imports: list[str] = field(default_factory=list)
     visible_to: list[str] = field(default_factory=list)
     inputs: list[InputSpec] = field(default_factory=list)
     outputs: list[OutputSpec] = field(default_factory=list)
@@ -247,22 +252,40 @@ def _layout(tabs: list[dict], inputs: list[InputSpec]) -> list[dict]:
     return layout
 
 
+@lru_cache(maxsize=4)
+def _shipped(folder: str, stamp: float) -> LibrarySet:
+    return from_folder(folder)
+
+
+def shipped_libraries(types_dir: str | Path) -> LibrarySet:
+    """The shipped type copies of ``types_dir``, read again only when versions.yaml changes.
+
+    Raises ``typelibs.LibraryError`` when the folder or its versions.yaml can't be used.
+    """
+    versions = Path(types_dir) / "versions.yaml"
+    return _shipped(str(types_dir), versions.stat().st_mtime if versions.exists() else 0.0)
+
+
 def parse_template(
     slug: str,
     text: str | bytes,
     sidecar_text: str | bytes | None = None,
     *,
-    types_dir: str | Path,
+    libraries: LibrarySet | None = None,
+    types_dir: str | Path | None = None,
     limits: Limits | None = None,
     icons: Collection[str] | None = None,
 ) -> ParsedTemplate:
     """Parse and validate one template revision and its sidecar.
 
     Never raises for a bad template or sidecar: the result's ``errors`` hold what is wrong.
+    Types are checked against ``libraries``, or else the shipped copies in ``types_dir``.
     ``icons`` names the files in ``icons/`` (``None`` skips that check). Raises
-    ``tosca.TypesConfigError`` only when ``types_dir`` itself is unusable.
+    ``typelibs.LibraryError`` only when ``types_dir`` itself is unusable.
     """
     limits = limits or Limits()
+    if libraries is None:
+        libraries = shipped_libraries(types_dir) if types_dir else LibrarySet()
     result = ParsedTemplate(slug=slug, name=slug)
     try:
         tpl, lines = limits.load(text)
@@ -295,9 +318,10 @@ def parse_template(
     _check_presets(result, fields)
 
     validation = validate_template(
-        tpl, lines, types_dir=types_dir, pinned=meta.types_version, text=text
+        tpl, lines, libraries=libraries, pinned=meta.types_version, text=text
     )
     result.types_version = validation.version
+    result.libraries, result.unresolved_imports = validation.libraries, validation.unresolved
     result.errors.extend(validation.errors)
     result.warnings.extend(validation.warnings)
     return result

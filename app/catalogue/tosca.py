@@ -1,13 +1,15 @@
-"""Validating TOSCA templates with tosca-parser, against local copies of their imported types.
+"""Validating TOSCA templates: the portal's own checks, then tosca-parser against type libraries.
 
-Templates import their type definitions by URL; ``tosca-catalog/types/versions.yaml`` maps those
-URLs to local copies, one folder per types version (see that file). Only the copy given to
-tosca-parser has its imports rewritten; the stored template keeps its URLs. tosca-parser never
-reaches the network: imports that no pattern maps are reported and left out, and while it runs
-its loader is replaced by one that refuses anything but local files.
+The orchestrator is the authority on what deploys, so only ``checks`` (what it would certainly
+refuse) and problems the portal itself meets (unreadable files, forms it can't build) are
+errors. tosca-parser runs against the local copies the type libraries hold (``typelibs``,
+``type_imports``); what it finds is a warning with its line, named after its row of
+``leniency.LENIENCIES`` when it is a known leniency. A template whose imports no library holds
+is still publishable, with a warning that its types were not checked.
 
-tosca-parser checks structure and types but not input values against their constraints, not
-unknown parameters and not missing required inputs: ``constraints`` and ``forms`` do those.
+tosca-parser never reaches the network: while it runs its loader is replaced by one that serves
+the resolved library files and refuses anything else. Any exception it raises is caught, and
+the output or node template that provokes it is found by running it again without each.
 """
 
 from __future__ import annotations
@@ -17,127 +19,30 @@ import logging
 import re
 import threading
 from dataclasses import dataclass, field
-from pathlib import Path
 
-import yaml
-
+from app.catalogue import leniency
+from app.catalogue.checks import structural_problems
+from app.catalogue.type_imports import ImportGraph, resolve_imports
+from app.catalogue.typelibs import LibrarySet
 from app.catalogue.yamlsafe import Problem
 
 _LOCK = threading.Lock()  # tosca-parser collects errors in class attributes: one run at a time
 _QUIET = threading.Event()
-_TYPE_FILES: dict[tuple, dict] = {}  # parsed local type files, guarded by _LOCK
-
-# Messages where tosca-parser is stricter than the orchestrator and the published INDIGO
-# templates: reported as warnings so those templates stay launchable.
-_LENIENT = (
-    (
-        re.compile(r'Relationship "[^"]+" in template "[^"]+" has a wrong number of occurrences'),
-        " (tosca-parser counts requirements inherited from the type; many published INDIGO "
-        "templates leave them out and deploy)",
-    ),
-    (re.compile(r'"-?\d+" is not a float\.'), " (a whole number where a float is expected)"),
-)
-
-
-class TypesConfigError(ValueError):
-    """``versions.yaml`` is missing or malformed; the message says what to fix."""
-
-
-@dataclass(frozen=True)
-class ImportTarget:
-    """Where an import URL points: a ``file`` in the types folders, and its ref's version."""
-
-    url: str
-    file: str
-    ref: str
-    version: str | None
-
-
-@dataclass
-class TypeVersions:
-    """The local type definition versions (newest first) and the URL patterns mapping to them."""
-
-    directory: Path
-    names: list[str]
-    patterns: list[tuple[re.Pattern, dict[str, str]]] = field(default_factory=list)
-
-    @classmethod
-    def load(cls, types_dir: str | Path) -> TypeVersions:
-        """Read ``versions.yaml`` in ``types_dir``.
-
-        Raises ``TypesConfigError`` when it is missing or malformed.
-        """
-        directory = Path(types_dir).resolve()
-        try:
-            data = yaml.safe_load((directory / "versions.yaml").read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError) as error:
-            raise TypesConfigError(f"Can't read {directory / 'versions.yaml'}: {error}") from None
-        if not isinstance(data, dict) or not isinstance(data.get("versions"), dict):
-            raise TypesConfigError("versions.yaml needs a 'versions' mapping, newest first.")
-        names = [str(name) for name in data["versions"]]
-        patterns = []
-        for entry in data.get("imports") or []:
-            try:
-                url, refs = entry["url"], entry.get("refs") or {}
-            except (TypeError, KeyError):
-                raise TypesConfigError("Each versions.yaml import needs a 'url'.") from None
-            unknown = set(refs.values()) - set(names)
-            if unknown:
-                raise TypesConfigError(f"versions.yaml maps refs to unknown versions: {unknown}")
-            regex = re.escape(url).replace(r"\{ref\}", r"(?P<ref>[^/]+)")
-            regex = regex.replace(r"\{file\}", r"(?P<file>[^?#]+)")
-            patterns.append((re.compile(regex), {str(k): v for k, v in refs.items()}))
-        return cls(directory, names, patterns)
-
-    def resolve(self, url: str) -> ImportTarget | None:
-        """The target of an import URL, or ``None`` when no pattern maps it."""
-        for pattern, refs in self.patterns:
-            match = pattern.fullmatch(url.strip())
-            if match and ".." not in match["file"].split("/"):
-                ref = match["ref"] if "ref" in pattern.groupindex else ""
-                return ImportTarget(url, match["file"], ref, refs.get(ref))
-        return None
-
-    def local_file(self, version: str, target: ImportTarget) -> Path | None:
-        path = self.directory / version / target.file
-        return path if path.is_file() else None
+MAX_LOCATING_RUNS = 40
 
 
 @dataclass
 class Validation:
-    """The outcome of validating one template: the types version used, errors and warnings."""
+    """The outcome of validating one template: libraries used, errors and warnings."""
 
-    version: str | None
+    libraries: list[str] = field(default_factory=list)
     errors: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
+    unresolved: list[str] = field(default_factory=list)
 
-
-def _import_url(entry, repositories: dict) -> str | None:
-    if isinstance(entry, str):
-        return entry
-    if isinstance(entry, dict) and isinstance(entry.get("file"), str):
-        repository = entry.get("repository")
-        if repository is None:
-            return entry["file"]
-        repo = repositories.get(repository)
-        base = repo.get("url") if isinstance(repo, dict) else repo
-        if isinstance(base, str):
-            return base.strip().rstrip("/") + "/" + entry["file"]
-    return None
-
-
-def _imports(tpl: dict) -> list[tuple[int, str, str | None]]:
-    """The template's imports as (position, import name, URL or None when unreadable)."""
-    raw = tpl.get("imports") or []
-    repositories = tpl.get("repositories") if isinstance(tpl.get("repositories"), dict) else {}
-    found = []
-    for position, item in enumerate(raw if isinstance(raw, list) else [raw]):
-        if isinstance(item, dict) and len(item) == 1 and "file" not in item:
-            ((name, entry),) = item.items()
-        else:
-            name, entry = f"import_{position}", item
-        found.append((position, str(name), _import_url(entry, repositories)))
-    return found
+    @property
+    def version(self) -> str | None:
+        return self.libraries[0] if self.libraries else None
 
 
 def find_line(message: str, lines: dict[tuple, int], text: str | None = None) -> int | None:
@@ -173,141 +78,171 @@ def _quiet_toscaparser() -> None:
         _QUIET.set()
 
 
-def _local_only_loader(path, a_file=True):
-    from toscaparser.common.exception import ExceptionCollector, URLException
-    from toscaparser.utils.yamlparser import load_yaml
+@dataclass
+class _Run:
+    messages: list[str]
+    crash: str | None = None
 
-    if not a_file:
+
+def _run_toscaparser(tpl: dict, documents: dict[str, dict]) -> _Run:
+    """Run tosca-parser on ``tpl``, serving imports from ``documents`` (URL -> types)."""
+    import toscaparser.imports
+    from toscaparser.common.exception import ExceptionCollector, URLException, ValidationError
+    from toscaparser.tosca_template import ToscaTemplate
+
+    def loader(path, a_file=True):
+        if not a_file and path in documents:
+            return copy.deepcopy(documents[path])
         ExceptionCollector.appendException(
-            URLException(what=f'Refused to download "{path}": only local type copies are used.')
+            URLException(what=f'Refused to load "{path}": only type library files are used.')
         )
         return None
-    # Reading a types file takes most of a validation's time; each run gets its own copy
-    # because tosca-parser may change what it is given.
-    stat = Path(path).stat()
-    key = (str(path), stat.st_mtime_ns, stat.st_size)
-    if key not in _TYPE_FILES:
-        if len(_TYPE_FILES) >= 16:
-            _TYPE_FILES.clear()  # files replaced on disk leave stale entries behind
-        _TYPE_FILES[key] = load_yaml(path, a_file=True)
-    return copy.deepcopy(_TYPE_FILES[key])
-
-
-def _run_toscaparser(tpl: dict) -> list[str]:
-    """Run tosca-parser on an already rewritten template; return its error messages."""
-    import toscaparser.imports
-    from toscaparser.common.exception import ExceptionCollector, ValidationError
-    from toscaparser.tosca_template import ToscaTemplate
 
     _quiet_toscaparser()
     with _LOCK:
         original = toscaparser.imports.YAML_LOADER
-        toscaparser.imports.YAML_LOADER = _local_only_loader
+        toscaparser.imports.YAML_LOADER = loader
         try:
-            ToscaTemplate(yaml_dict_tpl=tpl, a_file=False)
-            return []
+            ToscaTemplate(yaml_dict_tpl=copy.deepcopy(tpl), a_file=False)
+            return _Run([])
         except ValidationError:
-            return [str(error) for error in ExceptionCollector.getExceptions()]
-        except Exception as error:  # noqa: BLE001 - a parser crash is a report, not a 500
+            return _Run([str(error) for error in ExceptionCollector.getExceptions()])
+        except Exception as error:  # noqa: BLE001 - a parser crash is a finding, not a 500
             collected = [str(e) for e in ExceptionCollector.getExceptions()]
-            return collected or [f"tosca-parser could not read the template ({error!r})."]
+            return _Run(collected, f"{type(error).__name__}: {error}")
         finally:
             ExceptionCollector.stop()
             ExceptionCollector.clear()
             toscaparser.imports.YAML_LOADER = original
 
 
-def _validate_with(
-    tpl: dict, lines: dict, text: str | None, versions: TypeVersions, version: str
-) -> Validation:
-    result = Validation(version)
-    rewritten = copy.deepcopy(tpl)
-    local_imports = []
-    for _position, name, url in _imports(tpl):
-        target = versions.resolve(url) if url else None
-        path = versions.local_file(version, target) if target else None
-        if path is None:
-            continue  # reported once by validate_template
-        local_imports.append({name: str(path)})
-    if local_imports:
-        rewritten["imports"] = local_imports
-    else:
-        rewritten.pop("imports", None)
-    for message in _run_toscaparser(rewritten):
+def _without(tpl: dict, section: str, keep=None, drop=None) -> dict:
+    reduced = copy.deepcopy(tpl)
+    topology = reduced["topology_template"]
+    items = topology.get(section) or {}
+    topology[section] = {
+        k: v for k, v in items.items() if (keep is None or k == keep) and k != drop
+    }
+    if not topology[section]:
+        topology.pop(section)
+    return reduced
+
+
+def _locate_crash(tpl: dict, documents: dict, lines: dict) -> tuple[str, int | None, dict]:
+    """The construct tosca-parser crashes on, its line, and the template without it."""
+    topology = tpl.get("topology_template") or {}
+    runs = 0
+    for name in list(topology.get("outputs") or {}):
+        if runs >= MAX_LOCATING_RUNS:
+            break
+        runs += 1
+        if _run_toscaparser(_without(tpl, "outputs", keep=name), documents).crash:
+            return (f'output "{name}"', lines.get(("topology_template", "outputs", name)),
+                    _without(tpl, "outputs", drop=name))  # fmt: skip
+    no_outputs = _without(tpl, "outputs", keep="")
+    for name in list(topology.get("node_templates") or {}):
+        if runs >= MAX_LOCATING_RUNS:
+            break
+        runs += 1
+        reduced = _without(no_outputs, "node_templates", drop=name)
+        if not _run_toscaparser(reduced, documents).crash:
+            where = lines.get(("topology_template", "node_templates", name))
+            return f'node template "{name}"', where, reduced
+    return "the template", None, {}
+
+
+def _findings(tpl: dict, graph: ImportGraph, lines: dict, text: str | None) -> list[Problem]:
+    """tosca-parser's findings as warnings (named when a leniency explains them)."""
+    run = _run_toscaparser(tpl, graph.documents)
+    found = []
+    if run.crash:
+        construct, line, reduced = _locate_crash(tpl, graph.documents, lines)
+        found.append(Problem(
+            f"tosca-parser failed on {construct} ({run.crash}); the orchestrator decides "
+            "whether it deploys. The rest of the template was checked without it.", line,
+        ))  # fmt: skip
+        run = _run_toscaparser(reduced, graph.documents) if reduced else _Run([])
+    found_calls = leniency.calls(tpl, lines)
+    for message in dict.fromkeys(run.messages):
+        if len(message) > 1 and message[0] == message[-1] == "'":
+            message = message[1:-1]  # str() of a KeyError quotes its message
         line = find_line(message, lines, text)
-        for pattern, reason in _LENIENT:
-            if pattern.search(message):
-                result.warnings.append(Problem(message + reason, line))
-                break
+        code = leniency.explain(message)
+        if code == "deploy-time-property":
+            line = leniency.deploy_time_line(message, found_calls) or line
+        if code:
+            found.append(leniency.problem(code, message, line))
         else:
-            result.errors.append(Problem(message, line))
-    return result
+            found.append(Problem(f"Type check: {message}", line))
+    return found
+
+
+def _type_findings(problems: list[Problem]) -> bool:
+    return any(not problem.code for problem in problems)
 
 
 def validate_template(
     tpl: dict,
     lines: dict[tuple, int],
     *,
-    types_dir: str | Path,
+    libraries: LibrarySet,
     pinned: str | None = None,
     text: str | None = None,
 ) -> Validation:
-    """Validate a loaded template against local type copies; never touches the network.
+    """Validate a loaded template; never touches the network and never raises for a template.
 
-    ``lines`` comes from ``yamlsafe.load_yaml_lines``; ``text`` (the template text) helps find
-    lines for messages that quote values. ``pinned`` is the sidecar's ``types_version``. When the
-    chosen version fails and another passes, the passing one is used with a warning (or, for a
-    pinned version, the errors stay and a hint names the version that passes).
-    Raises ``TypesConfigError`` only when ``types_dir`` is unusable.
+    ``lines`` comes from ``yamlsafe.load_yaml_lines``; ``text`` helps find lines for messages
+    that quote values. ``pinned`` (the sidecar's ``types_version``) names a library to prefer.
+    When the library the imports name leaves type findings and another version of the same
+    files has none, that one is used with a warning (for a pinned library, a hint is added).
     """
-    versions = TypeVersions.load(types_dir)
-    problems: list[Problem] = []
-    warnings: list[Problem] = []
-    suggested: list[str] = []
-    for position, name, url in _imports(tpl):
-        line = lines.get(("imports", position))
-        target = versions.resolve(url) if url else None
-        if target is None:
-            problems.append(Problem(
-                f'Import "{name}" ({url or "unreadable"}) has no local copy: add it to '
-                "tosca-catalog/types/ and versions.yaml. It was not downloaded.", line,
-            ))  # fmt: skip
-        elif target.version is None:
-            warnings.append(Problem(
-                f'Import "{name}" names "{target.ref}", which versions.yaml does not map to a '
-                "types version; checked against the pinned or newest version.", line,
-            ))  # fmt: skip
-        else:
-            suggested.append(target.version)
-
-    if pinned is not None and pinned not in versions.names:
-        problems.append(Problem(
-            f'types_version "{pinned}" is not one of: {", ".join(versions.names)}.',
-            None, "sidecar",
+    result = Validation(errors=structural_problems(tpl, lines))
+    ready, lenient = leniency.prepare(tpl, lines)
+    result.warnings.extend(lenient)
+    prefer = libraries.get(pinned) if pinned else None
+    if pinned and prefer is None:
+        result.errors.append(Problem(
+            f'types_version "{pinned}" is not a type library: use one of '
+            f"{', '.join(libraries.names()) or '(none registered)'}.", None, "sidecar",
         ))  # fmt: skip
-        pinned = None
-    chosen = pinned or (suggested[0] if suggested else versions.names[0])
-    result = _validate_with(tpl, lines, text, versions, chosen)
-    if result.errors:
-        for other in versions.names:
-            if other == chosen:
-                continue
-            alternative = _validate_with(tpl, lines, text, versions, other)
-            if alternative.errors:
+    graph = resolve_imports(ready, lines, libraries, prefer)
+    result.libraries = graph.libraries
+    result.warnings.extend(graph.problems)
+    result.unresolved = [f"{item.url or item.name}" for item in graph.unresolved]
+    result.unresolved += graph.nested_unresolved
+    for item in graph.unresolved:
+        result.warnings.append(Problem(
+            f'Import "{item.name}" ({item.url or "unreadable"}) is in no type library, so its '
+            "types were not checked; the form and cost come from the template itself. An admin "
+            "can register the library under Type libraries. It was not downloaded.", item.line,
+        ))  # fmt: skip
+    if graph.nested_unresolved:
+        result.warnings.append(Problem(
+            "Type files import what no type library holds, so those types were not checked: "
+            + "; ".join(graph.nested_unresolved) + ".",
+        ))  # fmt: skip
+    if graph.unresolved or result.errors:
+        return result  # type findings would only repeat that types are missing
+    findings = _findings(ready, graph, lines, text)
+    if _type_findings(findings) and len(graph.libraries) == 1:
+        chosen = libraries.get(graph.libraries[0])
+        for other in libraries.alternatives(graph.paths, exclude=chosen):
+            alt_graph = resolve_imports(ready, lines, libraries, other)
+            alt = _findings(ready, alt_graph, lines, text)
+            if _type_findings(alt):
                 continue
             if pinned:
-                result.errors.append(Problem(
-                    f'It validates against types version "{other}" instead; pin that version '
+                findings.append(Problem(
+                    f'It validates against type library "{other.name}" instead; pin that one '
                     "in the sidecar if it is the intended one.", None, "sidecar",
                 ))  # fmt: skip
             else:
-                alternative.warnings.insert(0, Problem(
-                    f'Validates only against types version "{other}", not "{chosen}" which '
-                    f'its imports suggest; checked against "{other}". Pin types_version: '
-                    f"{other} in the sidecar to make this explicit.",
-                ))  # fmt: skip
-                result = alternative
+                findings = [Problem(
+                    f'Validates only against type library "{other.name}", not "{chosen.name}" '
+                    f'which its imports name; checked against "{other.name}". Pin '
+                    f"types_version: {other.name} in the sidecar to make this explicit.",
+                ), *alt]  # fmt: skip
+                result.libraries = alt_graph.libraries
             break
-    result.errors[:0] = problems
-    result.warnings[:0] = warnings
+    result.warnings.extend(findings)
     return result

@@ -18,9 +18,13 @@ from flask_login import current_user, login_required
 from app.catalogue import launching
 from app.catalogue.forms import presets_data, tab_layout
 from app.catalogue.loader import catalogue
+from app.deployments import operations as deployments
 from app.errors import PortalError
 
 bp = Blueprint("catalogue", __name__, url_prefix="/catalogue")
+
+# Longest deployment name accepted on the launch form.
+NAME_MAX = 120
 
 
 def _visible_entry(slug: str):
@@ -72,6 +76,11 @@ def launch(slug: str):
         form = form_class()
     elif request.args.get("defaults"):
         form = form_class(formdata=None)
+    elif earlier_id := request.args.get("from_deployment", type=int):
+        # Edit and relaunch: the settings of a deployment the user may see (never its secrets).
+        earlier = deployments.visible_deployment(current_user, earlier_id)
+        form = form_class.prefilled(dict(earlier.parameters or {}), formdata=None)
+        prefilled = True
     else:
         remembered = launching.remembered_values(current_user, slug)
         form = (
@@ -82,15 +91,25 @@ def launch(slug: str):
         prefilled = bool(remembered)
 
     status = 200
-    if form.validate_on_submit():
-        parameters = form.to_parameters()
+    blocker = deployments.launch_blocker(current_user)
+    launch_fields = _launch_fields(entry)
+    if blocker and request.method == "POST":
+        form.form_errors.append(blocker)
+        status = 403
+    elif form.validate_on_submit() and not launch_fields["errors"]:
         try:
-            deployment = launching.launch(current_user, entry, parameters)
+            deployment = launching.launch(
+                current_user, entry, form, name=launch_fields["name"], group=launch_fields["group"]
+            )
+        except deployments.LaunchPending as error:
+            form.form_errors.append(error.message)
+            launch_fields["pending_id"] = error.deployment_id
+            status = error.status_code
         except PortalError as error:
             form.form_errors.append(error.message)
             status = error.status_code
         else:
-            flash(f"{entry.parsed.name} is being launched. Its status is shown below.", "success")
+            flash(_launched_message(deployment), "success" if deployment.uuid else "warning")
             return redirect(url_for("deployments.detail", deployment_id=deployment.id))
     elif request.method == "POST":
         status = 400
@@ -102,10 +121,39 @@ def launch(slug: str):
             form=form,
             tabs=tab_layout(entry.parsed),
             presets=presets_data(entry.parsed),
-            summary=launching.summary(entry, form),
+            summary=launching.summary(entry, form, group_name=request.form.get("group") or None),
             prefilled=prefilled,
+            blocker=blocker,
+            launch_fields=launch_fields,
         ),
         status,
+    )
+
+
+def _launch_fields(entry) -> dict:
+    """The deployment's name and charged group, as posted (checked) or as first offered."""
+    groups = deployments.groups_for(current_user)
+    if request.method != "POST":
+        remembered = deployments.remembered_group(current_user, entry.slug)
+        return {"name": deployments.default_name(entry), "group": remembered,
+                "groups": groups, "errors": {}}  # fmt: skip
+    name = request.form.get("deployment_name", "").strip()
+    group = request.form.get("group", "").strip() or None
+    errors = {}
+    if len(name) > NAME_MAX:
+        errors["deployment_name"] = f"Keep the name to {NAME_MAX} characters or fewer."
+    if group is not None and group not in groups:
+        errors["group"] = "Choose one of your groups."
+    return {"name": name, "group": group, "groups": groups, "errors": errors}
+
+
+def _launched_message(deployment) -> str:
+    if deployment.uuid:
+        return f"{deployment.name} is being launched. Its status is shown below."
+    return (
+        f"The orchestrator did not confirm the launch of {deployment.name} in time. It may "
+        "have started anyway: the portal is checking and will not submit it twice, so there "
+        "is no need to launch again."
     )
 
 
@@ -116,4 +164,8 @@ def summary(slug: str):
     entry = _visible_entry(slug)
     form = launching.form_class(entry)()
     form.validate()
-    return render_template("catalogue/_summary.html", summary=launching.summary(entry, form))
+    # The group the launch would be charged to, when the form offers the choice.
+    group = request.form.get("group") or None
+    return render_template(
+        "catalogue/_summary.html", summary=launching.summary(entry, form, group_name=group)
+    )

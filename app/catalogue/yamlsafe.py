@@ -199,12 +199,14 @@ def load_yaml(text: str | bytes, *, max_bytes: int, max_depth: int, max_aliases:
 class Problem:
     """One thing wrong with a template (or warning about it), for the people who curate it.
 
-    ``line`` is 1-based; ``source`` says which file it refers to: "template" or "sidecar".
+    ``line`` is 1-based; ``source`` says which file it refers to: "template" or "sidecar";
+    ``code`` names the row of ``leniency.LENIENCIES`` a warning comes from, if any.
     """
 
     message: str
     line: int | None = None
     source: str = "template"
+    code: str = ""
 
     @classmethod
     def from_error(cls, error: TemplateError, source: str = "template") -> Problem:

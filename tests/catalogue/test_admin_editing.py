@@ -8,7 +8,7 @@ import re
 import pytest
 
 from app.catalogue import operations
-from app.catalogue.admin_forms import skeleton
+from app.catalogue.admin.forms import skeleton
 from app.catalogue.models import CatalogueTemplate
 from app.extensions import db
 from tests.catalogue.admin_support import (
@@ -203,11 +203,15 @@ def test_an_alias_bomb_is_stored_as_an_invalid_revision_and_breaks_no_page(
     assert states_in(row_of(page_text(client, "/admin/catalogue/"), "bomb")) == ["broken"]
     editor = page_text(client, "/admin/catalogue/bomb/edit")
     assert "aliases expand to too much data" in editor
-    assert page_text(client, "/admin/catalogue/bomb/revisions/1/preview")
+    preview = page_text(client, "/admin/catalogue/bomb/revisions/1/preview")
+    assert "aliases expand to too much data" in preview  # the summary box says why, no 500
+    assert "This template has no inputs to show." in preview
     researcher = app.test_client()
     people.create("reader")
     people.login("reader", client=researcher)
-    assert researcher.get("/catalogue/").status_code == 200
+    cards = researcher.get("/catalogue/").get_data(as_text=True)
+    assert 'href="/catalogue/bomb/"' not in cards  # never published, never offered
+    assert researcher.get("/catalogue/bomb/").status_code == 404
 
 
 # --- Editing ----------------------------------------------------------------------------------

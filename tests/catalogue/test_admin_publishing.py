@@ -194,7 +194,7 @@ def test_markup_in_descriptions_labels_help_and_messages_is_shown_as_text(app, c
 
 def _admin_routes(app):
     """Every (method, url) of the admin blueprint, with sample values for its arguments."""
-    sample = {"slug": "vm", "number": 1}
+    sample = {"slug": "vm", "number": 1, "name": "indigo-2025-08"}
     routes = []
     with app.test_request_context():
         for rule in app.url_map.iter_rules():

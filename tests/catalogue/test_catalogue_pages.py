@@ -1,5 +1,7 @@
 """The researcher's catalogue: cards, search, tag filters, group visibility and launch forms."""
 
+import re
+
 import pytest
 
 from app.auth.models import User
@@ -108,15 +110,38 @@ def test_the_launch_page_shows_errors_beside_fields_and_keeps_the_values(client,
     assert "ada lovelace" in html  # what the user typed is still there
 
 
+def _total(html: str, label: str) -> str:
+    match = re.search(rf"<dt[^>]*>{label}</dt>\s*<dd[^>]*>([^<]*)<", html)
+    assert match, f"no {label} total in the summary"
+    return match.group(1).strip()
+
+
 def test_the_summary_endpoint_recomputes_totals_from_the_form(client, researcher):
     page = client.get("/catalogue/jupyter-vm/").get_data(as_text=True)
+    assert _total(page, "CPU cores") == "2"  # the template's default
     response = client.post(
         "/catalogue/jupyter-vm/summary",
-        data={"csrf_token": csrf_from(page), "num_cpus": "8", "num_gpus": "2"},
+        data={"csrf_token": csrf_from(page), "num_cpus": "8", "mem_size": "16 GB"},
     )
     html = response.get_data(as_text=True)
     assert response.status_code == 200
     assert "<html" not in html and "What will be requested" in html
+    assert _total(html, "CPU cores") == "8"
+    assert _total(html, "Memory") == "16 GB"
+
+
+def test_a_rejected_form_asks_for_its_password_again(client, researcher):
+    page = client.get("/catalogue/jupyter-vm/").get_data(as_text=True)
+    response = client.post(
+        "/catalogue/jupyter-vm/",
+        data={"csrf_token": csrf_from(page), "jupyter_password": "a-fine-passw0rd",
+              "num_cpus": "999"},
+    )  # fmt: skip
+    html = response.get_data(as_text=True)
+    assert response.status_code == 400
+    field = re.search(r'<input[^>]*name="jupyter_password"[^>]*>', html).group(0)
+    assert 'placeholder="Type it again: passwords are not sent back to the page"' in field
+    assert "a-fine-passw0rd" not in html and "Leave empty to generate one" not in field
 
 
 def test_names_descriptions_labels_and_help_are_escaped(client, researcher, app):

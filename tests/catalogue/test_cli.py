@@ -1,4 +1,4 @@
-"""``flask catalogue import|export|validate`` keep tosca-catalog/ and the database in step."""
+"""``flask catalogue import|export|validate|types`` keep folders and the database in step."""
 
 import shutil
 from pathlib import Path
@@ -29,10 +29,11 @@ def run(app, *args):
 def test_import_creates_and_publishes_each_template_then_leaves_unchanged_ones_alone(app, folder):
     first = run(app, "import", str(folder))
     assert first.exit_code == 0, first.output
-    assert "jupyter-vm: revision 1 published" in first.output
-    assert "vm: revision 1 published" in first.output
+    assert "jupyter-vm.yaml -> jupyter-vm: imported: revision 1 published" in first.output
+    assert "vm.yaml -> vm: imported: revision 1 published" in first.output
     again = run(app, "import", str(folder))
-    assert "vm: unchanged" in again.output and "jupyter-vm: unchanged" in again.output
+    assert "vm.yaml -> vm: unchanged" in again.output
+    assert "jupyter-vm.yaml -> jupyter-vm: unchanged" in again.output
 
 
 def test_a_changed_file_becomes_a_new_published_revision(app, folder):
@@ -40,7 +41,7 @@ def test_a_changed_file_becomes_a_new_published_revision(app, folder):
     sidecar = folder / "vm.portal.yaml"
     sidecar.write_text(sidecar.read_text().replace("name: ", "name: Renamed ", 1))
     result = run(app, "import", str(folder))
-    assert "vm: revision 2 published" in result.output
+    assert "vm.yaml -> vm: imported: revision 2 published" in result.output
     with app.app_context():
         template = db.session.scalar(
             select(CatalogueTemplate).where(CatalogueTemplate.slug == "vm")
@@ -52,8 +53,10 @@ def test_a_broken_file_is_stored_but_not_published_and_the_rest_still_imports(ap
     (folder / "broken.yaml").write_text("tosca_definitions_version: [unclosed\n")
     result = run(app, "import", str(folder))
     assert result.exit_code == 0
-    assert "broken: revision 1 has errors" in result.output
-    assert "vm: revision 1 published" in result.output
+    assert "broken.yaml -> broken: invalid: revision 1 not published: template, line 2:" in (
+        result.output
+    )
+    assert "vm.yaml -> vm: imported: revision 1 published" in result.output
     with app.app_context():
         broken = db.session.scalar(
             select(CatalogueTemplate).where(CatalogueTemplate.slug == "broken")

@@ -32,7 +32,8 @@ def constraint(raw, type_name="integer") -> Constraint:
         ({"max_length": 2}, "string", "ab", "abc", "must be at most 2 characters long"),
         ({"min_length": 1}, "list", ["x"], [], "must be at least 1 entries long"),
         ({"max_length": 1}, "map", {"a": 1}, {"a": 1, "b": 2}, "must be at most 1 entries long"),
-        ({"pattern": "[a-z]+"}, "string", "abc", "abc1", "must match the pattern [a-z]+"),
+        ({"pattern": "[a-z]+"}, "string", "abc", "abc1",
+         "is not in the form this field expects; see the description under it"),
         ({"greater_or_equal": "1 GB"}, "scalar-unit.size", "1000 MB", "999 MB",
          "must be at least 1 GB"),
         ({"in_range": ["1 GiB", "2 GiB"]}, "scalar-unit.size", "1073741824 B", "1 GB",
@@ -104,7 +105,9 @@ def test_malformed_constraints_are_reported(raw, type_name, message):
         Constraint.parse(raw, type_name)
 
 
-def test_constraints_must_be_a_list():
+def test_constraints_are_a_list_or_the_mapping_form_the_orchestrator_accepts():
     assert parse_constraints(None, "string") == []
+    (constraint,) = parse_constraints({"in_range": [1, 4]}, "integer")
+    assert constraint.is_satisfied(2) and not constraint.is_satisfied(5)
     with pytest.raises(ConstraintError):
-        parse_constraints({"equal": 1}, "integer")
+        parse_constraints("equal 1", "integer")

@@ -7,7 +7,8 @@ import pytest
 
 from app.catalogue.metadata import read_metadata
 from app.catalogue.parsed import ParsedTemplate
-from app.catalogue.tosca import TypeVersions, find_line, validate_template
+from app.catalogue.tosca import find_line
+from app.catalogue.typelibs import from_folder
 from app.catalogue.yamlsafe import Limits
 
 MASTER = "https://raw.githubusercontent.com/indigo-dc/tosca-types/master/custom_types.yaml"
@@ -30,73 +31,86 @@ def test_a_good_template_validates_against_the_version_its_url_names(parse_text,
     assert parsed.inputs[0].line == 14
 
 
-def test_errors_name_the_line_of_the_offending_node(parse_text, simple_template):
+def test_type_findings_are_warnings_on_the_line_of_the_offending_node(parse_text, simple_template):
     text = simple_template.replace("            type: linux\n", "            type: linux\n"
                                    "            colour: blue\n")  # fmt: skip
     parsed = parse_text(text)
-    assert len(parsed.errors) == 1
-    problem = parsed.errors[0]
-    assert 'unknown field "colour"' in problem.message
+    assert parsed.errors == []
+    (problem,) = parsed.warnings
+    assert problem.message.startswith("Type check:") and 'unknown field "colour"' in problem.message
     assert problem.line == text.splitlines().index("            colour: blue") + 1
 
 
-def test_an_unknown_node_type_is_reported_on_its_line(parse_text, simple_template):
+def test_an_unknown_node_type_is_a_warning_on_its_line(parse_text, simple_template):
     text = simple_template.replace("type: tosca.nodes.indigo.Compute", "type: tosca.nodes.Nope")
-    problem = parse_text(text).errors[0]
+    parsed = parse_text(text)
+    assert parsed.errors == []
+    (problem,) = [w for w in parsed.warnings if "is not a valid type" in w.message]
     assert 'Type "tosca.nodes.Nope" is not a valid type.' in problem.message
     assert problem.line == text.splitlines().index("      type: tosca.nodes.Nope") + 1
 
 
-def test_unmapped_imports_are_reported_and_never_downloaded(parse_text, simple_template):
+def test_imports_no_library_holds_leave_types_unchecked_but_publishable(
+    parse_text, simple_template
+):
     text = simple_template.replace(MASTER, "https://example.org/types.yaml")
-    messages = [p.message for p in parse_text(text).errors]
-    assert any("has no local copy" in m and "was not downloaded" in m for m in messages)
+    parsed = parse_text(text)
+    assert parsed.errors == [] and parsed.unresolved_imports == ["https://example.org/types.yaml"]
+    (warning,) = parsed.warnings
+    assert "types were not checked" in warning.message and "not downloaded" in warning.message
+    assert warning.line == text.splitlines().index("imports:") + 2
+    names = [spec.name for spec in parsed.inputs]
+    assert names == ["num_cpus", "mem_size", "ssh_public_key", "ports"]
 
 
 @pytest.mark.parametrize("target", ["/etc/passwd", "file:///etc/passwd", "../secret.yaml"])
-def test_local_file_imports_are_refused(parse_text, simple_template, target):
+def test_local_file_imports_are_never_read(parse_text, simple_template, target):
     parsed = parse_text(simple_template.replace(MASTER, target))
-    assert "has no local copy" in parsed.errors[0].message
+    assert parsed.unresolved_imports == [target]
+    assert "types were not checked" in parsed.warnings[0].message
 
 
-def test_a_template_that_only_validates_against_an_older_version_falls_back_with_a_warning(
+def test_a_template_that_only_validates_against_an_older_library_falls_back_with_a_warning(
     parse_text, simple_template
 ):
-    text = simple_template.replace("        os:\n", "        os:\n", 1).replace(
+    text = simple_template.replace(
         "    simple_node:\n      type: tosca.nodes.indigo.Compute\n",
         "    simple_node:\n      type: tosca.nodes.indigo.Compute\n"
         "      properties:\n        zabbix_server: example.org\n",
     )
     parsed = parse_text(text)
     assert parsed.errors == [] and parsed.types_version == "indigo-v4.0.1"
-    assert 'Validates only against types version "indigo-v4.0.1"' in parsed.warnings[0].message
+    assert 'Validates only against type library "indigo-v4.0.1"' in parsed.warnings[0].message
     pinned = parse_text(text, "types_version: indigo-2025-08\n")
     assert pinned.types_version == "indigo-2025-08"
-    assert 'validates against types version "indigo-v4.0.1" instead' in pinned.errors[-1].message
+    assert 'validates against type library "indigo-v4.0.1" instead' in pinned.warnings[-1].message
 
 
-def test_an_unknown_pinned_version_is_a_sidecar_error(parse_text, simple_template):
+def test_an_unknown_pinned_library_is_a_sidecar_error(parse_text, simple_template):
     problem = parse_text(simple_template, "types_version: indigo-1999\n").errors[0]
     assert problem.source == "sidecar" and "indigo-1999" in problem.message
 
 
-def test_versions_map_branches_and_tags(types_dir):
-    versions = TypeVersions.load(types_dir)
-    assert versions.names == ["indigo-2025-08", "indigo-v4.0.1"]
-    assert versions.resolve(MASTER).version == "indigo-2025-08"
-    assert versions.resolve(MASTER.replace("master", "v4.0.1")).version == "indigo-v4.0.1"
-    unknown = versions.resolve(MASTER.replace("master", "abc123"))
-    assert unknown.version is None and unknown.file == "custom_types.yaml"
-    assert versions.resolve("https://example.org/custom_types.yaml") is None
+def test_shipped_libraries_answer_for_their_branches_and_tags(types_dir):
+    libraries = from_folder(types_dir)
+    assert libraries.names() == ["indigo-2025-08", "indigo-v4.0.1"]
+    assert libraries.resolve(MASTER).library.name == "indigo-2025-08"
+    assert libraries.resolve(MASTER.replace("master", "v4.0.1")).library.name == "indigo-v4.0.1"
+    # Any other ref (a commit) is answered by the newest library.
+    unknown = libraries.resolve(MASTER.replace("master", "abc123"))
+    assert unknown.library.name == "indigo-2025-08" and unknown.path == "custom_types.yaml"
+    assert libraries.resolve("https://example.org/custom_types.yaml") is None
 
 
-def test_unknown_refs_are_checked_against_the_newest_version_with_a_warning(types_dir):
-    tpl = {"tosca_definitions_version": "tosca_simple_yaml_1_0",
-           "imports": [{"t": MASTER.replace("master", "abc123")}],
-           "topology_template": {"node_templates": {}}}  # fmt: skip
-    result = validate_template(tpl, {}, types_dir=types_dir)
-    assert result.version == "indigo-2025-08"
-    assert "does not map to a types version" in result.warnings[0].message
+def test_a_get_input_of_an_undefined_input_blocks_publishing_with_its_line(
+    parse_text, simple_template
+):
+    text = simple_template.replace("{ get_input: mem_size }", "{ get_input: memory }")
+    (problem,) = parse_text(text).errors
+    assert "get_input: memory names an input the template does not define" in problem.message
+    assert problem.line == next(
+        n for n, line in enumerate(text.splitlines(), 1) if "get_input: memory" in line
+    )
 
 
 def test_find_line_prefers_the_path_naming_most_quoted_words():

@@ -49,6 +49,13 @@ from app.catalogue.inputs.structured import (
 # in the database would outlive its use.
 SECRET_KINDS = frozenset({"password", "credential"})
 
+
+def is_secret(spec) -> bool:
+    """Whether an input (a ``parsed.InputSpec`` whose ``kind`` is set) holds a secret: the one
+    rule every feature asks (pre-filling, deployment records, pages)."""
+    return spec.kind in SECRET_KINDS
+
+
 FIELD_TYPES: dict[str, type[InputField]] = {
     **SCALAR_FIELDS,
     "list": ListInput,
@@ -105,5 +112,5 @@ __all__ = [
     "InputField", "IntegerInput", "JsonInput", "ListInput", "MapInput", "PasswordInput",
     "PortsInput", "ScalarUnitInput", "SshKeyInput", "StringInput", "TimestampInput",
     "ToscaValue", "VersionInput", "WidgetError", "check_port_spec", "check_ssh_public_key",
-    "field_class_for", "field_for", "generate_password",
+    "SECRET_KINDS", "field_class_for", "field_for", "generate_password", "is_secret",
 ]  # fmt: skip

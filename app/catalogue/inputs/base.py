@@ -15,17 +15,21 @@ Labels and help are plain text; templates escape them.
 from __future__ import annotations
 
 import contextlib
+from dataclasses import replace
 from typing import Any, ClassVar, NamedTuple
 
 from wtforms import Field, RadioField, SelectField, StringField
 from wtforms.validators import StopValidation, ValidationError
 
 from app.catalogue.constraints import (
+    Constraint,
     browser_hints,
+    describe_pattern,
     parse_constraints,
     valid_values,
     violations,
 )
+from app.catalogue.inputs.limits import max_length, too_long
 from app.catalogue.metadata import humanise
 
 REQUIRED_MESSAGE = "This field is required."
@@ -63,13 +67,26 @@ class InputField:
         """
         self.spec = spec
         self.name: str = spec.name
-        self.constraints = parse_constraints(spec.constraints, self.constraint_type or spec.type)
+        self.constraints = [
+            self._worded(constraint)
+            for constraint in parse_constraints(spec.constraints, self.constraint_type or spec.type)
+        ]
         self.widget = spec.widget or self.default_widget()
         if self.widget not in self.widgets:
             raise WidgetError(
                 f'Input "{spec.name}": widget "{self.widget}" does not suit its type '
                 f"{spec.type} (use one of: {', '.join(self.widgets)})."
             )
+
+    def _worded(self, constraint: Constraint) -> Constraint:
+        """A pattern with the sidecar's ``pattern_message``, or words of the portal's own."""
+        if constraint.operator != "pattern":
+            return constraint
+        if self.spec.pattern_message:
+            return replace(constraint, wording=self.spec.pattern_message)
+        default = self.spec.default if self.spec.has_default else None
+        example = default if isinstance(default, str) and constraint.is_satisfied(default) else None
+        return replace(constraint, wording=describe_pattern(constraint.argument, example))
 
     # --- what the form shows ---------------------------------------------------------------
 
@@ -96,11 +113,21 @@ class InputField:
         offered = self.spec.choices or valid_values(self.constraints)
         return list(offered) if offered else None
 
+    @property
+    def max_length(self) -> int | None:
+        """The most characters a typed value may have (see ``limits``); None for choices."""
+        if self.widget in ("select", "radio", "checkbox"):
+            return None
+        return max_length(self.kind)
+
     def render_kw(self) -> dict[str, Any]:
-        """HTML attributes for the browser: required, placeholder and constraint hints."""
+        """HTML attributes for the browser: required, placeholder, constraint hints, and the
+        length limit (which the form macro also states in words)."""
         hints: dict[str, Any] = {}
         if self.widget not in ("select", "radio", "checkbox"):
             hints.update(browser_hints(self.constraints))
+        if self.max_length and self.widget not in ("number", "slider"):
+            hints["maxlength"] = min(self.max_length, hints.get("maxlength") or self.max_length)
         if self.required:
             hints["required"] = True
         if self.spec.placeholder:
@@ -192,6 +219,9 @@ class ToscaValue:
         if field.process_errors or field.errors:
             raise StopValidation()  # the field already said what is wrong (not a number...)
         data = field.data
+        limit = self.input_field.max_length
+        if limit and isinstance(data, str) and len(data) > limit:
+            raise StopValidation(too_long(data, limit))
         if self.input_field.is_empty(data):
             if self.input_field.required:
                 raise StopValidation(REQUIRED_MESSAGE)

@@ -19,6 +19,7 @@ from wtforms import (
 )
 
 from app.catalogue.inputs.base import InputField
+from app.catalogue.inputs.limits import max_digits
 from app.catalogue.types import (
     SCALAR_UNITS,
     format_timestamp,
@@ -26,6 +27,7 @@ from app.catalogue.types import (
     parse_timestamp,
     parse_version,
 )
+from app.quotas.units import read_size
 
 _INTEGER_RE = re.compile(r"\s*[-+]?\d+\s*")
 
@@ -49,6 +51,23 @@ class StringInput(InputField):
         return str(value).lower() if isinstance(value, bool) else str(value)
 
 
+class WholeNumberField(IntegerField):
+    """An integer box whose refusals are written for a person, huge numbers included."""
+
+    def process_formdata(self, valuelist):
+        if not valuelist or not valuelist[0].strip():
+            self.data = None
+            return
+        text = valuelist[0].strip()
+        self.data = None
+        if not _INTEGER_RE.fullmatch(text):
+            raise ValueError("Type a whole number, such as 4.")
+        try:
+            self.data = _bounded_digits(text.lstrip("+-"), text)
+        except ValueError as error:
+            raise ValueError(f"This {error}.") from None
+
+
 class IntegerInput(InputField):
     """``integer``: a number box (step 1), slider, list of choices, or radio buttons."""
 
@@ -57,7 +76,7 @@ class IntegerInput(InputField):
 
     def field_class(self):
         if self.widget == "number":
-            return IntegerField
+            return WholeNumberField
         if self.widget == "slider":
             return IntegerRangeField
         return super().field_class()
@@ -71,13 +90,24 @@ class IntegerInput(InputField):
     def coerce(self, value: Any, *, strict: bool = False) -> int:
         if isinstance(value, bool):
             raise ValueError("must be a whole number")
+        if isinstance(value, str) and not strict and _INTEGER_RE.fullmatch(value):
+            value = _bounded_digits(value.strip().lstrip("+-"), value)
         if isinstance(value, int):
+            _bounded_digits(str(abs(value)), value)
             return value
         if isinstance(value, float) and value.is_integer() and not strict:
             return int(value)
-        if isinstance(value, str) and not strict and _INTEGER_RE.fullmatch(value):
-            return int(value)
         raise ValueError("must be a whole number")
+
+
+def _bounded_digits(digits: str, value: Any) -> Any:
+    """``value`` as an int when ``digits`` are few enough for a person's number."""
+    if len(digits) > max_digits():
+        # Checked before int(): Python's own limit gives a message meant for programmers.
+        raise ValueError(
+            f"is a number of {len(digits):,} digits; numbers here have at most {max_digits()}"
+        )
+    return int(value) if isinstance(value, str) else value
 
 
 class FloatInput(InputField):
@@ -102,6 +132,8 @@ class FloatInput(InputField):
     def coerce(self, value: Any, *, strict: bool = False) -> float:
         if isinstance(value, bool):
             raise ValueError("must be a number")
+        if isinstance(value, str) and len(value.strip()) > max_digits() + 10:
+            raise ValueError(f"is longer than a number here can be ({max_digits()} digits)")
         if isinstance(value, str) and not strict:
             try:
                 value = float(value)
@@ -111,8 +143,10 @@ class FloatInput(InputField):
             number = float(value)
         except (TypeError, ValueError):
             raise ValueError("must be a number") from None
-        if not math.isfinite(number):
-            raise ValueError("must be a finite number")
+        if math.isnan(number):
+            raise ValueError("must be a number")
+        if math.isinf(number):
+            raise ValueError("is too large a number to use")
         return number
 
 
@@ -216,6 +250,9 @@ class ScalarUnitInput(StringInput):
     def coerce(self, value: Any, *, strict: bool = False) -> str:
         if strict and not isinstance(value, str):
             raise ValueError(f"must be a number followed by a unit ({', '.join(self.units)})")
+        if self.spec.type == "scalar-unit.size":
+            # The same reading as quota accounting, so the form and the charge agree.
+            return str(read_size(value))
         return str(parse_scalar(value, self.spec.type))
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from wtforms import Form, FormField, PasswordField, StringField, TextAreaField
 
 from app.catalogue.inputs.base import InputField, ToscaValue
+from app.catalogue.inputs.limits import ssh_comment_max
 from app.catalogue.inputs.scalars import StringInput
 
 PASSWORD_NAME = re.compile(r"passw|secret|token|passphrase", re.IGNORECASE)
@@ -82,6 +83,11 @@ def check_ssh_public_key(text: str) -> str:
     (length,) = struct.unpack(">I", blob[:4])
     if blob[4 : 4 + length] != key_type.encode("ascii"):
         raise ValueError(f"the key's data does not match its type {key_type}")
+    if len(parts) > 2 and len(parts[2]) > ssh_comment_max():
+        raise ValueError(
+            f"the comment after the key is {len(parts[2]):,} characters long; keep it to "
+            f"{ssh_comment_max():,} (it is usually just you@host)"
+        )
     return " ".join(parts)
 
 

@@ -5,7 +5,14 @@ import re
 from flask import current_app
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
-from wtforms import HiddenField, IntegerField, SelectField, StringField, TextAreaField
+from wtforms import (
+    BooleanField,
+    HiddenField,
+    IntegerField,
+    SelectField,
+    StringField,
+    TextAreaField,
+)
 from wtforms.validators import DataRequired, Length, Optional, ValidationError
 
 from app.catalogue.operations import CatalogueError, check_slug
@@ -219,3 +226,35 @@ class CompareForm(FlaskForm):
 
     a = SelectField("From revision", coerce=int)
     b = SelectField("To revision", coerce=int)
+
+
+def pattern_list(form, field) -> None:
+    """Split one URL pattern per line into ``field.patterns``."""
+    field.patterns = [line.strip() for line in (field.data or "").splitlines() if line.strip()]
+    if not field.patterns:
+        raise ValidationError("Give at least one URL pattern, one per line.")
+
+
+class LibraryForm(FlaskForm):
+    """A type library from an uploaded archive of its folder."""
+
+    name = StringField(
+        "Name",
+        validators=[DataRequired("Name the library."), Length(max=100)],
+        description="Letters, digits, dots, dashes and underscores, e.g. site-types-v2.",
+    )
+    version = StringField(
+        "Version note", validators=[Length(max=200)],
+        description="Optional: which tag or commit the files are.",
+    )  # fmt: skip
+    patterns = TextAreaField(
+        "URL patterns",
+        validators=[pattern_list],
+        description="One per line. {path} is the file inside the library, {ref} any branch, "
+        "tag or commit: https://git.example.org/infra/tosca-types/raw/{ref}/{path}",
+    )
+    archive = FileField(
+        "Folder as an archive (.zip or .tar.gz)",
+        validators=[FileRequired("Choose the archive of the library's folder.")],
+    )
+    replace = BooleanField("Replace the files of an existing library with this name")

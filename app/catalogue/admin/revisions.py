@@ -1,18 +1,23 @@
 """Admin pages about one template's revisions: history, line listings, previews, diffs, and the
 buttons that publish, hide, restore and set who sees it.
 
-Routes are registered on ``admin.bp``; every one is for admins only.
+Every route is for admins only.
 """
-
-from dataclasses import dataclass, field
 
 from flask import flash, redirect, render_template, request, url_for
 from sqlalchemy import select
 
 from app.auth.roles import role_required
 from app.catalogue import launching, operations
-from app.catalogue.admin import STATES, author, bp, template_states_of
-from app.catalogue.admin_forms import ActionForm, CompareForm, PublishForm, VisibilityForm
+from app.catalogue.admin.blueprint import bp
+from app.catalogue.admin.common import (
+    STATES,
+    author,
+    parsed_of,
+    problems_view,
+    template_states_of,
+)
+from app.catalogue.admin.forms import ActionForm, CompareForm, PublishForm, VisibilityForm
 from app.catalogue.diff import diff_revisions
 from app.catalogue.forms import build_form_class, presets_data, tab_layout
 from app.catalogue.loader import Entry
@@ -21,52 +26,6 @@ from app.catalogue.operations import CatalogueError
 from app.catalogue.parsed import ParsedTemplate, TemplateError
 from app.errors import NotFound
 from app.extensions import db
-
-SOURCES = (("template", "Template"), ("sidecar", "Portal metadata"))
-
-
-@dataclass
-class Listing:
-    """A file of a revision, line by line, with the problems found on each line."""
-
-    source: str
-    title: str
-    lines: list[tuple[int, str, list[str]]] = field(default_factory=list)
-
-
-@dataclass
-class ProblemsView:
-    """A revision's problems, and its files as numbered listings to link them to."""
-
-    revision: TemplateRevision
-    parsed: ParsedTemplate
-    listings: list[Listing]
-
-
-def parsed_of(revision: TemplateRevision) -> ParsedTemplate:
-    """The revision's stored parse result; parsed again if it was stored in an older format."""
-    try:
-        return ParsedTemplate.from_json(revision.parsed)
-    except ValueError:
-        return operations.parse(revision.template.slug, revision.tosca_text, revision.sidecar_text)
-
-
-def problems_view(revision: TemplateRevision) -> ProblemsView:
-    parsed = parsed_of(revision)
-    texts = {"template": revision.tosca_text, "sidecar": revision.sidecar_text or ""}
-    listings = []
-    for source, title in SOURCES:
-        lines = texts[source].splitlines()
-        found: dict[int, list[str]] = {}
-        for problem in [*parsed.errors, *parsed.warnings]:
-            if problem.source == source and problem.line:
-                found.setdefault(problem.line, []).append(problem.message)
-        # A problem at the end of the file (say, an unclosed bracket) points one line past it.
-        lines += [""] * (max(found, default=0) - len(lines))
-        listings.append(
-            Listing(source, title, [(n, text, found.get(n, [])) for n, text in enumerate(lines, 1)])
-        )
-    return ProblemsView(revision, parsed, listings)
 
 
 def get_revision(slug: str, number: int) -> TemplateRevision:

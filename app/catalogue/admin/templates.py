@@ -1,7 +1,7 @@
 """Catalogue curation for admins: the list of templates, creating them and editing them.
 
 Views translate HTTP and call one verb of ``operations`` each. Revisions, previews, diffs and
-publishing live in ``admin_revisions``, on the same blueprint. Every route is for admins only.
+publishing live in ``revisions``, type libraries in ``libraries``. Every route is for admins.
 
 Who sees a template stays in its sidecar (``visible_to``), so the history records it like any
 other change: the "who sees it" form saves a revision with that one line rewritten
@@ -12,28 +12,25 @@ import json
 from dataclasses import dataclass
 from datetime import datetime
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
-from flask_login import current_user
+from flask import flash, redirect, render_template, request, url_for
 from sqlalchemy import and_, func, select
 from sqlalchemy.orm import aliased
 
 from app.auth.roles import role_required
 from app.catalogue import operations
-from app.catalogue.admin_forms import BlankForm, EditForm, UploadForm, skeleton
+from app.catalogue.admin.blueprint import bp
+from app.catalogue.admin.common import (
+    STATES,
+    attach_error,
+    author,
+    problems_view,
+    template_states,
+    template_states_of,
+)
+from app.catalogue.admin.forms import BlankForm, EditForm, UploadForm, skeleton
 from app.catalogue.models import CatalogueTemplate, TemplateRevision
 from app.catalogue.operations import CatalogueError
 from app.extensions import db
-
-bp = Blueprint("catalogue_admin", __name__, url_prefix="/admin/catalogue")
-
-#: Filter key -> label, in the order the list page offers them.
-STATES = {
-    "published": "Published",
-    "changes": "Unpublished changes",
-    "draft": "Not published yet",
-    "hidden": "Hidden",
-    "broken": "Broken",
-}
 
 
 @dataclass(frozen=True)
@@ -47,29 +44,18 @@ class Row:
     published_number: int | None
     updated_by: str
     updated_at: datetime
+    warnings: int = 0
+    source: str = ""
 
 
-def template_states(hidden: bool, latest_valid, latest_number, published_number) -> tuple:
-    """The states of a template: its main state first, then "changes" when it has them."""
-    if published_number is None and latest_valid is False:
-        states = ["broken"]
-    elif hidden:
-        states = ["hidden"]
-    elif published_number is not None:
-        states = ["published"]
-    else:
-        states = ["draft"]
-    if published_number is not None and (latest_number or 0) > published_number:
-        states.append("changes")
-    return tuple(states)
-
-
-def _display_name(parsed_json: str | None, slug: str) -> str:
-    # The stored JSON is read loosely: a name is all the list needs, even from an old format.
+def _summary(parsed_json: str | None, slug: str) -> tuple[str, int]:
+    """The display name and the number of warnings of a stored parse result."""
+    # Read loosely: the list needs only these two, even from an older format.
     try:
-        return str(json.loads(parsed_json).get("name") or slug)
+        data = json.loads(parsed_json)
+        return str(data.get("name") or slug), len(data.get("warnings") or [])
     except (TypeError, ValueError, AttributeError):
-        return slug
+        return slug, 0
 
 
 def list_rows() -> list[Row]:
@@ -98,31 +84,22 @@ def list_rows() -> list[Row]:
         .outerjoin(published, published.id == CatalogueTemplate.published_revision_id)
         .order_by(CatalogueTemplate.slug)
     )
-    return [
-        Row(
+    rows = []
+    for template, number, valid, parsed, published_number in db.session.execute(query):
+        name, warnings = _summary(parsed, template.slug)
+        states = template_states(template.hidden, valid, number, published_number)
+        rows.append(Row(
             slug=template.slug,
-            name=_display_name(parsed, template.slug),
-            states=template_states(template.hidden, valid, number, published_number),
+            name=name,
+            states=states + (("warnings",) if warnings else ()),
             latest_number=number,
             published_number=published_number,
             updated_by=template.updated_by,
             updated_at=template.updated_at,
-        )
-        for template, number, valid, parsed, published_number in db.session.execute(query)
-    ]
-
-
-def author() -> str:
-    return current_user.username
-
-
-def attach_error(form, error: CatalogueError) -> None:
-    """Show an operation's error beside its field, or above the form."""
-    target = getattr(form, error.field, None) if error.field else None
-    if target is not None:
-        target.errors = [*target.errors, error.message]
-    else:
-        form.form_errors.append(error.message)
+            warnings=warnings,
+            source=template.source,
+        ))  # fmt: skip
+    return rows
 
 
 @bp.route("/")
@@ -251,12 +228,11 @@ def edit(slug: str):
 
 
 def _render_edit(template, latest, form, status=200):
-    from app.catalogue.admin_revisions import problems_view
-
     shown = None
     # Problems belong to the latest revision; they are shown only while the editor holds it.
-    if latest is not None and not latest.valid and form.tosca_text.data == latest.tosca_text:
-        shown = problems_view(latest)
+    if latest is not None and form.tosca_text.data == latest.tosca_text:
+        view = problems_view(latest)
+        shown = view if view.parsed.errors or view.parsed.warnings else None
     return (
         render_template(
             "catalogue/admin/edit.html",
@@ -269,18 +245,3 @@ def _render_edit(template, latest, form, status=200):
         ),
         status,
     )
-
-
-def template_states_of(template: CatalogueTemplate) -> tuple:
-    latest = operations.latest_revision(template)
-    published = template.published_revision
-    return template_states(
-        template.hidden,
-        latest.valid if latest else None,
-        latest.number if latest else None,
-        published.number if published else None,
-    )
-
-
-# Registers the revision routes on ``bp``; imported last because it uses this module's helpers.
-from app.catalogue import admin_revisions  # noqa: E402, F401
