@@ -6,6 +6,9 @@ HOST ?= 127.0.0.1
 PORT ?= 5000
 WORKERS ?= 2
 export FLASK_APP := wsgi
+# `make run` and its setup use the built-in demo orchestrator unless told otherwise
+# (make run PORTAL_ORCHESTRATOR_URL=https://orchestrator.example.org).
+setup run: export PORTAL_ORCHESTRATOR_URL ?= demo
 # Debian packages the test suite starts or drives: a real LDAP server and a real browser.
 TEST_APT_PACKAGES := slapd ldap-utils chromium fonts-dejavu-core
 
@@ -33,10 +36,14 @@ setup: $(VENV)/.installed
 	$(BIN)/flask db upgrade
 	$(BIN)/flask catalogue import
 	$(BIN)/flask users bootstrap
+	$(BIN)/flask users groups researcher --add gpu-users
 
 ## run: set up, then serve the portal on http://$(HOST):$(PORT)/
 run: setup
-	@echo "Serving the portal on http://$(HOST):$(PORT)/ (Ctrl-C stops it)"
+	@echo "Serving the portal on http://$(HOST):$(PORT)/ with its sync worker (Ctrl-C stops both)"
+	@export PORTAL_PORTAL_BASE_URL=http://$(HOST):$(PORT); \
+	$(BIN)/flask deployments sync --loop & sync=$$!; \
+	trap 'kill $$sync 2>/dev/null; wait $$sync' EXIT; \
 	PORTAL_SESSION_COOKIE_SECURE=false $(BIN)/gunicorn --bind $(HOST):$(PORT) --workers $(WORKERS) \
 	  --access-logfile - wsgi:app
 
@@ -58,6 +65,7 @@ test: test-deps
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/python -m app.config_reference --check
 
 ## bench: benchmarks that print figures (never part of the test run)
 bench: $(VENV)/.installed-test

@@ -56,9 +56,12 @@ def _init_extensions(app: Flask) -> None:
 
 
 def _register_blueprints(app: Flask) -> None:
+    from app.auth.account import bp as account_bp
+    from app.auth.admin_views import bp as users_admin_bp
     from app.auth.views import bp as auth_bp
     from app.catalogue.admin import bp as catalogue_admin_bp
     from app.catalogue.views import bp as catalogue_bp
+    from app.deployments.callbacks import bp as deployment_callbacks_bp
     from app.deployments.views import bp as deployments_bp
     from app.main.views import bp as main_bp
     from app.quotas.views import bp as quotas_bp
@@ -66,9 +69,12 @@ def _register_blueprints(app: Flask) -> None:
     for blueprint in (
         main_bp,
         auth_bp,
+        account_bp,
+        users_admin_bp,
         catalogue_bp,
         catalogue_admin_bp,
         deployments_bp,
+        deployment_callbacks_bp,
         quotas_bp,
     ):
         app.register_blueprint(blueprint)
@@ -77,6 +83,9 @@ def _register_blueprints(app: Flask) -> None:
 def _register_cli(app: Flask) -> None:
     from app.auth.cli import users_cli
     from app.catalogue.cli import catalogue_cli
+    from app.deployments.cli import deployments_cli
+    from app.orchestrator.cli import orchestrator_cli
+    from app.quotas.cli import quota_cli
 
-    for group in (users_cli, catalogue_cli):
+    for group in (users_cli, catalogue_cli, deployments_cli, orchestrator_cli, quota_cli):
         app.cli.add_command(group)

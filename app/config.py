@@ -39,6 +39,8 @@ def _derive(app: Flask) -> None:
         Path(config["CATALOGUE_DIR"]) / "types"
     )
     config["MIGRATIONS_DIR"] = str(PROJECT_ROOT / "migrations")
+    if not config.get("ORCHESTRATOR_URL") and config["DEVELOPMENT"]:
+        config["ORCHESTRATOR_URL"] = "demo"
     config["PERMANENT_SESSION_LIFETIME"] = timedelta(minutes=config["SESSION_LIFETIME_MINUTES"])
     if config["SESSION_COOKIE_SECURE"] is None:
         config["SESSION_COOKIE_SECURE"] = not config["DEVELOPMENT"]
@@ -53,5 +55,12 @@ def _check(app: Flask) -> None:
     if app.config["SECRET_KEY"] == DEFAULT_SECRET_KEY and not app.config["DEVELOPMENT"]:
         raise ConfigurationError(
             "Refusing to start: SECRET_KEY is the default. Set PORTAL_SECRET_KEY, or run "
-            "`flask portal init` to write a random one to instance/portal.cfg."
+            "`python -m app.instance` (which `make run` does) to write a random one to "
+            "instance/portal.cfg."
+        )
+    if not app.config.get("ORCHESTRATOR_URL"):
+        raise ConfigurationError(
+            "Refusing to start: no orchestrator configured. Set PORTAL_ORCHESTRATOR_URL to the "
+            'PaaS orchestrator\'s URL, or to "demo" for the built-in emulator (nothing real is '
+            "deployed)."
         )

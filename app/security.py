@@ -1,9 +1,24 @@
 """HTTP security headers and cookie policy."""
 
-from flask import Flask
+from urllib.parse import unquote_to_bytes
+
+from flask import Flask, request
+from flask_login import current_user
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from app.errors import PortalError
 from app.extensions import talisman
+
+UNREADABLE_FORM = (
+    "The form data could not be read: it contained bytes that are not UTF-8 text. Nothing was "
+    "changed. Reload the page and send the form again from the browser; if it keeps happening, "
+    "check the text you pasted for unusual characters."
+)
+
+
+class UnreadableForm(PortalError):
+    """A submitted body that is not valid UTF-8 (raised before any view or CSRF check)."""
+
 
 # No inline scripts or styles anywhere: every script and stylesheet is a file under static/.
 CONTENT_SECURITY_POLICY = {
@@ -37,3 +52,33 @@ def init_security(app: Flask) -> None:
         session_cookie_samesite=app.config["SESSION_COOKIE_SAMESITE"],
         permissions_policy={"geolocation": "()", "camera": "()", "microphone": "()"},
     )
+    app.after_request(_no_store_for_people)
+    # First of all before-request functions, so that CSRF checking does not mistake an
+    # unreadable body for an expired form.
+    app.before_request_funcs.setdefault(None, []).insert(0, _refuse_unreadable_forms)
+
+
+def _refuse_unreadable_forms() -> None:
+    """Raise UnreadableForm when a submitted form is not UTF-8 text."""
+    if request.method not in ("POST", "PUT", "PATCH"):
+        return
+    if request.mimetype == "application/x-www-form-urlencoded":
+        body = request.get_data(cache=True)
+        try:
+            for pair in body.split(b"&"):
+                unquote_to_bytes(pair.replace(b"+", b" ")).decode("utf-8")
+        except UnicodeDecodeError:
+            raise UnreadableForm(UNREADABLE_FORM) from None
+    elif request.mimetype == "multipart/form-data":
+        # The multipart parser has already replaced undecodable bytes with U+FFFD.
+        for key, value in request.form.items(multi=True):
+            if "\ufffd" in key or "\ufffd" in value:
+                raise UnreadableForm(UNREADABLE_FORM)
+
+
+def _no_store_for_people(response):
+    # A page made for one person must not be kept by a shared cache or the browser's history
+    # after logout. Static files are the same for everyone and stay cacheable.
+    if request.endpoint != "static" and current_user.is_authenticated:
+        response.headers["Cache-Control"] = "no-store"
+    return response

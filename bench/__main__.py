@@ -2,7 +2,11 @@
 
 import sys
 
-from bench import catalogue
+from bench import catalogue, deployments_page, quotas, sessions, sync
 
 if __name__ == "__main__":
     catalogue.main(quick="--quick" in sys.argv)
+    sync.main(quick="--quick" in sys.argv)
+    quotas.main(quick="--quick" in sys.argv)
+    deployments_page.main(quick="--quick" in sys.argv)
+    sessions.main(quick="--quick" in sys.argv)

@@ -3,12 +3,15 @@
 Every setting the portal reads is listed here with its default and what it means. Operators
 override them, in this order (later wins):
 
-1. ``instance/portal.cfg`` (written by ``flask portal init`` with a random secret key);
+1. ``instance/portal.cfg`` (written by ``python -m app.instance``, which ``make run`` calls, with
+   a random secret key);
 2. the Python file named by the ``PORTAL_SETTINGS`` environment variable;
 3. environment variables ``PORTAL_<NAME>``; values are parsed as JSON when they can be
    (``PORTAL_LOCAL_LOGIN_ENABLED=false``, ``PORTAL_LDAP={"url": ...}``), else taken as strings.
 
-The README's configuration reference is generated from this file's comments; keep them current.
+The README's configuration reference is generated from this file's comments (the comment block
+above each setting, under its ``# --- Section ---`` heading): after a change, run
+``python -m app.config_reference``; a test fails while the README is out of date.
 """
 
 # --- Core ---------------------------------------------------------------------------------------
@@ -40,6 +43,12 @@ PORTAL_NAME = "Research Cloud Portal"
 
 # Minutes of inactivity after which a login session expires.
 SESSION_LIFETIME_MINUTES = 8 * 60
+
+# Hours after which a login session ends however active it is; the person logs in again.
+SESSION_ABSOLUTE_LIFETIME_HOURS = 7 * 24
+
+# A session's "last seen" time is written at most once per this many seconds.
+SESSION_TOUCH_SECONDS = 60
 
 # Whether cookies are sent over HTTPS only. None means: yes, unless DEVELOPMENT is on. Cookies
 # are HttpOnly always, and SameSite as set here.
@@ -113,9 +122,26 @@ ROLE_GROUPS = {"admin": [], "operator": []}
 # The folder that seeds the catalogue on a fresh install (`flask catalogue import`).
 CATALOGUE_DIR = ""  # empty: tosca-catalog/ beside the application
 
-# Local copies of the TOSCA type definitions that templates import by URL, used only to
-# validate; templates are sent to the orchestrator with their imports untouched.
+# The shipped copies of the INDIGO TOSCA types (described by versions.yaml there). They are
+# registered as type libraries by `flask catalogue import`, and used to validate until any
+# library is registered; templates are sent to the orchestrator with their imports untouched.
 TOSCA_TYPES_DIR = ""  # empty: tosca-catalog/types/
+
+# The most uncompressed type-file text an uploaded type library archive may hold, in bytes.
+TYPE_LIBRARY_MAX_BYTES = 8 * 1024 * 1024
+
+# The longest value a launch form accepts, in characters, for any input kind, and per kind
+# where another maximum suits better (kinds: string, password, ssh-key, version, timestamp,
+# scalar-unit, list, map, ports, json, credential). Numbers are bounded by INPUT_MAX_DIGITS.
+# Each maximum is stated in the form and refused in words on the server.
+INPUT_MAX_LENGTH = 4096
+INPUT_MAX_LENGTHS = {"string": 1024, "password": 256, "version": 64, "timestamp": 64,
+                     "scalar-unit": 64, "ssh-key": 16384, "list": 16384, "map": 16384,
+                     "ports": 16384, "json": 16384}  # fmt: skip
+# Digits a whole number may have (far below Python's own limit, which gives a cryptic message).
+INPUT_MAX_DIGITS = 30
+# Characters the comment of an SSH public key may have ("user@host" or a short note).
+SSH_KEY_COMMENT_MAX = 256
 
 # Limits applied when a template is read.
 TEMPLATE_MAX_BYTES = 512 * 1024
@@ -138,8 +164,9 @@ CATALOGUE_RELOAD_SECONDS = 2
 # --- Orchestrator -------------------------------------------------------------------------------
 
 # Base URL of the INDIGO PaaS Orchestrator. "demo" uses the built-in emulator, for trying the
-# portal without one.
-ORCHESTRATOR_URL = "demo"
+# portal without one: nothing real is deployed, and every page says so. Empty: none configured;
+# the portal then refuses to start, except in DEVELOPMENT mode where it uses the demo.
+ORCHESTRATOR_URL = ""
 
 # Seconds to wait for the orchestrator to connect and answer.
 ORCHESTRATOR_TIMEOUT = (5, 30)
@@ -149,8 +176,87 @@ ORCHESTRATOR_TIMEOUT = (5, 30)
 ORCHESTRATOR_DEMO_COMPLETE_AFTER_POLLS = 3
 ORCHESTRATOR_DEMO_COMPLETE_AFTER_SECONDS = 20
 
-# --- Deployments --------------------------------------------------------------------------------
+# --- Deployment pages ---------------------------------------------------------------------------
 
-# Minimum seconds between two status checks of one deployment with the orchestrator, however
-# many pages are open on it. Pages render from the database and never wait for the orchestrator.
-DEPLOYMENTS_RECHECK_SECONDS = 2
+# Deployments per page of the My deployments list.
+DEPLOYMENTS_PAGE_SIZE = 25
+
+# Seconds between two refreshes of a page showing a deployment in progress. The refresh reads
+# the portal's database only; the sync worker and callbacks keep that current.
+DEPLOYMENTS_POLL_SECONDS = 5
+
+# --- Quotas -------------------------------------------------------------------------------------
+
+# What happens to a launch whose cost cannot be computed from its template (a node sized only by
+# an unknown flavour, a size known only once deployed): "refuse" refuses it for anyone with a
+# finite limit (on themselves or on the group pool charged), and lets people without limits
+# through; "allow" lets everyone through, charging what could be counted.
+QUOTA_UNCOUNTABLE_POLICY = "refuse"
+
+# Sizes of the flavours (instance types) templates may name in `instance_type`, so that nodes
+# sized by flavour can be counted. A mapping of flavour name to sizes, e.g.
+# {"g5.large": {"cores": 4, "memory": "16 GB", "disk": "80 GB", "gpus": 1, "gpu_model": "A10"}}.
+# Any key may be left out (counted as nothing). A template may also state the sizes of the
+# flavours it names in its TOSCA metadata (`quota_flavours: "g5.large: 4 cores, 16 GB, 1 A10G
+# GPU"`, see app/quotas/flavours.py); the sizes given here win over a template's.
+QUOTA_FLAVOURS = {}
+
+# Users per page of the operators' quota list.
+QUOTA_USERS_PAGE_SIZE = 50
+
+# --- Launching and keeping deployments current --------------------------------------------------
+
+# The portal's own address as the orchestrator reaches it, e.g. "https://portal.example.org";
+# callback URLs are built on it. Empty: the address of the request that launched (fine when
+# no proxy rewrites it); launches from the command line then send no callback.
+PORTAL_BASE_URL = ""
+
+# When to send `userGroup` (the group a deployment is charged to) with a create: "always"
+# (INFN Cloud's fork refuses creates without one; people with no group cannot launch),
+# "never", or "when-member" (only when the person belongs to a group).
+ORCHESTRATOR_USER_GROUP = "when-member"
+
+# The identity the portal calls the orchestrator with for local and LDAP accounts (people who
+# log in through an identity provider use their own token). None: such people cannot launch,
+# and are told so. {"token": "..."} is a static token (tests); for production a client-
+# credentials grant: {"issuer": "https://iam.example.org/", "client_id": "...",
+# "client_secret": "...", "scope": "openid profile offline_access"}. The portal then keeps
+# track itself of who owns which deployment.
+ORCHESTRATOR_SERVICE_IDENTITY = None
+
+# Steering options sent with every create (None: the orchestrator's default).
+# keepLastAttempt keeps the resources of a failed last attempt, for debugging (they count
+# against quotas); timeoutMins bounds the whole deployment, providerTimeoutMins each site
+# tried, maxProvidersRetry how many sites are tried.
+ORCHESTRATOR_KEEP_LAST_ATTEMPT = False
+ORCHESTRATOR_TIMEOUT_MINS = 720
+ORCHESTRATOR_PROVIDER_TIMEOUT_MINS = 240
+ORCHESTRATOR_MAX_PROVIDERS_RETRY = 3
+
+# (connect, read) seconds for the calls a person waits for: delete, reset, log, resources,
+# template. Launches use ORCHESTRATOR_TIMEOUT.
+ORCHESTRATOR_ACTION_TIMEOUT = (3, 10)
+
+# Launches one person may start per minute; 0 for no limit.
+LAUNCHES_PER_MINUTE = 5
+
+# The sync worker (`flask deployments sync --loop`). Deployments in progress are checked every
+# DEPLOYMENTS_SYNC_INTERVAL_SECONDS; after failed checks the wait doubles each time, up to
+# DEPLOYMENTS_SYNC_MAX_BACKOFF_SECONDS. Each identity's deployments are listed at the
+# orchestrator every DEPLOYMENTS_SYNC_LIST_SECONDS (to adopt ones made elsewhere and notice
+# vanished ones). At most DEPLOYMENTS_SYNC_CONCURRENCY calls run at once; rows are claimed in
+# batches of DEPLOYMENTS_SYNC_BATCH, each claim lasting DEPLOYMENTS_SYNC_LEASE_SECONDS. The
+# loop looks for due work every DEPLOYMENTS_SYNC_TICK_SECONDS.
+DEPLOYMENTS_SYNC_INTERVAL_SECONDS = 15
+DEPLOYMENTS_SYNC_MAX_BACKOFF_SECONDS = 600
+DEPLOYMENTS_SYNC_LIST_SECONDS = 300
+DEPLOYMENTS_SYNC_CONCURRENCY = 16
+DEPLOYMENTS_SYNC_BATCH = 200
+DEPLOYMENTS_SYNC_LEASE_SECONDS = 120
+DEPLOYMENTS_SYNC_TICK_SECONDS = 5
+
+# A launch whose answer was lost is matched with the orchestrator's record by the sync worker;
+# with no match after this many seconds it is marked "not launched". A launch still waiting
+# for its answer after DEPLOYMENTS_SUBMITTING_STALE_SECONDS is taken as interrupted.
+DEPLOYMENTS_UNCONFIRMED_GRACE_SECONDS = 300
+DEPLOYMENTS_SUBMITTING_STALE_SECONDS = 120

@@ -3,6 +3,7 @@
 import re
 import secrets
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -12,9 +13,12 @@ from app.auth.operations import grant_role
 from app.extensions import db
 
 pytest_plugins = [
+    "tests.fixtures.network",
     "tests.fixtures.postgres",
+    "tests.fixtures.databases",
     "tests.fixtures.slapd",
     "tests.fixtures.oidc_provider",
+    "tests.fixtures.orchestrator_emulator",
 ]
 
 TEST_CONFIG = {
@@ -23,6 +27,7 @@ TEST_CONFIG = {
     "LOCAL_LOGIN_ENABLED": True,
     "LDAP": None,
     "OIDC_PROVIDERS": [],
+    "ORCHESTRATOR_URL": "demo",
 }
 
 CSRF_RE = re.compile(
@@ -37,15 +42,22 @@ def csrf_from(html: str) -> str:
 
 
 @pytest.fixture
-def make_app(tmp_path):
-    """Build an app with test settings plus ``overrides``, on its own SQLite file."""
+def make_app(tmp_path, database, new_database_url):
+    """Build an app with test settings plus ``overrides``, on an empty database of its own.
+
+    The database is SQLite, or PostgreSQL in the ``[postgresql]`` run of database-facing tests
+    (see tests/fixtures/databases.py).
+    """
 
     apps = []
 
     def factory(**overrides):
+        pinned = overrides.get("SQLALCHEMY_DATABASE_URI", "")
+        if database == "postgresql" and pinned.startswith("sqlite"):
+            pytest.skip("pins a SQLite file of its own; the SQLite run covers it")
         config = {
             **TEST_CONFIG,
-            "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path}/portal-{secrets.token_hex(4)}.sqlite",
+            "SQLALCHEMY_DATABASE_URI": pinned or new_database_url(),
             **overrides,
         }
         app = create_app(config, instance_path=str(tmp_path / "instance"))
@@ -55,37 +67,89 @@ def make_app(tmp_path):
         return app
 
     yield factory
-    # Close pooled connections now, not when they are garbage collected (a ResourceWarning).
+    # Close pooled connections now, not when they are garbage collected (a ResourceWarning),
+    # and before a PostgreSQL schema is dropped.
     for app in apps:
         with app.app_context():
+            db.session.remove()
             db.engine.dispose()
 
 
-@pytest.fixture(scope="session")
-def starter_catalogue_db(tmp_path_factory):
-    """A database file holding the starter catalogue, imported once per test session."""
+def _import_starter_catalogue(url: str, instance: Path) -> None:
     from app.catalogue.operations import import_folder
 
-    folder = tmp_path_factory.mktemp("catalogue-db")
-    app = create_app(
-        {**TEST_CONFIG, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{folder}/seed.sqlite"},
-        instance_path=str(folder / "instance"),
-    )
+    app = create_app({**TEST_CONFIG, "SQLALCHEMY_DATABASE_URI": url}, instance_path=str(instance))
     with app.app_context():
         db.create_all()
         results = import_folder(app.config["CATALOGUE_DIR"], author="seed")
         db.session.remove()
         db.engine.dispose()
     assert all("published" in outcome for _slug, outcome in results), results
+
+
+@pytest.fixture(scope="session")
+def starter_catalogue_db(tmp_path_factory):
+    """A database file holding the starter catalogue, imported once per test session."""
+    folder = tmp_path_factory.mktemp("catalogue-db")
+    _import_starter_catalogue(f"sqlite:///{folder}/seed.sqlite", folder / "instance")
     return folder / "seed.sqlite"
 
 
+@pytest.fixture(scope="session")
+def starter_catalogue_schema(postgres_test_database, tmp_path_factory):
+    """A PostgreSQL schema holding the starter catalogue, imported once per test session."""
+    schema = postgres_test_database.create_schema("seed")
+    folder = tmp_path_factory.mktemp("catalogue-schema")
+    _import_starter_catalogue(postgres_test_database.sqlalchemy_url(schema), folder / "instance")
+    yield schema
+    postgres_test_database.drop_schema(schema)
+
+
 @pytest.fixture
-def catalogue_app(make_app, starter_catalogue_db, tmp_path):
+def catalogue_database_url(database, tmp_path, request):
+    """A database of this test's backend already holding the published starter catalogue."""
+    if database == "sqlite":
+        target = tmp_path / f"with-catalogue-{secrets.token_hex(4)}.sqlite"
+        shutil.copy(request.getfixturevalue("starter_catalogue_db"), target)
+        return f"sqlite:///{target}"
+    seed = request.getfixturevalue("starter_catalogue_schema")
+    postgres = request.getfixturevalue("postgres_test_database")
+    schema = postgres.create_schema(
+        script=request.getfixturevalue("empty_tables").postgres_script()
+    )
+    request.addfinalizer(lambda: postgres.drop_schema(schema))
+    postgres.copy_rows(db.metadata, seed, schema)
+    return postgres.sqlalchemy_url(schema)
+
+
+@pytest.fixture
+def catalogue_app(make_app, catalogue_database_url):
     """An app whose database already holds the published starter catalogue."""
-    target = tmp_path / "with-catalogue.sqlite"
-    shutil.copy(starter_catalogue_db, target)
-    return make_app(SQLALCHEMY_DATABASE_URI=f"sqlite:///{target}")
+    return make_app(SQLALCHEMY_DATABASE_URI=catalogue_database_url)
+
+
+@pytest.fixture(autouse=True)
+def cheap_password_hashing(request, monkeypatch):
+    """Hash passwords cheaply: most tests log people in but are not about passwords.
+
+    Argon2id with production parameters costs about half a second a hash on a busy test
+    machine; tests marked ``real_password_hashing`` keep them.
+    """
+    if request.node.get_closest_marker("real_password_hashing"):
+        return
+    from argon2 import PasswordHasher
+
+    from app.auth import local
+
+    cheap = PasswordHasher(time_cost=1, memory_cost=64, parallelism=1)
+    monkeypatch.setattr(local, "_hasher", cheap)
+    monkeypatch.setattr(local, "_DUMMY_HASH", cheap.hash("not a real password"))
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "real_password_hashing: hash passwords with the production Argon2 parameters"
+    )
 
 
 @pytest.fixture

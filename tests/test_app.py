@@ -26,6 +26,7 @@ def test_environment_variables_override_the_defaults(tmp_path, monkeypatch):
     monkeypatch.setenv("PORTAL_SECRET_KEY", "from-the-environment")
     monkeypatch.setenv("PORTAL_LOCAL_LOGIN_ENABLED", "false")
     monkeypatch.setenv("PORTAL_ROLE_GROUPS", '{"admin": ["wheel"]}')
+    monkeypatch.setenv("PORTAL_ORCHESTRATOR_URL", "demo")
     app = create_app(instance_path=str(tmp_path))
     assert app.config["SECRET_KEY"] == "from-the-environment"
     assert app.config["LOCAL_LOGIN_ENABLED"] is False
@@ -34,7 +35,9 @@ def test_environment_variables_override_the_defaults(tmp_path, monkeypatch):
 
 def test_a_settings_file_overrides_the_defaults(tmp_path, monkeypatch):
     settings = tmp_path / "portal.py"
-    settings.write_text("SECRET_KEY = 'from-a-file'\nPORTAL_NAME = 'INFN Cloud'\n")
+    settings.write_text(
+        "SECRET_KEY = 'from-a-file'\nPORTAL_NAME = 'INFN Cloud'\nORCHESTRATOR_URL = 'demo'\n"
+    )
     monkeypatch.setenv("PORTAL_SETTINGS", str(settings))
     app = create_app(instance_path=str(tmp_path / "instance"))
     assert (app.config["SECRET_KEY"], app.config["PORTAL_NAME"]) == ("from-a-file", "INFN Cloud")
@@ -129,8 +132,60 @@ def test_health_check_answers(client):
     assert client.get("/healthz").get_json() == {"status": "ok"}
 
 
-def test_test_config_is_not_development():
-    assert not TEST_CONFIG.get("DEVELOPMENT")
+def test_apps_under_test_keep_the_production_safeguards(app, client):
+    # Tests must exercise what production runs: no development relaxations.
+    assert app.config["DEVELOPMENT"] is False
+    assert app.config["SESSION_COOKIE_SECURE"] is True
+    https = client.get("/login", base_url="https://portal.test")
+    assert "max-age" in https.headers["Strict-Transport-Security"]
+    with pytest.raises(ConfigurationError, match="SECRET_KEY is the default"):
+        create_app({**TEST_CONFIG, "SECRET_KEY": "change-me"}, instance_path=app.instance_path)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"username=ada%FF%FE&password=x&method=local",
+        b"username=ada\xff\xfe&password=x&method=local",
+        b"username=%C3%28&password=x&method=local",
+    ],
+    ids=["percent-encoded", "raw", "truncated-sequence"],
+)
+def test_a_form_that_is_not_utf8_is_refused_in_words_not_as_expired(client, body):
+    token = csrf_from(client.get("/login").get_data(as_text=True))
+    response = client.post(
+        "/login",
+        data=b"csrf_token=" + token.encode() + b"&" + body,
+        content_type="application/x-www-form-urlencoded",
+    )
+    html = response.get_data(as_text=True)
+    assert response.status_code == 400
+    assert "The form data could not be read" in html and "not UTF-8 text" in html
+    assert "The form had expired" not in html
+
+
+def test_a_multipart_form_that_is_not_utf8_is_refused_in_words(client):
+    token = csrf_from(client.get("/login").get_data(as_text=True))
+    boundary = "portal-boundary"
+    body = (
+        (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="csrf_token"\r\n\r\n{token}\r\n'
+            f'--{boundary}\r\nContent-Disposition: form-data; name="username"\r\n\r\n'
+        ).encode()
+        + b"ada\xff\r\n"
+        + f"--{boundary}--\r\n".encode()
+    )
+    response = client.post(
+        "/login", data=body, content_type=f"multipart/form-data; boundary={boundary}"
+    )
+    assert response.status_code == 400
+    assert "The form data could not be read" in response.get_data(as_text=True)
+
+
+def test_utf8_text_of_every_script_passes_the_check(people, client):
+    people.create("zoë-Łukasz-日本")
+    response = people.login("zoë-Łukasz-日本")
+    assert response.status_code == 302
 
 
 def test_behind_a_configured_proxy_the_client_address_comes_from_x_forwarded_for(make_app):

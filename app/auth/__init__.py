@@ -33,9 +33,25 @@ def init_auth(app: Flask) -> None:
     login_manager.unauthorized_handler(_unauthorized)
     check_ldap_settings(app.config["LDAP"])
     init_oidc(app)
+    app.jinja_env.globals["provider_label"] = provider_label
+
+
+def provider_label(provider: str) -> str:
+    """How a login provider is named to people: "a local account", the LDAP or OIDC label."""
+    from flask import current_app
+
+    if provider == "local":
+        return "a local account"
+    if provider == "ldap":
+        return (current_app.config["LDAP"] or {}).get("label") or "the institute's directory"
+    for entry in current_app.config["OIDC_PROVIDERS"]:
+        if entry.get("name") == provider:
+            return entry.get("label") or provider
+    return provider
 
 
 def _load_user(user_id: str):
+    from app.auth import logins
     from app.auth.models import User
 
     try:
@@ -44,6 +60,9 @@ def _load_user(user_id: str):
         return None
     user = db.session.get(User, pk)
     if user is None or user.session_version != version or not user.active:
+        return None
+    # The cookie alone proves nothing once the login behind it has ended on the server.
+    if logins.current_record(user.id) is None:
         return None
     return user
 

@@ -8,8 +8,15 @@ from flask.cli import AppGroup
 from sqlalchemy import select
 
 from app.auth import local
+from app.auth.errors import GroupsNotEditable, InvalidGroupName
 from app.auth.models import User
-from app.auth.operations import end_all_sessions, grant_role, revoke_role
+from app.auth.operations import (
+    change_local_groups,
+    end_all_sessions,
+    grant_role,
+    revoke_role,
+    set_active,
+)
 from app.auth.roles import GRANTABLE_ROLES
 from app.extensions import db
 
@@ -62,12 +69,12 @@ def create_local_user(
 )
 def create(username, display_name, email, role, password_env):
     """Create a local account and print its password once."""
-    password = os.environ.get(password_env, "") if password_env else ""
-    generated = not password
-    user = create_local_user(username, password or _generate_password(), display_name, email)
+    given = os.environ.get(password_env, "") if password_env else ""
+    password = given or _generate_password()
+    user = create_local_user(username, password, display_name, email)
     for r in role:
         grant_role(user, r, granted_by="cli")
-    if generated:
+    if not given:
         click.echo(f"Created {username}; password (shown once): {password}")
     else:
         click.echo(f"Created {username} with the password from ${password_env}.")
@@ -119,18 +126,46 @@ def revoke(username, role, provider):
 @click.option("--provider", default=local.PROVIDER, show_default=True)
 def disable(username, provider):
     """Stop a user from logging in, and end their sessions."""
-    user = _find(username, provider)
-    user.active = False
-    end_all_sessions(user)
+    set_active(_find(username, provider), False)
     click.echo(f"{username} can no longer log in.")
+
+
+@users_cli.command("enable")
+@click.argument("username")
+@click.option("--provider", default=local.PROVIDER, show_default=True)
+def enable(username, provider):
+    """Let a disabled user log in again."""
+    set_active(_find(username, provider), True)
+    click.echo(f"{username} can log in again.")
 
 
 @users_cli.command("list")
 def list_users():
-    """List every user with provider and roles."""
+    """List every user with provider, roles and groups."""
+    click.echo(f"{'PROVIDER':10} {'USERNAME':24} {'ROLES':22} GROUPS")
     for user in db.session.scalars(select(User).order_by(User.provider, User.username)):
-        state = "" if user.active else " (disabled)"
-        click.echo(f"{user.provider:10} {user.username:24} {', '.join(sorted(user.roles))}{state}")
+        state = " (disabled)" if not user.active else ""
+        roles = ", ".join(sorted(user.roles))
+        groups = ", ".join(user.groups or ()) or "-"
+        click.echo(f"{user.provider:10} {user.username:24} {roles:22} {groups}{state}")
+
+
+@users_cli.command("groups")
+@click.argument("username")
+@click.option("--add", "add", multiple=True, metavar="GROUP", help="Put the user in a group.")
+@click.option("--remove", "remove", multiple=True, metavar="GROUP", help="Take them out of one.")
+def groups(username, add, remove):
+    """Show or change the groups of a local account.
+
+    Groups of local accounts work as LDAP and OIDC groups do: they decide which templates the
+    account sees, its roles (ROLE_GROUPS), and the group quotas it may charge.
+    """
+    user = _find(username, local.PROVIDER)
+    try:
+        names = change_local_groups(user, add=add, remove=remove) if add or remove else user.groups
+    except (GroupsNotEditable, InvalidGroupName) as error:
+        raise click.ClickException(error.message) from None
+    click.echo(f"{username} is in: {', '.join(names) if names else 'no group'}")
 
 
 @users_cli.command("bootstrap")

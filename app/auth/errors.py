@@ -34,3 +34,15 @@ class TokenUnavailable(PortalError):
     """No usable access token for calls made on the user's behalf: they must log in again."""
 
     status_code = 401
+
+
+class GroupsNotEditable(PortalError):
+    """The account's groups come from its identity provider, not from the portal."""
+
+    status_code = 409
+
+
+class InvalidGroupName(PortalError):
+    """A name given as a group could not be one."""
+
+    status_code = 400

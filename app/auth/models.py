@@ -3,7 +3,7 @@
 from datetime import UTC, datetime
 
 from flask_login import UserMixin
-from sqlalchemy import JSON, ForeignKey, String, UniqueConstraint
+from sqlalchemy import JSON, ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.extensions import db
@@ -103,10 +103,31 @@ class OAuthToken(db.Model):
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
 
 
+class UserSession(db.Model):
+    """One login, from the moment it succeeded until logout, expiry or an end forced on it.
+
+    The browser's signed cookie carries a random token; only its SHA-256 digest is stored, so
+    that a copy of the database cannot be turned into live cookies.
+    """
+
+    __tablename__ = "user_sessions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    token_digest: Mapped[str] = mapped_column(String(64), unique=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    provider: Mapped[str] = mapped_column(String(64))
+    address: Mapped[str] = mapped_column(String(64), default="")
+    user_agent: Mapped[str] = mapped_column(String(120), default="")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    last_seen_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(index=True)
+
+
 class LoginFailure(db.Model):
     """Failed logins counted per key ("account:<name>" or "address:<ip>") within a window."""
 
     __tablename__ = "login_failures"
+    __table_args__ = (Index("ix_login_failures_window_start", "window_start"),)
 
     key: Mapped[str] = mapped_column(String(320), primary_key=True)
     failures: Mapped[int] = mapped_column(default=0)

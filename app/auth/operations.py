@@ -1,10 +1,13 @@
 """Signing people in and out, whichever way they proved who they are."""
 
 import logging
+import re
 
 from flask import current_app
 from sqlalchemy import select
 
+from app.auth import logins
+from app.auth.errors import GroupsNotEditable, InvalidGroupName
 from app.auth.identity import Identity
 from app.auth.models import RoleGrant, User, utcnow
 from app.auth.roles import roles_from_groups
@@ -57,4 +60,41 @@ def revoke_role(user: User, role: str) -> bool:
 def end_all_sessions(user: User) -> None:
     """Invalidate every login session of ``user`` (after a password reset, for instance)."""
     user.session_version += 1
+    logins.end_all(user, commit=False)
     db.session.commit()
+
+
+GROUP_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,99}")
+
+
+def change_local_groups(user: User, add=(), remove=()) -> list[str]:
+    """Add and remove groups of a local account; returns its groups afterwards.
+
+    Group-derived roles follow at once, as they do at an LDAP or OIDC login. Raises
+    GroupsNotEditable for accounts whose groups come from LDAP or an identity provider, and
+    InvalidGroupName for a name that could not be a group.
+    """
+    if user.provider != "local":
+        raise GroupsNotEditable(
+            f"{user.username}'s groups come from {user.provider} at each login; change them there."
+        )
+    for name in (*add, *remove):
+        if not GROUP_NAME.fullmatch(name):
+            raise InvalidGroupName(
+                f"{name!r} is not a group name: use up to 100 letters, digits and . _ : / @ + -,"
+                " starting with a letter or digit (for example gpu-users)."
+            )
+    groups = (set(user.groups or ()) | set(add)) - set(remove)
+    user.groups = sorted(groups)
+    user.group_roles = roles_from_groups(user.groups, current_app.config["ROLE_GROUPS"])
+    db.session.commit()
+    return user.groups
+
+
+def set_active(user: User, active: bool) -> None:
+    """Enable or disable an account; disabling ends all of its sessions."""
+    user.active = active
+    if not active:
+        end_all_sessions(user)
+    else:
+        db.session.commit()

@@ -14,7 +14,7 @@ from flask import (
 )
 from flask_login import current_user, login_required, login_user, logout_user
 
-from app.auth import SESSION_HINT_COOKIE, ldap, local, oidc, throttle, tokens
+from app.auth import SESSION_HINT_COOKIE, ldap, local, logins, oidc, throttle, tokens
 from app.auth.errors import DirectoryUnavailable, LoginFailed, LoginThrottled, ProviderError
 from app.auth.forms import LoginForm
 from app.auth.operations import record_identity
@@ -61,7 +61,7 @@ def login():
         return redirect(safe_next(request.args.get("next")) or url_for("main.home"))
     ldap_label = (current_app.config["LDAP"] or {}).get("label")
     form = LoginForm(_password_methods(), label=ldap_label)
-    if request.method == "GET":
+    if request.method != "POST":  # GET, and HEAD answered the same way
         form.next.data = safe_next(request.args.get("next")) or ""
         return _render_login(form)
     if not _password_methods():
@@ -71,15 +71,18 @@ def login():
 
     username, address = form.username.data.strip(), request.remote_addr or ""
     try:
-        throttle.check_allowed(username, address)
+        throttle.reserve_attempt(username, address)
+    except LoginThrottled as error:
+        form.form_errors.append(error.message)
+        return _render_login(form, 429)
+    try:
         if form.method.data == "ldap":
             identity = ldap.authenticate(current_app.config["LDAP"], username, form.password.data)
         else:
             identity = local.authenticate(username, form.password.data)
-    except LoginThrottled as error:
-        form.form_errors.append(error.message)
-        return _render_login(form, 429)
     except DirectoryUnavailable as error:
+        db.session.rollback()
+        throttle.release_attempt(username, address)
         form.form_errors.append(error.message)
         return _render_login(form, 503)
     except LoginFailed as error:
@@ -87,7 +90,7 @@ def login():
         throttle.record_failure(username, address)
         form.form_errors.append(error.message)
         return _render_login(form, 401)
-    throttle.record_success(username)
+    throttle.record_success(username, address)
     return _finish_login(record_identity(identity), form.next.data)
 
 
@@ -126,6 +129,7 @@ def _finish_login(user, next_url: str | None):
         )
         return redirect(url_for("auth.login"))
     login_user(user)
+    logins.start(user)
     session.permanent = True
     flash(f"Welcome, {user.name}.", "success")
     response = redirect(safe_next(next_url) or url_for("main.home"))
@@ -144,6 +148,7 @@ def _finish_login(user, next_url: str | None):
 @login_required
 def logout():
     tokens.drop_tokens(current_user)
+    logins.end_current()
     logout_user()
     session.clear()
     flash("You have logged out.", "info")

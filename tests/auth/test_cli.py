@@ -2,7 +2,12 @@
 
 import re
 
+import pytest
+
+from app.auth.errors import GroupsNotEditable
+from app.auth.identity import Identity
 from app.auth.local import find_local_user
+from app.auth.operations import change_local_groups, record_identity
 
 
 def run(app, *args, env=None):
@@ -58,3 +63,66 @@ def test_a_disabled_user_is_logged_out_and_cannot_log_in(app, people, client):
     run(app, "disable", "ada")
     assert client.get("/catalogue/").status_code == 302
     assert people.login("ada").status_code == 401
+
+
+def test_create_prints_a_generated_password_that_logs_in(app, people):
+    result = run(app, "create", "ada", "--name", "Ada Lovelace", "--role", "operator")
+    assert result.exit_code == 0, result.output
+    password = re.fullmatch(r"Created ada; password \(shown once\): (\S{12,})\n", result.output)
+    assert password, result.output
+    assert people.login("ada", password.group(1)).status_code == 302
+    with app.app_context():
+        user = find_local_user("ada")
+        assert user.display_name == "Ada Lovelace" and user.is_operator
+
+
+def test_create_takes_the_password_from_the_named_variable_and_never_prints_it(app, people):
+    result = run(app, "create", "ada", "--password-env", "ADA_PW", env={"ADA_PW": "from env 123"})
+    assert result.output == "Created ada with the password from $ADA_PW.\n"
+    assert people.login("ada", "from env 123").status_code == 302
+
+
+def test_create_refuses_a_name_that_is_taken(app, people):
+    people.create("ada")
+    result = run(app, "create", "ada")
+    assert result.exit_code != 0 and "A local user named 'ada' already exists." in result.output
+
+
+def test_list_shows_every_user_with_provider_roles_groups_and_state(app, people):
+    people.create("ada", roles=("admin",))
+    people.create("bob")
+    run(app, "groups", "bob", "--add", "gpu-users", "--add", "physics")
+    run(app, "disable", "bob")
+    lines = run(app, "list").output.splitlines()
+    assert lines[0].split() == ["PROVIDER", "USERNAME", "ROLES", "GROUPS"]
+    assert lines[1].split() == ["local", "ada", "admin,", "user", "-"]
+    assert lines[2].split() == ["local", "bob", "user", "gpu-users,", "physics", "(disabled)"]
+
+
+def test_groups_adds_and_removes_and_group_roles_follow(make_app, people_for):
+    app = make_app(ROLE_GROUPS={"admin": [], "operator": ["quota-keepers"]})
+    people = people_for(app, app.test_client())
+    people.create("ada")
+    result = run(app, "groups", "ada", "--add", "gpu-users", "--add", "quota-keepers")
+    assert result.output == "ada is in: gpu-users, quota-keepers\n"
+    people.login("ada")
+    assert people.client.get("/quotas/").status_code == 200
+    assert run(app, "groups", "ada", "--remove", "quota-keepers").output == "ada is in: gpu-users\n"
+    assert people.client.get("/quotas/").status_code == 403
+    assert run(app, "groups", "ada").output == "ada is in: gpu-users\n"
+
+
+def test_groups_refuses_a_name_that_cannot_be_a_group(app, people):
+    people.create("ada")
+    result = run(app, "groups", "ada", "--add", "gpu users;drop")
+    assert result.exit_code != 0
+    assert "'gpu users;drop' is not a group name" in result.output
+    assert "for example gpu-users" in result.output
+
+
+def test_groups_of_directory_accounts_are_left_to_the_directory(app):
+    with app.app_context():
+        user = record_identity(Identity("ldap", "grace", "grace", groups=("hpc-users",)))
+        with pytest.raises(GroupsNotEditable, match="come from ldap at each login"):
+            change_local_groups(user, add=["gpu-users"])
+        assert user.groups == ["hpc-users"]

@@ -1,3 +1,6 @@
+import pytest
+from sqlalchemy import select
+
 from app.auth.models import User
 from app.extensions import db
 from tests.conftest import People, csrf_from
@@ -110,3 +113,13 @@ def test_many_failures_from_one_address_lock_that_address_for_every_account(make
     other = app.test_client()
     other.environ_base["REMOTE_ADDR"] = "192.0.2.99"
     assert People(app, other).login("ada").status_code == 302
+
+
+@pytest.mark.real_password_hashing
+def test_local_passwords_are_stored_as_argon2id_hashes_with_production_costs(people, app):
+    people.create("ada")
+    with app.app_context():
+        stored = db.session.scalar(select(User.password_hash).where(User.username == "ada"))
+    assert stored.startswith("$argon2id$") and "m=65536,t=3" in stored
+    assert "correct horse battery" not in stored
+    assert people.login("ada").status_code == 302

@@ -25,7 +25,8 @@ def test_a_poll_sent_before_logout_cannot_log_the_person_back_in(login_as, clien
     other_tab.set_cookie("session", client.get_cookie("session").value)
     client.post("/logout", data={"csrf_token": csrf_from(page)})
     late_poll = other_tab.get("/deployments/rows", headers=HX)
-    assert late_poll.status_code == 200
+    # The login ended on the server: the poll is refused and sends the tab to the login page.
+    assert late_poll.status_code == 401 and late_poll.headers["HX-Redirect"].startswith("/login")
     assert not _session_cookie_set(late_poll)
     assert client.get("/deployments/").status_code == 302
 

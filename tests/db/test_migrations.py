@@ -46,15 +46,15 @@ def test_migrations_build_the_models_schema_on_sqlite(make_app, tmp_path):
 
 
 @pytest.mark.postgres
-def test_migrations_build_the_models_schema_on_postgresql(make_app, postgres_url):
-    app = _migrated_app(make_app, postgres_url)
+def test_migrations_build_the_models_schema_on_postgresql(make_app, empty_postgres_url):
+    app = _migrated_app(make_app, empty_postgres_url)
     _assert_schema_matches_models(app)
     _exercise_user_model(app)
 
 
 @pytest.mark.postgres
-def test_migrations_downgrade_to_nothing_on_postgresql(make_app, postgres_url):
-    app = _migrated_app(make_app, postgres_url)
+def test_migrations_downgrade_to_nothing_on_postgresql(make_app, empty_postgres_url):
+    app = _migrated_app(make_app, empty_postgres_url)
     with app.app_context():
         downgrade(revision="base")
         assert inspect(db.engine).get_table_names() == ["alembic_version"]

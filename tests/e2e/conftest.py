@@ -29,7 +29,7 @@ def pytest_collection_modifyitems(items):
 
 
 @pytest.fixture(scope="session")
-def browser():
+def chromium():
     if not Path(CHROMIUM).exists():
         pytest.fail(f"Chromium is missing at {CHROMIUM}: `make test` installs it (as root).")
     from playwright.sync_api import sync_playwright
@@ -38,6 +38,38 @@ def browser():
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+class WatchedBrowser:
+    """The browser as tests see it: every context it opens has its console watched."""
+
+    def __init__(self, chromium):
+        self._chromium = chromium
+        self.contexts = []
+
+    def new_context(self, **options):
+        context = self._chromium.new_context(**options)
+        context.console_watch = ConsoleWatch(context)
+        self.contexts.append(context)
+        return context
+
+    def new_page(self, **options):
+        return self.new_context(**options).new_page()
+
+    def __getattr__(self, name):
+        return getattr(self._chromium, name)
+
+
+@pytest.fixture
+def browser(chromium):
+    """Chromium for one test; console errors on any page it opened fail the test."""
+    watched = WatchedBrowser(chromium)
+    yield watched
+    errors = []
+    for context in watched.contexts:
+        context.close()
+        errors += context.console_watch.errors
+    assert not errors, f"browser console errors on the portal's pages: {errors}"
 
 
 # Origins served by the portal in this test run; console errors elsewhere (an identity
@@ -103,27 +135,53 @@ def live_server(app, live_server_for):
     return live_server_for(app)
 
 
-@pytest.fixture
-def page(browser):
-    """A fresh browser tab; console errors (such as CSP violations) fail the test."""
-    context = browser.new_context(viewport={"width": 1280, "height": 860})
-    page = context.new_page()
-    errors = []
+# Reports Content-Security-Policy violations as console errors, whatever the browser itself logs.
+# Init scripts run outside the page's policy.
+REPORT_CSP_VIOLATIONS = """
+document.addEventListener("securitypolicyviolation", (event) => {
+  console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI || "inline"}`
+    + ` at ${event.sourceFile || document.location.href}:${event.lineNumber}`);
+}, true);
+"""
 
-    def on_console(message):
+
+class ConsoleWatch:
+    """Collects console errors and uncaught exceptions of every page of a browser context.
+
+    Each tab the context opens is watched from its first request, polling pages included, for
+    as long as the test runs.
+    """
+
+    def __init__(self, context):
+        self.errors: list[str] = []
+        context.add_init_script(REPORT_CSP_VIOLATIONS)
+        context.on("page", self.watch)
+
+    def watch(self, page):
+        page.on("console", lambda message: self.on_console(page, message))
+        page.on("pageerror", lambda error: self.errors.append(f"{page.url}: {error}"))
+
+    def on_console(self, page, message):
         url = message.location.get("url") or page.url
         if message.type != "error" or not any(url.startswith(o) for o in PORTAL_ORIGINS):
             return
         if message.text.startswith("Failed to load resource") and url == page.url:
             return  # the page itself answered 4xx on purpose (a refused login, a 404 page)
-        errors.append(message.text)
+        self.errors.append(f"{page.url}: {message.text}")
 
-    page.on("console", on_console)
-    page.on("pageerror", lambda e: errors.append(str(e)))
+
+@pytest.fixture
+def browser_context(browser):
+    """A fresh browser context (laptop size); its console is watched like every other."""
+    return browser.new_context(viewport={"width": 1280, "height": 860})
+
+
+@pytest.fixture
+def page(browser_context):
+    """A fresh browser tab, watched like every tab of its context."""
+    page = browser_context.new_page()
     page.set_default_timeout(10_000)
-    yield page
-    context.close()
-    assert not errors, f"browser console errors on the portal's pages: {errors}"
+    return page
 
 
 @pytest.fixture
@@ -147,3 +205,15 @@ def log_in(page, base_url, username, password, method=None):
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Log in", exact=True).click()
+
+
+def open_user_menu(page, name):
+    """Open the menu under the person's name in the navigation bar.
+
+    Before the page's scripts are ready the name is a plain link to the account page (a person
+    clicking that early lands there); waiting makes the menu the thing the test opens.
+    """
+    toggle = page.get_by_role("button", name=name)
+    toggle.wait_for()  # on the page that has the menu, not the one being left
+    page.locator("html.js-ready").wait_for(state="attached")
+    toggle.click()

@@ -6,7 +6,7 @@ from pathlib import Path
 from playwright.sync_api import expect
 
 from app.catalogue import operations
-from app.catalogue.admin_forms import skeleton
+from app.catalogue.admin.forms import skeleton
 from tests.e2e.conftest import log_in
 
 CATALOGUE = Path(__file__).parents[2] / "tosca-catalog"
@@ -157,4 +157,45 @@ def test_the_admin_list_reads_well_on_a_phone(app, people, live_server, browser,
     phone.goto(live_server.url + "/admin/catalogue/vm/")
     expect(phone.get_by_role("heading", name="Revisions")).to_be_visible()
     shot("admin-detail-phone", target=phone)
+    context.close()
+
+
+def test_an_admin_registers_a_type_library_from_an_archive(
+    app, people, live_server, page, browser, shot, tmp_path
+):
+    import tarfile
+
+    corpus = Path(__file__).parents[1] / "catalogue" / "corpus"
+    archive = tmp_path / "acme-types.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(corpus / "site-types", arcname="site-types")
+    people.create("root", PASSWORD, roles=("admin",))
+    with app.app_context():
+        operations.import_folder(corpus / "site-catalogue", author="import")
+    log_in(page, live_server.url, "root", PASSWORD)
+    page.goto(live_server.url + "/admin/catalogue/")
+    page.get_by_role("link", name="Type libraries").click()
+    expect(page.locator(".unresolved-imports")).to_contain_text("private-net-single-vm")
+
+    page.get_by_label("Name", exact=True).fill("acme-types")
+    page.get_by_label("URL patterns").fill(
+        "https://git.acme.example/infra/tosca-types/raw/{ref}/{path}"
+    )
+    page.get_by_label("Folder as an archive (.zip or .tar.gz)").set_input_files(str(archive))
+    page.get_by_role("button", name="Store and re-validate").click()
+    expect(page.get_by_text("Stored type library acme-types (5 files).")).to_be_visible()
+    card = page.locator('[data-library="acme-types"]')
+    expect(card.locator(".library-users")).to_contain_text("private-net-single-vm")
+    expect(page.locator(".unresolved-imports")).not_to_contain_text("private-net-single-vm")
+    shot("admin-type-libraries")
+
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    phone = context.new_page()
+    log_in(phone, live_server.url, "root", PASSWORD)
+    phone.goto(live_server.url + "/admin/catalogue/libraries/")
+    expect(phone.get_by_role("heading", name="Type libraries")).to_be_visible()
+    shot("admin-type-libraries-phone", target=phone)
+    phone.goto(live_server.url + "/admin/catalogue/private-net-single-vm/edit")
+    expect(phone.locator(".problem-message").filter(has_text="(list-index)")).to_be_visible()
+    shot("admin-leniency-warnings-phone", target=phone)
     context.close()

@@ -2,7 +2,7 @@
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import log_in
+from tests.e2e.conftest import log_in, open_user_menu
 
 ROLE_GROUPS = {"admin": ["portal-admins"], "operator": ["researchers"]}
 
@@ -12,7 +12,7 @@ def _navigation(page):
 
 
 def _log_out(page, name):
-    page.get_by_role("button", name=name).click()
+    open_user_menu(page, name)
     page.get_by_role("button", name="Log out").click()
     expect(page.get_by_text("You have logged out.")).to_be_visible()
 

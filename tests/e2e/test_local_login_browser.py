@@ -1,6 +1,6 @@
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import log_in
+from tests.e2e.conftest import log_in, open_user_menu
 
 
 def test_a_researcher_logs_in_sees_only_their_navigation_and_logs_out(
@@ -20,7 +20,7 @@ def test_a_researcher_logs_in_sees_only_their_navigation_and_logs_out(
     expect(nav.get_by_role("link", name="Quotas")).to_have_count(0)
     shot("researcher-after-login")
 
-    page.get_by_role("button", name="Ada Lovelace").click()
+    open_user_menu(page, "Ada Lovelace")
     page.get_by_role("button", name="Log out").click()
     expect(page.get_by_text("You have logged out.")).to_be_visible()
 

@@ -1,0 +1,121 @@
+"""The admins' user pages: every account, its groups, roles, state and live sessions."""
+
+from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask_login import current_user
+from sqlalchemy import func, or_, select
+
+from app.auth import logins
+from app.auth.errors import GroupsNotEditable, InvalidGroupName
+from app.auth.models import User
+from app.auth.operations import change_local_groups, grant_role, revoke_role, set_active
+from app.auth.roles import GRANTABLE_ROLES, role_required
+from app.errors import NotFound
+from app.extensions import db
+
+bp = Blueprint("users_admin", __name__, url_prefix="/admin/users")
+PAGE_SIZE = 50
+
+
+def _user(user_id: int) -> User:
+    user = db.session.get(User, user_id)
+    if user is None:
+        raise NotFound("There is no such user.")
+    return user
+
+
+@bp.get("/")
+@role_required("admin")
+def index():
+    query = request.args.get("q", "").strip()[:100]
+    page = max(1, request.args.get("page", 1, type=int))
+    statement = select(User)
+    if query:
+        pattern = f"%{query.lower()}%"
+        statement = statement.where(
+            or_(
+                func.lower(User.username).like(pattern),
+                func.lower(User.display_name).like(pattern),
+                func.lower(User.email).like(pattern),
+            )
+        )
+    users = db.paginate(
+        statement.order_by(User.provider, User.username), page=page, per_page=PAGE_SIZE
+    )
+    return render_template("auth/admin/users.html", users=users, query=query)
+
+
+@bp.get("/<int:user_id>")
+@role_required("admin")
+def show(user_id: int):
+    user = _user(user_id)
+    return render_template(
+        "auth/admin/user.html",
+        user=user,
+        sessions=logins.sessions_of(user, logins.current_id()),
+        grantable=GRANTABLE_ROLES,
+        group_text=request.args.get("group", ""),
+    )
+
+
+@bp.post("/<int:user_id>/groups")
+@role_required("admin")
+def change_groups(user_id: int):
+    user = _user(user_id)
+    name = request.form.get("group", "").strip()
+    adding = request.form.get("action") == "add"
+    try:
+        if not name:
+            raise InvalidGroupName("Type the name of the group to add.")
+        change_local_groups(user, add=[name] if adding else [], remove=[] if adding else [name])
+    except (GroupsNotEditable, InvalidGroupName) as error:
+        flash(error.message, "danger")
+        # The name comes back in the field, so nothing typed is lost.
+        return redirect(url_for("users_admin.show", user_id=user.id, group=name))
+    flash(f"{user.username} is {'now' if adding else 'no longer'} in {name}.", "success")
+    return redirect(url_for("users_admin.show", user_id=user.id))
+
+
+@bp.post("/<int:user_id>/roles")
+@role_required("admin")
+def change_role(user_id: int):
+    user = _user(user_id)
+    role = request.form.get("role", "")
+    if role not in GRANTABLE_ROLES:
+        flash("Choose a role to grant or revoke.", "danger")
+    elif request.form.get("action") == "grant":
+        grant_role(user, role, granted_by=current_user.username)
+        flash(f"{user.username} is now {role}.", "success")
+    elif user.id == current_user.id and role == "admin":
+        flash("You cannot revoke your own admin role; ask another admin.", "warning")
+    elif revoke_role(user, role):
+        flash(f"{user.username} is no longer {role} by grant.", "success")
+    else:
+        flash(f"{user.username} had no {role} grant (roles from groups follow the groups).", "info")
+    return redirect(url_for("users_admin.show", user_id=user.id))
+
+
+@bp.post("/<int:user_id>/state")
+@role_required("admin")
+def change_state(user_id: int):
+    user = _user(user_id)
+    enable = request.form.get("action") == "enable"
+    if not enable and user.id == current_user.id:
+        flash("You cannot disable your own account.", "warning")
+    else:
+        set_active(user, enable)
+        if enable:
+            flash(f"{user.username} can log in again.", "success")
+        else:
+            flash(f"{user.username} can no longer log in; their sessions have ended.", "success")
+    return redirect(url_for("users_admin.show", user_id=user.id))
+
+
+@bp.post("/<int:user_id>/sessions/<int:session_id>/end")
+@role_required("admin")
+def end_session(user_id: int, session_id: int):
+    user = _user(user_id)
+    if logins.end_one(user, session_id):
+        flash(f"Ended that session of {user.username}.", "success")
+    else:
+        flash("That session had already ended.", "info")
+    return redirect(url_for("users_admin.show", user_id=user.id))

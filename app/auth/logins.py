@@ -1,0 +1,222 @@
+"""Login sessions the server can end: logout, a password reset, a disable, or the person.
+
+Each successful login gets a row in ``user_sessions`` and a random token in the signed session
+cookie; a request counts as logged in only while that row exists and has expired neither by
+inactivity (SESSION_LIFETIME_MINUTES) nor absolutely (SESSION_ABSOLUTE_LIFETIME_HOURS).
+Deleting the row ends the session everywhere at once, whichever worker or host serves the next
+request, and a cookie captured before logout is worth nothing afterwards.
+
+Why not Flask-Session: its SQLAlchemy backend keeps each session as an opaque serialised blob
+keyed by session id, with no user column, so "list this person's sessions" and "end all of this
+user's sessions" would mean decoding every row; it also creates its table outside the Alembic
+migrations. What the portal keeps in a session (the login, CSRF token, flashed messages, OIDC
+state) fits well in the signed cookie; what must live on the server is whether the login still
+stands, and that is this small table.
+"""
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from flask import current_app, request, session
+from sqlalchemy import delete, or_, select, update
+
+from app.auth.models import User, UserSession, utcnow
+from app.extensions import db
+
+SESSION_KEY = "login_token"
+# A script logging in again and again must not make the account page unreadable.
+SHOWN_AT_MOST = 100
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _idle_limit() -> timedelta:
+    return timedelta(minutes=current_app.config["SESSION_LIFETIME_MINUTES"])
+
+
+def start(user: User) -> None:
+    """Record a new login of ``user`` and bind it to the current (fresh) session cookie."""
+    now = utcnow()
+    token = secrets.token_urlsafe(32)
+    db.session.add(
+        UserSession(
+            token_digest=_digest(token),
+            user_id=user.id,
+            provider=user.provider,
+            address=(request.remote_addr or "")[:64],
+            user_agent=summarise_user_agent(request.user_agent.string),
+            created_at=now,
+            last_seen_at=now,
+            expires_at=now + timedelta(hours=current_app.config["SESSION_ABSOLUTE_LIFETIME_HOURS"]),
+        )
+    )
+    purge_expired(commit=False)
+    db.session.commit()
+    session[SESSION_KEY] = token
+
+
+def current_record(user_id: int) -> UserSession | None:
+    """The live login behind this request's cookie for ``user_id``, or None.
+
+    Marks it as seen (at most once per SESSION_TOUCH_SECONDS, and never for background htmx
+    requests: a page left polling does not keep a login alive).
+    """
+    token = session.get(SESSION_KEY)
+    if not token:
+        return None
+    record = db.session.scalar(
+        select(UserSession).where(UserSession.token_digest == _digest(token))
+    )
+    now = utcnow()
+    if record is None or record.user_id != user_id:
+        return None
+    if record.expires_at <= now or record.last_seen_at + _idle_limit() <= now:
+        db.session.delete(record)
+        db.session.commit()
+        return None
+    touch_after = timedelta(seconds=current_app.config["SESSION_TOUCH_SECONDS"])
+    if not request.headers.get("HX-Request") and now - record.last_seen_at >= touch_after:
+        # A conditional update: of several requests arriving together, one writes.
+        db.session.execute(
+            update(UserSession)
+            .where(UserSession.id == record.id, UserSession.last_seen_at == record.last_seen_at)
+            .values(last_seen_at=now)
+        )
+        db.session.commit()
+    return record
+
+
+def current_id() -> int | None:
+    """The id of the login behind this request, when there is one."""
+    token = session.get(SESSION_KEY)
+    if not token:
+        return None
+    return db.session.scalar(
+        select(UserSession.id).where(UserSession.token_digest == _digest(token))
+    )
+
+
+def end_current() -> None:
+    """End the login behind this request's cookie (logout)."""
+    token = session.pop(SESSION_KEY, None)
+    if token:
+        db.session.execute(delete(UserSession).where(UserSession.token_digest == _digest(token)))
+        db.session.commit()
+
+
+def end_all(user: User, *, commit: bool = True) -> int:
+    """End every login of ``user``; returns how many there were."""
+    result = db.session.execute(delete(UserSession).where(UserSession.user_id == user.id))
+    if commit:
+        db.session.commit()
+    return result.rowcount or 0
+
+
+def end_one(user: User, session_id: int) -> bool:
+    """End one of ``user``'s logins by id; False if there was no such login of theirs."""
+    result = db.session.execute(
+        delete(UserSession).where(UserSession.id == session_id, UserSession.user_id == user.id)
+    )
+    db.session.commit()
+    return bool(result.rowcount)
+
+
+def end_others(user: User, keep_id: int | None) -> int:
+    """End every login of ``user`` but ``keep_id``; returns how many were ended."""
+    result = db.session.execute(
+        delete(UserSession).where(UserSession.user_id == user.id, UserSession.id != keep_id)
+    )
+    db.session.commit()
+    return result.rowcount or 0
+
+
+@dataclass(frozen=True)
+class LoginView:
+    """One login as shown to its owner or to an admin."""
+
+    id: int
+    provider: str
+    address: str
+    user_agent: str
+    created_at: datetime
+    last_seen_at: datetime
+    expires_at: datetime
+    ends_absolutely: bool  # the absolute lifetime, not inactivity, decides when it ends
+    current: bool
+
+
+def sessions_of(user: User, current_id: int | None = None) -> list[LoginView]:
+    """``user``'s live logins, the most recently used first (at most SHOWN_AT_MOST)."""
+    now = utcnow()
+    records = db.session.scalars(
+        select(UserSession)
+        .where(
+            UserSession.user_id == user.id,
+            UserSession.expires_at > now,
+            UserSession.last_seen_at > now - _idle_limit(),
+        )
+        .order_by(UserSession.last_seen_at.desc(), UserSession.id.desc())
+        .limit(SHOWN_AT_MOST)
+    )
+    return [
+        LoginView(
+            r.id,
+            r.provider,
+            r.address,
+            r.user_agent,
+            r.created_at,
+            r.last_seen_at,
+            min(r.expires_at, r.last_seen_at + _idle_limit()),
+            r.expires_at <= r.last_seen_at + _idle_limit(),
+            r.id == current_id,
+        )
+        for r in records
+    ]
+
+
+def purge_expired(*, commit: bool = True) -> int:
+    """Delete logins that have expired either way; returns how many."""
+    now = utcnow()
+    result = db.session.execute(
+        delete(UserSession).where(
+            or_(UserSession.expires_at <= now, UserSession.last_seen_at <= now - _idle_limit())
+        )
+    )
+    if commit:
+        db.session.commit()
+    return result.rowcount or 0
+
+
+_BROWSERS = (
+    ("Edg/", "Edge"),
+    ("OPR/", "Opera"),
+    ("Firefox/", "Firefox"),
+    ("Chromium/", "Chromium"),
+    ("HeadlessChrome/", "Chrome (headless)"),
+    ("Chrome/", "Chrome"),
+    ("Safari/", "Safari"),
+    ("curl/", "curl"),
+    ("python-requests/", "Python script"),
+)
+_SYSTEMS = (
+    ("Android", "Android"),
+    ("iPhone", "iPhone"),
+    ("iPad", "iPad"),
+    ("Windows", "Windows"),
+    ("Mac OS X", "macOS"),
+    ("CrOS", "ChromeOS"),
+    ("Linux", "Linux"),
+)
+
+
+def summarise_user_agent(agent: str) -> str:
+    """A short description of a browser ("Firefox on Linux") from its User-Agent header."""
+    browser = next((name for marker, name in _BROWSERS if marker in agent), "")
+    system = next((name for marker, name in _SYSTEMS if marker in agent), "")
+    if browser and system:
+        return f"{browser} on {system}"
+    return browser or system or (agent[:60] if agent else "Unknown browser")
