@@ -153,18 +153,21 @@ class Server:
         self.log.close()
 
 
-def logged_in(url: str, username: str) -> requests.Session:
+def logged_in(url: str, username: str, password: str = PASSWORD) -> requests.Session:
     session = requests.Session()
     page = session.get(url + "/login", timeout=10).text
     token = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', page).group(1)
-    form = {"csrf_token": token, "username": username, "password": PASSWORD, "method": "local"}
+    form = {"csrf_token": token, "username": username, "password": password, "method": "local"}
     answer = session.post(url + "/login", data=form, timeout=10, allow_redirects=False)
     assert answer.status_code == 302, answer.status_code
     return session
 
 
-def measure(session: requests.Session, url: str, seconds: float, clients: int = 3) -> dict:
-    """Fetch ``url`` from ``clients`` threads for ``seconds``; latency figures and throughput."""
+def measure(
+    session: requests.Session, url: str, seconds: float, clients: int = 3, data: dict | None = None
+) -> dict:
+    """Fetch ``url`` (POST ``data`` when given) from ``clients`` threads for ``seconds``;
+    latency figures and throughput."""
     times: list[float] = []
     sizes: list[int] = []
     lock = threading.Lock()
@@ -176,7 +179,10 @@ def measure(session: requests.Session, url: str, seconds: float, clients: int = 
         mine, size = [], 0
         while time.monotonic() < stop:
             start = time.perf_counter()
-            answer = own.get(url, timeout=30)
+            if data is None:
+                answer = own.get(url, timeout=30)
+            else:
+                answer = own.post(url, data=data, timeout=30)
             mine.append(time.perf_counter() - start)
             assert answer.status_code == 200, (url, answer.status_code)
             size = len(answer.content)

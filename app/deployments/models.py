@@ -13,8 +13,8 @@ about. Besides the orchestrator's own statuses, a row can be in one of the porta
 
 from datetime import datetime
 
-from sqlalchemy import JSON, ForeignKey, Index, String, Text
-from sqlalchemy.orm import Mapped, mapped_column, relationship
+from sqlalchemy import JSON, ForeignKey, Index, String, Text, false
+from sqlalchemy.orm import Mapped, mapped_column, relationship, validates
 
 from app.auth.models import User, utcnow
 from app.extensions import db
@@ -38,8 +38,23 @@ class Deployment(db.Model):
 
     __tablename__ = "deployments"
     __table_args__ = (
-        Index("ix_deployments_user_deleted", "user_id", "deleted"),
         Index("ix_deployments_user_created", "user_id", "created_at"),
+        # Quota sums and the list's counts read only these indexes (the holding rule's columns,
+        # see app.quotas.holding), never the rows, which carry the template text.
+        Index(
+            "ix_deployments_user_holding", "user_id", "deleted", "status", "keeps_failed_attempt"
+        ),
+        Index(
+            "ix_deployments_group_holding",
+            "group_name",
+            "deleted",
+            "status",
+            "keeps_failed_attempt",
+        ),
+        # The list's application filter.
+        Index(
+            "ix_deployments_user_templates", "user_id", "deleted", "template_slug", "template_name"
+        ),
         # The sync worker's question: what is due for a check?
         Index("ix_deployments_next_check", "next_check_at"),
     )
@@ -63,6 +78,10 @@ class Deployment(db.Model):
     group_name: Mapped[str | None] = mapped_column(String(255), nullable=True)
     # keepLastAttempt, timeoutMins, ... as sent.
     request_options: Mapped[dict] = mapped_column(JSON, default=dict)
+    # ``keepLastAttempt`` of ``request_options`` in a column of its own (set with them): a
+    # failed deployment kept for inspection still holds quota, and quota sums must read this
+    # from an index rather than parse JSON in every row.
+    keeps_failed_attempt: Mapped[bool] = mapped_column(default=False, server_default=false())
     # What the deployment holds against quotas, as computed at launch (see app.quotas).
     charge: Mapped[dict] = mapped_column(JSON, default=dict)
 
@@ -101,6 +120,11 @@ class Deployment(db.Model):
         order_by="DeploymentEvent.at, DeploymentEvent.id",
         cascade="all, delete-orphan",
     )
+
+    @validates("request_options")
+    def _keep_flag_in_step(self, _key: str, options: dict | None) -> dict | None:
+        self.keeps_failed_attempt = bool((options or {}).get("keepLastAttempt"))
+        return options
 
     @property
     def in_progress(self) -> bool:

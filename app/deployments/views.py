@@ -52,13 +52,19 @@ def _list_context() -> dict:
     listed = queries.list_page(current_user, filters, size)
     outputs = presenters.shown_outputs(listed.deployments)
     owners = {d.user_id for d in listed.deployments} if listed.owners_shown else set()
+    in_progress = {d.id for d in listed.deployments if d.in_progress}
     return {
         "filters": filters,
         "listed": listed,
         "outputs": outputs,
         "links": {key: presenters.main_link(value) for key, value in outputs.items()},
         "owners": queries.usernames(owners),
-        "polling": any(d.in_progress for d in listed.deployments),
+        "in_progress": in_progress,
+        "polling": bool(in_progress),
+        "row_urls": {
+            "detail": presenters.url_pattern("deployments.detail", "deployment_id"),
+            "delete": presenters.url_pattern("deployments.confirm_delete", "deployment_id"),
+        },
         "poll_seconds": current_app.config["DEPLOYMENTS_POLL_SECONDS"],
         "status_groups": queries.STATUS_GROUPS,
     }

@@ -22,7 +22,7 @@ that failed (DELETE_FAILED) or is in progress holds too, since the resources may
 
 from __future__ import annotations
 
-from sqlalchemy import and_, false, func, or_
+from sqlalchemy import and_, or_
 
 from app.deployments.models import NOT_LAUNCHED, VANISHED, Deployment
 
@@ -33,7 +33,7 @@ RELEASED_STATUSES = frozenset({NOT_LAUNCHED, VANISHED, DELETE_COMPLETE})
 
 def kept_after_failure(deployment: Deployment) -> bool:
     """Whether the deployment was launched asking the orchestrator to keep a failed attempt."""
-    return bool((deployment.request_options or {}).get("keepLastAttempt"))
+    return bool(deployment.keeps_failed_attempt)
 
 
 def holds(deployment: Deployment) -> bool:
@@ -47,9 +47,8 @@ def holds(deployment: Deployment) -> bool:
 
 def holding_clause():
     """The same rule as ``holds``, as a SQL condition on the deployments table."""
-    kept = func.coalesce(Deployment.request_options["keepLastAttempt"].as_boolean(), false())
     return and_(
         Deployment.deleted.is_(False),
         Deployment.status.not_in(sorted(RELEASED_STATUSES)),
-        or_(Deployment.status != CREATE_FAILED, kept.is_(True)),
+        or_(Deployment.status != CREATE_FAILED, Deployment.keeps_failed_attempt.is_(True)),
     )

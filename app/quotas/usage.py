@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-from sqlalchemy import and_, func, select
+from sqlalchemy import and_, bindparam, func, select
 from sqlalchemy.orm import aliased
 
 from app.deployments.models import Deployment
@@ -57,23 +58,21 @@ def _owned_by(user_id: int | None, group_name: str | None):
     return Deployment.user_id == user_id
 
 
-def usage_of(
-    *,
-    user_id: int | None = None,
-    group_name: str | None = None,
-    models: Iterable[str] = (),
-    excluding: int | None = None,
-) -> Usage:
-    """What ``user_id``'s deployments (or those charged to ``group_name``) hold now, with the
-    GPUs of each of ``models`` (only those: per-model sums are read for the limited models),
-    leaving out the deployment ``excluding`` (one being reserved that is already stored)."""
-    owned = [holding_clause(), _owned_by(user_id, group_name)]
-    if excluding is not None:
-        owned.append(Deployment.id != excluding)
-    models = sorted(set(models))
+@lru_cache(maxsize=64)
+def _usage_statement(by_group: bool, model_count: int, excluding: bool):
+    """The sums' statement for one shape of question, built once: the quota check runs it on
+    every launch and every live cost update, and building it anew cost more than running it.
+    Values come in as bound parameters (``owner``, ``excluding``, ``model_0``…)."""
+    owner = bindparam("owner")
+    owned = [
+        holding_clause(),
+        Deployment.group_name == owner if by_group else Deployment.user_id == owner,
+    ]
+    if excluding:
+        owned.append(Deployment.id != bindparam("excluding"))
     # One scan: each model's row is joined beside the charge (at most one per deployment,
     # by the key), so the per-model sums cost no second pass over the deployments.
-    per_model = [aliased(QuotaGpuCharge, name=f"gpu_{i}") for i in range(len(models))]
+    per_model = [aliased(QuotaGpuCharge, name=f"gpu_{i}") for i in range(model_count)]
     statement = (
         select(
             func.count(Deployment.id),
@@ -86,11 +85,30 @@ def usage_of(
         .select_from(Deployment)
         .outerjoin(QuotaCharge, QuotaCharge.deployment_id == Deployment.id)
     )
-    for alias, model in zip(per_model, models, strict=True):
-        statement = statement.outerjoin(
-            alias, and_(alias.deployment_id == Deployment.id, alias.model == model)
-        )
-    row = db.session.execute(statement.where(*owned)).one()
+    for i, alias in enumerate(per_model):
+        joined = and_(alias.deployment_id == Deployment.id, alias.model == bindparam(f"model_{i}"))
+        statement = statement.outerjoin(alias, joined)
+    return statement.where(*owned)
+
+
+def usage_of(
+    *,
+    user_id: int | None = None,
+    group_name: str | None = None,
+    models: Iterable[str] = (),
+    excluding: int | None = None,
+) -> Usage:
+    """What ``user_id``'s deployments (or those charged to ``group_name``) hold now, with the
+    GPUs of each of ``models`` (only those: per-model sums are read for the limited models),
+    leaving out the deployment ``excluding`` (one being reserved that is already stored)."""
+    models = sorted(set(models))
+    by_group = group_name is not None
+    statement = _usage_statement(by_group, len(models), excluding is not None)
+    values = {"owner": group_name if by_group else user_id}
+    if excluding is not None:
+        values["excluding"] = excluding
+    values.update((f"model_{i}", model) for i, model in enumerate(models))
+    row = db.session.execute(statement, values).one()
     return Usage(
         deployments=row[0],
         cores=round(float(row[1]), 3),

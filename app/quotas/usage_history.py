@@ -88,7 +88,7 @@ def monthly_usage(
                 Deployment.group_name,
                 Deployment.status,
                 Deployment.deleted,
-                Deployment.request_options,
+                Deployment.keeps_failed_attempt,
                 Deployment.created_at,
                 Deployment.submitted_at,
                 Deployment.deleted_at,

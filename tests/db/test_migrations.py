@@ -58,3 +58,44 @@ def test_migrations_downgrade_to_nothing_on_postgresql(make_app, empty_postgres_
     with app.app_context():
         downgrade(revision="base")
         assert inspect(db.engine).get_table_names() == ["alembic_version"]
+
+
+def _kept_flag_after_upgrade(make_app, url):
+    """Deployments stored before the ``keeps_failed_attempt`` column get it from their
+    ``request_options``, so a failed deployment kept for inspection still holds quota."""
+    from sqlalchemy import text
+
+    app = make_app(SQLALCHEMY_DATABASE_URI=url)
+    with app.app_context():
+        db.drop_all()
+        upgrade(revision="4e8a0c6d2b93")
+        user = create_local_user("ada", "correct horse battery", "Ada Lovelace")
+        for name, options in (("kept", '{"keepLastAttempt": true}'), ("plain", "{}"),
+                              ("off", '{"keepLastAttempt": false}')):  # fmt: skip
+            db.session.execute(
+                text(
+                    "INSERT INTO deployments (user_id, name, template_slug, template_name,"
+                    " parameters, request_options, charge, status, outputs, adopted,"
+                    " check_failures, deleted, created_at, updated_at) VALUES (:user, :name,"
+                    " 'vm', 'VM', '{}', :options, '{}', 'CREATE_FAILED', '{}', false, 0,"
+                    " false, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+                ),
+                {"user": user.id, "name": name, "options": options},
+            )
+        db.session.commit()
+        upgrade()
+        rows = db.session.execute(text("SELECT name, keeps_failed_attempt FROM deployments"))
+        return {name: bool(kept) for name, kept in rows}
+
+
+def test_the_kept_attempt_flag_is_filled_in_from_the_launch_options_on_sqlite(make_app, tmp_path):
+    url = f"sqlite:///{tmp_path}/flag.sqlite"
+    assert _kept_flag_after_upgrade(make_app, url) == {"kept": True, "plain": False, "off": False}
+
+
+@pytest.mark.postgres
+def test_the_kept_attempt_flag_is_filled_in_from_the_launch_options_on_postgresql(
+    make_app, empty_postgres_url
+):
+    flags = _kept_flag_after_upgrade(make_app, empty_postgres_url)
+    assert flags == {"kept": True, "plain": False, "off": False}
