@@ -1,5 +1,14 @@
-"""Entry point for WSGI servers: ``gunicorn wsgi:app``."""
+"""Entry point for WSGI servers (``gunicorn wsgi:app``) and for the ``flask`` command."""
+
+import sys
 
 from app import create_app
+from app.errors import ConfigurationError
 
-app = create_app()
+try:
+    app = create_app()
+except ConfigurationError as error:
+    # Whoever starts the server gets the sentence that says what to set, not a traceback.
+    print(f"The portal did not start. {error}", file=sys.stderr)
+    # 4 is gunicorn's "application failed to load": the arbiter stops instead of retrying.
+    raise SystemExit(4) from None

@@ -1,6 +1,9 @@
 """The application as a whole: configuration, security headers, cookies and error pages."""
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,7 +12,8 @@ from app import create_app
 from app.errors import ConfigurationError
 from tests.conftest import TEST_CONFIG, csrf_from
 
-TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
+ROOT = Path(__file__).resolve().parents[1]
+TEMPLATES = ROOT / "templates"
 
 
 def test_the_portal_refuses_to_start_with_the_default_secret_key(tmp_path):
@@ -202,3 +206,24 @@ def test_behind_a_configured_proxy_the_client_address_comes_from_x_forwarded_for
     plain = make_app().test_client()
     plain.application.add_url_rule("/whoami", view_func=whoami)
     assert plain.get("/whoami", headers={"X-Forwarded-For": "192.0.2.7"}).text == "127.0.0.1"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        [sys.executable, "-m", "flask", "routes"],
+        [sys.executable, "-m", "gunicorn", "--bind", "127.0.0.1:0", "wsgi:app"],
+    ],
+    ids=["flask", "gunicorn"],
+)
+def test_a_refusal_to_start_is_one_clear_sentence_without_a_traceback(tmp_path, command):
+    env = {
+        key: value for key, value in os.environ.items() if not key.startswith("PORTAL_")
+    } | {"PORTAL_INSTANCE_PATH": str(tmp_path), "PORTAL_SECRET_KEY": "s" * 40,
+         "FLASK_APP": "wsgi"}  # fmt: skip
+    ended = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert ended.returncode != 0
+    assert "The portal did not start. Refusing to start: no orchestrator configured." in (
+        ended.stderr
+    )
+    assert "Traceback" not in ended.stderr

@@ -155,9 +155,21 @@ def groups():
     return render_template("quotas/groups.html", groups=shown, describe=describe_limits)
 
 
-@bp.route("/groups/<path:name>", methods=["GET", "POST"])
+@bp.get("/groups/<path:name>")
 @role_required("operator")
-def group(name: str):
+def group_by_path(name: str):
+    """Earlier addresses of a group's page, kept working."""
+    return redirect(url_for("quotas.group", name=name), 301)
+
+
+# The name travels in the query string: group names from Keycloak and INDIGO IAM can start
+# with "/" ("/physics/cms"), which a path segment cannot carry (proxies merge the slashes).
+@bp.route("/group", methods=["GET", "POST"])
+@role_required("operator")
+def group():
+    name = request.args.get("name", "")
+    if not name.strip():
+        return redirect(url_for("quotas.groups"))
     editing = request.form.get("scope") if request.method == "POST" else None
     forms = {}
     for scope in (MEMBER, GROUP):

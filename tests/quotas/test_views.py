@@ -75,7 +75,7 @@ def test_a_limits_form_with_bad_values_keeps_what_was_typed_and_says_what_is_wro
 
 
 def test_group_member_defaults_and_pool_are_edited_separately(operator, quotas):
-    url = "/quotas/groups/physics"
+    url = "/quotas/group?name=physics"
     post_form(operator, url, url, {"scope": "group", "group-gpus": "32",
                                     "group-reason": "ReCaS share"})  # fmt: skip
     post_form(operator, url, url, {"scope": "member", "member-gpus": "4",
@@ -123,11 +123,21 @@ def test_the_user_list_pages_by_name_and_by_usage(make_app):
     assert table.index("cleo") < table.index("anna")
 
 
-def test_a_group_whose_name_has_slashes_is_opened_and_edited(operator):
-    opened = operator.get("/quotas/groups/?name=infn/physics")
-    assert opened.status_code == 302 and opened.location.endswith("/quotas/groups/infn/physics")
-    url = "/quotas/groups/infn/physics"
+@pytest.mark.parametrize("name", ["infn/physics", "/physics/cms", "physics group"])
+def test_a_group_whose_name_has_slashes_or_spaces_is_opened_and_edited(operator, name):
+    """Keycloak and INDIGO IAM send groups as paths ("/physics/cms"); they open and save."""
+    opened = operator.get("/quotas/groups/", query_string={"name": name})
+    assert opened.status_code == 302
+    url = opened.location
     response = post_form(operator, url, url, {"scope": "group", "group-gpus": "8",
                                                "group-reason": "sub-group"})  # fmt: skip
-    assert response.status_code == 302
-    assert "sub-group" in operator.get(url).get_data(as_text=True)
+    assert response.status_code == 302 and response.location == url
+    page = operator.get(url).get_data(as_text=True)
+    assert "sub-group" in page and f">Group {name}</h1>" in page
+    listing = operator.get("/quotas/groups/").get_data(as_text=True)
+    assert f'href="{url}"' in listing.replace("&amp;", "&")
+
+
+def test_an_earlier_address_of_a_group_page_leads_to_it(operator):
+    moved = operator.get("/quotas/groups/infn/physics")
+    assert moved.status_code == 301 and moved.location.endswith("/quotas/group?name=infn/physics")
