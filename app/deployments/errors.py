@@ -5,6 +5,7 @@ from __future__ import annotations
 from app.errors import PortalError
 from app.orchestrator.errors import (
     BadRequest,
+    Conflict,
     Forbidden,
     OrchestratorError,
     OrchestratorUnavailable,
@@ -43,6 +44,11 @@ def explain(error: OrchestratorError, outcome: str) -> str:
         return (
             f"The orchestrator does not allow your account to do this; {outcome}. "
             f"It said: {error.message}"
+        )
+    if isinstance(error, Conflict):
+        return (
+            f"The deployment is busy with another operation at the orchestrator; {outcome}. "
+            f"Try again in a moment. It said: {error.message}"
         )
     if isinstance(error, BadRequest):
         return f"The orchestrator refused the request; {outcome}. It said: {error.message}"

@@ -107,7 +107,10 @@ def delete(actor: User, deployment: Deployment, *, force: bool = False) -> None:
         tracking.mark_gone(deployment, source=source)
         if not deployment.deleted:  # it was not being deleted: it vanished; drop it anyway
             deployment.deleted, deployment.deleted_at = True, utcnow()
-    except Conflict:
+    except Conflict as error:
+        if error.retry_after is not None:
+            # A concurrent-update 409 (sent with Retry-After): nothing was deleted.
+            raise DeploymentError(explain(error, "the deployment was not deleted")) from error
         # Already being deleted (the orchestrator's 409): follow that delete.
         record_event(deployment, schemas.DELETE_IN_PROGRESS, source=source, actor=actor,
                      reason="A delete was already under way.")  # fmt: skip

@@ -6,6 +6,7 @@ Every method either returns the decoded answer or raises an ``errors.Orchestrato
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -14,6 +15,7 @@ import requests
 from urllib3.exceptions import ConnectTimeoutError, MaxRetryError, NewConnectionError
 
 from app.orchestrator.errors import (
+    Conflict,
     OrchestratorError,
     OrchestratorUnavailable,
     Unreachable,
@@ -27,6 +29,9 @@ Timeout = float | tuple[float, float] | list[float]
 _MAX_PAGES = 1000
 # Page size asked for when listing: fewer round trips than the default 10.
 LIST_PAGE_SIZE = 100
+# A 409 carrying Retry-After is the orchestrator's "concurrent update, retry": nothing was
+# done, so a call that changes nothing new is sent once more after waiting at most this long.
+MAX_CONFLICT_WAIT = 5.0
 
 
 def _timeout_pair(timeout: Timeout) -> tuple[float, float]:
@@ -84,7 +89,10 @@ class OrchestratorClient:
             "keepLastAttempt": keep_last_attempt,
         }
         # Only DeploymentRequest fields: the real service drops unknown ones silently.
-        body = {"template": template, "parameters": parameters or {}}
+        # An input sent as null is refused when required even if it has a default (the
+        # orchestrator looks the value up before the default); left out, the default applies.
+        given = {name: value for name, value in (parameters or {}).items() if value is not None}
+        body = {"template": template, "parameters": given}
         body.update({key: value for key, value in optional.items() if value is not None})
         return self._json("POST", "/deployments", json=body)
 
@@ -106,15 +114,30 @@ class OrchestratorClient:
 
     def _all_pages(self, path: str, params: dict) -> list[dict]:
         items: list[dict] = []
+        seen: set[str] = set()
         for _ in range(_MAX_PAGES):
             page = self._json("GET", path, params=params)
-            items.extend(item for item in page.get("content") or [] if isinstance(item, dict))
+            content = page.get("content")
+            for item in content if isinstance(content, list) else []:
+                if not isinstance(item, dict):
+                    continue
+                # Pages are cut from a list that may change meanwhile: a deployment created
+                # while paging pushes the others one place down, so one may come twice.
+                key = item.get("uuid")
+                if isinstance(key, str):
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                items.append(item)
             href = next_link(page)
             if not href:
                 return items
             # Only the query of the link is used: behind a proxy the orchestrator may build
             # links with its internal host, and the token must never travel elsewhere.
-            params = dict(parse_qsl(urlsplit(href).query))
+            following = dict(parse_qsl(urlsplit(href).query))
+            if following == params:
+                break  # a "next" page that is this one again would never end
+            params = following
         raise OrchestratorError("The orchestrator kept sending more pages; gave up.")
 
     def reset_deployment(self, uuid: str) -> None:
@@ -177,14 +200,35 @@ class OrchestratorClient:
             )
         return body
 
-    def _request(self, method: str, path: str, *, auth: bool = True, **kwargs) -> requests.Response:
-        """Send one call and return the 2xx response; raise an OrchestratorError otherwise."""
+    def _request(self, method: str, path: str, **kwargs) -> requests.Response:
+        """Send one call and return the 2xx response; raise an OrchestratorError otherwise.
+
+        A concurrent-update conflict (409 with a short Retry-After) is retried once, except
+        for a create: the portal never submits a deployment twice.
+        """
+        try:
+            return self._send(method, path, **kwargs)
+        except Conflict as error:
+            wait = error.retry_after
+            if method == "POST" or wait is None or not 0 <= wait <= MAX_CONFLICT_WAIT:
+                raise
+        time.sleep(wait)
+        return self._send(method, path, **kwargs)
+
+    def _send(self, method: str, path: str, *, auth: bool = True, **kwargs) -> requests.Response:
         headers = {"Accept": "application/json"}
         if auth:
             headers["Authorization"] = f"Bearer {self.token_provider()}"
         try:
+            # Redirects are not followed: requests would turn a POST or DELETE into a GET
+            # (and report its 200 as success), and would drop the token on another host.
             response = self.session.request(
-                method, self.base_url + path, headers=headers, timeout=self.timeout, **kwargs
+                method,
+                self.base_url + path,
+                headers=headers,
+                timeout=self.timeout,
+                allow_redirects=False,
+                **kwargs,
             )
         except (requests.ConnectionError, requests.Timeout) as error:
             if _never_sent(error):

@@ -31,19 +31,17 @@ from app.orchestrator.emulator_rules import (
     GROUP_RULES,
     Identity,
     RequestRejected,
-    check_deployment_request,
     check_group,
+    check_request_fields,
     check_scopes,
-    int_arg,
-    page_links,
+    check_template,
+    page,
+    paging,
+    sorted_rows,
 )
 from app.orchestrator.emulator_store import EmulatorStore, Stored
 
 __all__ = ["Emulator", "Faults", "Identity", "create_emulator", "emulator_of", "static_tokens"]
-
-# Spring Data's largest page: bigger sizes are silently cut down to it.
-MAX_PAGE_SIZE = 2000
-_SORTABLE = {"createdAt": "creationTime", "updatedAt": "updateTime"}
 
 
 def static_tokens(tokens: dict[str, Identity]) -> Verifier:
@@ -111,12 +109,17 @@ def create_emulator(
 
 
 def _json_body():
-    """The request's JSON (None when unreadable); raises RequestRejected (415) for a body that
-    is not declared as JSON, as Spring does."""
+    """The request's JSON; raises RequestRejected as Spring does before any route code runs:
+    415 for a body not declared as JSON, 400 for a missing or unreadable one."""
     if not request.is_json:
         kind = request.mimetype or "application/octet-stream"
         raise RequestRejected(415, f"Content type '{kind}' not supported")
-    return request.get_json(silent=True)
+    if not request.get_data():
+        raise RequestRejected(400, "Required request body is missing")
+    body = request.get_json(silent=True)
+    if body is None:
+        raise RequestRejected(400, "JSON parse error: the request body is not valid JSON")
+    return body
 
 
 def _me() -> Identity:
@@ -132,29 +135,6 @@ def _links(uuid: str) -> list[dict]:
 def deployment_json(record: dict) -> dict:
     """A stored record as the API shows it, with links for the current request's host."""
     return {**public(record), "links": _links(record["uuid"])}
-
-
-def _page(items: list, number: int, size: int) -> dict:
-    total = len(items)
-    return {"links": page_links(number, size, total),
-            "content": items[number * size:(number + 1) * size],
-            "page": {"size": size, "totalElements": total,
-                     "totalPages": -(-total // size), "number": number}}  # fmt: skip
-
-
-def _paging() -> tuple[int, int]:
-    return int_arg("page", 0, 0), min(int_arg("size", 10, 1), MAX_PAGE_SIZE)
-
-
-def _sorted(rows: list[Stored]) -> list[Stored]:
-    """``rows`` in the order of the ``sort`` argument (``createdAt,desc`` by default)."""
-    prop, _, direction = request.args.get("sort", "createdAt,desc").partition(",")
-    if prop not in _SORTABLE or direction.lower() not in ("", "asc", "desc"):
-        raise RequestRejected(400, f"No property {prop} found for type Deployment")
-    key = _SORTABLE[prop]
-    ordered = sorted(enumerate(rows), key=lambda pair: (pair[1].record.get(key, ""), pair[0]))
-    result = [row for _, row in ordered]
-    return result if direction.lower() == "asc" else result[::-1]
 
 
 def _add_routes(app: Flask, state: Emulator) -> None:  # noqa: C901 - one route table
@@ -210,25 +190,28 @@ def _add_routes(app: Flask, state: Emulator) -> None:  # noqa: C901 - one route 
             owner = (subject, issuer)
         group = request.args.get("userGroup")
         check_group(me, group, state.group_rule, creating=False)
-        number, size = _paging()
+        number, size = paging()
         if created_by is None:
             rows = [row for row in store.every() if row.issuer == me.issuer
                     and (group is None or row.record.get("userGroup") == group)]  # fmt: skip
         else:
             rows = store.owned(*owner, group)
-        rows = [moved for row in _sorted(rows) if (moved := state.advance(row, False))]
-        page = _page(rows, number, size)
-        page["content"] = [deployment_json(row.record) for row in page["content"]]
-        return jsonify(page)
+        rows = [moved for row in sorted_rows(rows) if (moved := state.advance(row, False))]
+        answer = page(rows, number, size)
+        answer["content"] = [deployment_json(row.record) for row in answer["content"]]
+        return jsonify(answer)
 
     @app.post("/deployments")
     def create():
         me = _me()
-        body = check_deployment_request(_json_body())
+        body = check_request_fields(_json_body())
         check_group(me, body.get("userGroup"), state.group_rule, creating=True)
+        check_template(body, body.get("parameters") or {})
+        body = {key: value for key, value in body.items() if value is not None}
         uuid, now = str(uuidlib.uuid1()), now_text()
+        # ``outputs`` is never null there, so always shown, empty until the deployment is up.
         record = {"uuid": uuid, "creationTime": now, "updateTime": now,
-                  "status": s.CREATE_IN_PROGRESS, "task": "NONE",
+                  "status": s.CREATE_IN_PROGRESS, "task": "NONE", "outputs": {},
                   "createdBy": {"subject": me.subject, "issuer": me.issuer}}  # fmt: skip
         record.update({key: body[key] for key in ("callback", "userGroup") if key in body})
         record["_parameters"] = body.get("parameters", {})
@@ -245,17 +228,19 @@ def _add_routes(app: Flask, state: Emulator) -> None:  # noqa: C901 - one route 
 
     @app.put("/deployments/<uuid>")
     def update(uuid):
+        body = check_request_fields(_json_body())
         with state.lock:
             stored = find(uuid, owner_only=True)
-            body = check_deployment_request(_json_body(), parameters_of(stored))
             kind = stored.record.get("cloudProviderEndpoint", {}).get("deploymentType")
             if kind in ("MARATHON", "CHRONOS", "QCG"):
                 raise RequestRejected(400, f"{kind} deployments cannot be updated.")
             status = stored.record["status"]
             if status not in s.UPDATABLE:
-                message = f"Cannot update a deployment in {status} state"
-                raise RequestRejected(409, message, retry_after=0)
-            stored.record["_parameters"] = {**parameters_of(stored), **body.get("parameters", {})}
+                # A plain conflict: only a concurrent-update 409 carries Retry-After.
+                raise RequestRejected(409, f"Cannot update a deployment in {status} state")
+            merged = {**parameters_of(stored), **(body.get("parameters") or {})}
+            check_template(body, merged)
+            stored.record["_parameters"] = merged
             stored.record.pop("parameters", None)
             if body.get("callback"):
                 stored.record["callback"] = body["callback"]
@@ -271,16 +256,25 @@ def _add_routes(app: Flask, state: Emulator) -> None:  # noqa: C901 - one route 
             if stored.record["status"] in (s.DELETE_IN_PROGRESS, s.DELETE_COMPLETE):
                 status = stored.record["status"]
                 raise RequestRejected(409, f"Deployment already in {status} state.")
+            if "cloudProviderName" not in stored.record:
+                # No site chosen yet, so nothing to undeploy: removed at once, without a
+                # callback; from now on it is unknown (404).
+                store.remove(uuid)
+                return "", 204
             stored.record["_force"] = request.args.get("force") == "true"
             state.set_status(uuid, s.DELETE_IN_PROGRESS, stored=stored)
             return "", 204
 
     @app.patch("/deployments/<uuid>")
     def reset(uuid):
+        body = _json_body()
         with state.lock:
             stored = find(uuid, owner_only=True)
-            body = _json_body()
             wanted = body.get("status") if isinstance(body, dict) else None
+            # The status is read as the Status enum without a check: absent or unknown is a
+            # server error there; a known one other than DELETE_FAILED is refused.
+            if not isinstance(wanted, str) or wanted not in s.KNOWN_STATUSES:
+                raise RequestRejected(500, f"No enum constant Status.{wanted}")
             if wanted != s.DELETE_FAILED:
                 raise RequestRejected(400, f"Cannot reset deployment: illegal status {wanted}.")
             # Only a delete that is under way (stuck) can be reset.
@@ -328,14 +322,18 @@ def _add_routes(app: Flask, state: Emulator) -> None:  # noqa: C901 - one route 
         kind = request.args.get("type")
         if kind:
             found = [resource for resource in found if resource["toscaNodeType"] == kind]
-        number, size = _paging()
-        return jsonify(_page(found, number, size))
+        number, size = paging()
+        return jsonify(page(found, number, size))
 
-    def one_resource(stored: Stored, resource_id: str) -> dict:
+    def one_resource(stored: Stored, resource_id: str, missing: int = 404) -> dict:
         for resource in resources_of(stored):
             if resource["uuid"] == resource_id:
                 return resource
-        raise RequestRejected(404, f"The resource <{resource_id}> doesn't exist")
+        if missing == 404:
+            raise RequestRejected(404, f"The resource <{resource_id}> in deployment "
+                                  f"<{stored.uuid}> doesn't exist")  # fmt: skip
+        raise RequestRejected(missing, f"Resource <{resource_id}> not found in deployment "
+                              f"<{stored.uuid}>")  # fmt: skip
 
     @app.get("/deployments/<uuid>/resources/<resource_id>")
     def resource(uuid, resource_id):
@@ -343,20 +341,27 @@ def _add_routes(app: Flask, state: Emulator) -> None:  # noqa: C901 - one route 
 
     @app.post("/deployments/<uuid>/resources/<resource_id>/actions")
     def action(uuid, resource_id):
+        body = _json_body()
+        kind = body.get("type") if isinstance(body, dict) and set(body) == {"type"} else None
+        if kind not in ("start", "stop"):
+            raise RequestRejected(400, 'The body must be {"type": "start"} or {"type": "stop"}')
         with state.lock:
             stored = find(uuid, owner_only=True)
-            found = one_resource(stored, resource_id)
-            body = _json_body()
-            kind = body.get("type") if isinstance(body, dict) and set(body) == {"type"} else None
-            if kind not in ("start", "stop"):
-                raise RequestRejected(400, 'The body must be {"type": "start"} or {"type": "stop"}')
+            # In the orchestrator's order: an unknown resource here is a bad request.
+            found = one_resource(stored, resource_id, missing=400)
+            kind_of = stored.record.get("cloudProviderEndpoint", {}).get("deploymentType")
+            if kind_of in ("MARATHON", "CHRONOS", "QCG"):
+                raise RequestRejected(400, f"{kind_of} deployment: actions not supported yet.")
+            status = stored.record["status"]
+            if status not in s.UPDATABLE:
+                message = f"Cannot perform actions on deployment in {status} state"
+                raise RequestRejected(409, message)
+            # Accepted whatever the resource's state: the workflow deals with it.
             node = Topology(stored.template, {}, uuid).nodes.get(found["toscaNodeName"], {})
-            wanted = {"start": "STOPPED", "stop": "STARTED"}[kind]
-            if not is_compute(node) or found["state"] != wanted:
-                raise RequestRejected(409, f"Cannot {kind} a resource in state {found['state']}")
-            states = stored.record.setdefault("_states", {})
-            states[resource_id] = "STARTED" if kind == "start" else "STOPPED"
-            store.save(stored)
+            if is_compute(node):
+                states = stored.record.setdefault("_states", {})
+                states[resource_id] = "STARTED" if kind == "start" else "STOPPED"
+                store.save(stored)
             return "", 202
 
 

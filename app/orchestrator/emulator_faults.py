@@ -26,6 +26,8 @@ CONTROL_PREFIX = "/__emulator__/"
 # A hung call gives up after this many seconds even if nobody clears the fault.
 MAX_HANG_SECONDS = 600.0
 LOST_RESPONSE_MODES = (False, "drop", "504")
+_INJECTED = {409: "The request couldn't be fulfilled because of a concurrent update. Please "
+                  "retry later"}  # fmt: skip
 
 
 class ConnectionDropped(Exception):
@@ -216,8 +218,13 @@ class FaultMiddleware:
             time.sleep(faults.latency)
         faults.hold(can_block="werkzeug.socket" in environ)
         if faults.roll_error(self.state.chooser):
-            answer = error_response(faults, faults.error_status, "Injected failure",
+            status = faults.error_status
+            answer = error_response(faults, status, _INJECTED.get(status, "Injected failure"),
                                     faults.error_body)  # fmt: skip
+            if status == 409:
+                # The orchestrator's only 409 that is not about the deployment's state: a
+                # concurrent update, rolled back, "retry now".
+                answer.headers["Retry-After"] = "0"
             return answer(environ, start_response)
         lost = faults.lose_create_response
         if lost and method == "POST" and path.rstrip("/") == "/deployments":

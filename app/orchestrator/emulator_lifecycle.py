@@ -5,7 +5,7 @@ A deployment moves on by itself after ``complete_after_polls`` reads or
 only moves when told to, through ``set_status``). On reaching a final state it is announced to
 its ``callback`` URL, as the orchestrator's notify step does: a JSON POST of the deployment
 (without ``links``) whose failure is logged and otherwise ignored. A completed delete removes
-the deployment: afterwards it is unknown (404).
+the deployment, unannounced: afterwards it is unknown (404).
 """
 
 from __future__ import annotations
@@ -201,7 +201,9 @@ class Emulator:
                 self.store.remove(uuid)
             else:
                 self.store.save(stored)
-            if status in FINAL and record.get("callback"):
+            # A completed delete is not announced: the orchestrator removes the record first,
+            # and its notify step then finds nothing to send.
+            if status in FINAL - {s.DELETE_COMPLETE} and record.get("callback"):
                 self.callbacks.send(record["callback"], public(record))
             return None if status == s.DELETE_COMPLETE else stored
 

@@ -14,12 +14,18 @@ from urllib.parse import urlencode
 import yaml
 from flask import request
 
+from app.orchestrator.emulator_store import Stored
+
 # DeploymentRequest's fields. Anything else is refused (the real service would ignore it).
 REQUEST_FIELDS = frozenset({
     "template", "parameters", "callback", "timeoutMins", "providerTimeoutMins",
     "maxProvidersRetry", "keepLastAttempt", "userGroup",
 })  # fmt: skip
 
+
+# Spring Data's largest page: bigger sizes are silently cut down to it.
+MAX_PAGE_SIZE = 2000
+_SORTABLE = {"createdAt": "creationTime", "updatedAt": "updateTime"}
 
 # How ``userGroup`` is checked. "infn": as the INFN fork does (a create always needs a group the
 # token holds; a listing is checked when it names one). "given": checked only when one is sent.
@@ -92,22 +98,22 @@ class RequestRejected(Exception):
         self.status, self.message, self.retry_after = status, message, retry_after
 
 
-def _positive(body: dict, name: str) -> int | None:
+def _positive(body: dict, name: str, message: str) -> int | None:
     value = body.get(name)
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
         raise RequestRejected(400, f"{name} must be an integer")
     if value < 1:
-        raise RequestRejected(400, f"{name} must be greater than or equal to 1")
+        raise RequestRejected(400, message)
     return value
 
 
-def check_deployment_request(body: Any, stored_parameters: dict | None = None) -> dict:
-    """Return ``body`` if it is a valid DeploymentRequest; raise RequestRejected (400) if not.
-
-    For an update, ``stored_parameters`` are the deployment's: the new ones are merged in.
-    """
+def check_request_fields(body: Any) -> dict:
+    """Return ``body`` if its fields are a valid DeploymentRequest; raise RequestRejected (400)
+    if not. These are the checks made before the request reaches the orchestrator's code, so
+    they come before any 404, 403 or 409; the template's own checks come later
+    (``check_template``). Null means absent for the optional fields, as there."""
     if not isinstance(body, dict):
         raise RequestRejected(400, "The request body must be a JSON object")
     unknown = sorted(set(body) - REQUEST_FIELDS)
@@ -115,26 +121,39 @@ def check_deployment_request(body: Any, stored_parameters: dict | None = None) -
         raise RequestRejected(400, f'Unrecognized field "{unknown[0]}" (known fields: '
                               f'{", ".join(sorted(REQUEST_FIELDS))})')  # fmt: skip
     template = body.get("template")
-    if not isinstance(template, str) or not template.strip():
-        raise RequestRejected(400, "template: must not be empty")
-    parameters = body.get("parameters", {})
-    if not isinstance(parameters, dict):
+    if not isinstance(template, str):
+        raise RequestRejected(400, "A TOSCA template must be provided")
+    if "parameters" in body and not isinstance(body["parameters"], dict):
         raise RequestRejected(400, "parameters must be a JSON object")
     callback = body.get("callback")
     if callback is not None and not (isinstance(callback, str) and re.match(r"^https?:", callback)):
-        raise RequestRejected(400, 'callback: must match "^https?:"')
-    timeout = _positive(body, "timeoutMins")
-    provider_timeout = _positive(body, "providerTimeoutMins")
-    _positive(body, "maxProvidersRetry")
-    # Like the orchestrator, compared only when both are given.
+        raise RequestRejected(400, "Callback value, if provided, must be a valid HTTP or HTTPS URL")
+    _positive(
+        body, "timeoutMins", "Overall timeout value, if provided, must be at least of 1 minute"
+    )
+    _positive(body, "providerTimeoutMins", "Provider timeout value, if provided, must be at "
+              "least of 1 minute and equal or less than timeoutMins")  # fmt: skip
+    _positive(
+        body, "maxProvidersRetry", "maxProvidersRetry value, if provided, must be at least of 1"
+    )
+    if body.get("keepLastAttempt") is not None and not isinstance(body["keepLastAttempt"], bool):
+        raise RequestRejected(400, "keepLastAttempt must be true or false")
+    if body.get("userGroup") is not None and not isinstance(body["userGroup"], str):
+        raise RequestRejected(400, "userGroup must be a string")
+    return body
+
+
+def check_template(body: dict, parameters: dict) -> None:
+    """The orchestrator's own checks of a create or update, in its order: the template parses,
+    every required input has a value (``parameters``: for an update, the stored ones with the
+    new merged in), and the provider timeout is within the overall one (compared only when
+    both are given). Raises RequestRejected (400)."""
+    if not body["template"].strip():
+        raise RequestRejected(400, "Failed to parse template: the template is empty")
+    _check_inputs(read_template(body["template"]), parameters)
+    timeout, provider_timeout = body.get("timeoutMins"), body.get("providerTimeoutMins")
     if timeout is not None and provider_timeout is not None and provider_timeout > timeout:
         raise RequestRejected(400, "ProviderTimeout must be <= Timeout")
-    if "keepLastAttempt" in body and not isinstance(body["keepLastAttempt"], bool):
-        raise RequestRejected(400, "keepLastAttempt must be true or false")
-    if "userGroup" in body and not isinstance(body["userGroup"], str):
-        raise RequestRejected(400, "userGroup must be a string")
-    _check_inputs(read_template(template), {**(stored_parameters or {}), **parameters})
-    return body
 
 
 def read_template(text: str) -> dict:
@@ -154,14 +173,18 @@ def section(tosca: dict, name: str) -> dict:
 
 
 def _check_inputs(tosca: dict, parameters: dict) -> None:
-    """The only input check the real service makes: required inputs have a value or default."""
+    """The only input check the real service makes: required inputs have a value or default.
+
+    A value sent as null counts as given: the default is looked up only for absent inputs, so
+    a null required input is refused even when it has a default.
+    """
     for name, definition in section(tosca, "inputs").items():
         definition = definition if isinstance(definition, dict) else {}
         required = definition.get("required", True) not in (False, "false")
-        if required and definition.get("default") is None and parameters.get(name) is None:
-            raise RequestRejected(
-                400, f"Input <{name}> is required and has no value nor default value"
-            )
+        value = parameters[name] if name in parameters else definition.get("default")
+        if required and value is None:
+            raise RequestRejected(400, f"Input <{name}> is required and is not present in the "
+                                  "user's input list, nor has a default value")  # fmt: skip
 
 
 def int_arg(name: str, default: int, minimum: int) -> int:
@@ -184,11 +207,40 @@ def page_links(number: int, size: int, total: int) -> list[dict]:
     def href(page: int) -> str:
         return f"{request.base_url}?{urlencode({**args, 'page': page, 'size': size})}"
 
-    links = [{"rel": "first", "href": href(0)}]
+    # As Spring's paged assembler: first and last only when there is somewhere to go.
+    navigable = number > 0 or number < last
+    links = [{"rel": "first", "href": href(0)}] if navigable else []
     if number > 0:
         links.append({"rel": "prev", "href": href(number - 1)})
     links.append({"rel": "self", "href": href(number)})
     if number < last:
         links.append({"rel": "next", "href": href(number + 1)})
-    links.append({"rel": "last", "href": href(last)})
+    if navigable:
+        links.append({"rel": "last", "href": href(last)})
     return links
+
+
+def page(items: list, number: int, size: int) -> dict:
+    """Page ``number`` of ``items`` in the orchestrator's envelope (not HAL)."""
+    total = len(items)
+    return {"links": page_links(number, size, total),
+            "content": items[number * size:(number + 1) * size],
+            "page": {"size": size, "totalElements": total,
+                     "totalPages": -(-total // size), "number": number}}  # fmt: skip
+
+
+def paging() -> tuple[int, int]:
+    """The ``page`` and ``size`` arguments (size cut down to MAX_PAGE_SIZE)."""
+    return int_arg("page", 0, 0), min(int_arg("size", 10, 1), MAX_PAGE_SIZE)
+
+
+def sorted_rows(rows: list[Stored]) -> list[Stored]:
+    """``rows`` in the order of the ``sort`` argument (``createdAt,desc`` by default)."""
+    prop, _, direction = request.args.get("sort", "createdAt,desc").partition(",")
+    if prop not in _SORTABLE or direction.lower() not in ("", "asc", "desc"):
+        # Spring Data only finds out when querying: a server error, not a 400.
+        raise RequestRejected(500, f"No property {prop} found for type Deployment!")
+    key = _SORTABLE[prop]
+    ordered = sorted(enumerate(rows), key=lambda pair: (pair[1].record.get(key, ""), pair[0]))
+    result = [row for _, row in ordered]
+    return result if direction.lower() == "asc" else result[::-1]

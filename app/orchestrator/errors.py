@@ -75,21 +75,40 @@ _BY_STATUS: dict[int, type[OrchestratorError]] = {
 }
 
 
-def error_message(response: requests.Response) -> str | None:
-    """The text of an error body in either shape the orchestrator's side uses:
-    ``{code, title, message}`` (the orchestrator) or ``{error, error_description}`` (OAuth
-    gateways). ``None`` when the body holds neither."""
+# Error texts longer than this are cut: a validation failure can quote a whole Java
+# signature, which helps nobody reading it on a page.
+MAX_MESSAGE_LENGTH = 500
+
+
+def _body(response: requests.Response) -> dict | None:
     try:
         body = response.json()
     except ValueError:
         return None
-    if not isinstance(body, dict):
-        return None
+    return body if isinstance(body, dict) else None
+
+
+def error_message(response: requests.Response) -> str | None:
+    """The text of an error body in either shape the orchestrator's side uses:
+    ``{code, title, message}`` (the orchestrator) or ``{error, error_description}`` (OAuth
+    gateways). ``None`` when the body holds neither."""
+    body = _body(response) or {}
     for key in ("message", "error_description", "title", "error"):
         value = body.get(key)
         if isinstance(value, str) and value.strip():
-            return value.strip()
+            value = value.strip()
+            if len(value) > MAX_MESSAGE_LENGTH:
+                value = value[: MAX_MESSAGE_LENGTH - 1].rstrip() + "\u2026"
+            return value
     return None
+
+
+def _from_orchestrator(response: requests.Response) -> bool:
+    """Whether an error answer carries the orchestrator's own error body. Its 404s always do
+    (an unknown deployment, and an unknown path too); a bare or HTML 404 comes from a proxy
+    or a wrong base URL and says nothing about any deployment."""
+    body = _body(response)
+    return body is not None and ("code" in body or "message" in body)
 
 
 def _retry_after(response: requests.Response) -> int | None:
@@ -103,12 +122,27 @@ def raise_for_status(response: requests.Response) -> None:
     """Return if ``response`` is a success (2xx); raise the matching OrchestratorError if not.
 
     Raises OrchestratorUnavailable for 5xx, BadRequest, Unauthorized, Forbidden,
-    DeploymentNotFound or Conflict for their codes, and OrchestratorError for anything else.
+    DeploymentNotFound (a 404 in the orchestrator's words only) or Conflict for their codes,
+    and OrchestratorError for anything else (redirects included).
     """
     status = response.status_code
     if 200 <= status < 300:
         return
     message = error_message(response)
+    if 300 <= status < 400:
+        where = response.headers.get("Location") or "another address"
+        raise OrchestratorError(
+            f"The orchestrator's address answered with a redirect ({status}) to {where}; the "
+            "portal's ORCHESTRATOR_URL is probably not the orchestrator's own address.",
+            status_code=status,
+        )
+    if status == 404 and not _from_orchestrator(response):
+        raise OrchestratorError(
+            "The orchestrator's address answered \u201cnot found\u201d without the "
+            "orchestrator's own error: a proxy in front of it, or the portal's ORCHESTRATOR_URL, "
+            "may be wrong.",
+            status_code=status,
+        )
     if status >= 500:
         raise OrchestratorUnavailable(
             f"The orchestrator failed ({status}): {message}" if message else None,

@@ -7,6 +7,7 @@ import shutil
 import pytest
 from playwright.sync_api import expect
 
+from app.deployments.sync import sync_once
 from tests.e2e.conftest import log_in
 
 SERVICE_TOKEN = "tok-portal-service"
@@ -112,6 +113,10 @@ def test_a_researcher_launches_jupyter_follows_it_to_ready_reveals_the_password_
     page.evaluate("window.stillTheSamePage = true")
 
     emulator.set_status(held["uuid"], "DELETE_COMPLETE")
+    # The orchestrator drops a deleted deployment without calling back: the sync worker's
+    # next pass finds it gone. The page, polling, shows that without a reload.
+    with portal.app.app_context():
+        sync_once()
 
     expect(page.get_by_text("You have no deployments yet.")).to_be_visible(timeout=15_000)
     assert page.evaluate("window.stillTheSamePage") is True

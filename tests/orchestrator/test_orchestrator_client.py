@@ -66,6 +66,7 @@ def test_listing_by_user_group_needs_membership(alice):
 
 def test_deleting_twice_is_a_conflict_and_the_deployment_then_disappears(alice):
     uuid = alice.create_deployment(TEMPLATE, PARAMETERS)["uuid"]
+    alice.get_deployment(uuid)  # by now a site is chosen, so the delete has work to do
 
     assert alice.delete_deployment(uuid, force=False) is None
     with pytest.raises(Conflict):
@@ -110,7 +111,18 @@ def test_another_owners_deployment_is_forbidden(alice, emulator):
             bob.get_log(uuid)
 
 
-def test_a_conflict_keeps_the_retry_after_header(alice, emulator):
+def test_a_concurrent_update_conflict_keeps_the_retry_after_header(alice, emulator):
+    emulator.faults.status = 409
+    response = requests.get(
+        f"{emulator.url}/deployments", headers={"Authorization": "Bearer token-alice"}, timeout=2
+    )
+    with pytest.raises(Conflict) as raised:
+        raise_for_status(response)
+    assert raised.value.retry_after == 0
+    assert "concurrent update" in raised.value.message
+
+
+def test_a_state_conflict_has_no_retry_after(alice, emulator):
     uuid = alice.create_deployment(TEMPLATE, PARAMETERS)["uuid"]
 
     response = requests.put(
@@ -121,7 +133,7 @@ def test_a_conflict_keeps_the_retry_after_header(alice, emulator):
     )
     with pytest.raises(Conflict) as raised:
         raise_for_status(response)
-    assert raised.value.retry_after == 0
+    assert raised.value.retry_after is None
 
 
 def test_a_server_error_counts_as_unavailable(alice, emulator):

@@ -124,6 +124,7 @@ def test_bad_fault_switches_are_refused_with_a_reason(emu):
 
 def test_concurrent_deletes_of_one_deployment_give_one_204_and_409s(emu):
     uuid = create(emu)["uuid"]
+    emu.set_status(uuid, "CREATE_COMPLETE")
     codes = []
 
     def delete():

@@ -58,11 +58,17 @@ def test_the_reservation_is_released_when_the_create_fails(limited):
     assert portal.launch(user) != first
 
 
-def test_the_reservation_is_released_when_the_deployment_is_deleted(limited):
+@pytest.mark.parametrize("placed", [True, False], ids=["at-a-site", "before-a-site"])
+def test_the_reservation_is_released_when_the_deployment_is_deleted(limited, placed):
     portal, user = limited
     first = portal.launch(user)
+    uuid = portal.row(first).uuid
+    if placed:
+        portal.emulator.set_status(uuid, "CREATE_COMPLETE")
     with portal.app.app_context():
         delete(db.session.get(User, user), db.session.get(Deployment, first))
-    portal.emulator.set_status(portal.row(first).uuid, "DELETE_COMPLETE")
+    if placed:
+        portal.emulator.set_status(uuid, "DELETE_COMPLETE")
+    # else the orchestrator dropped it at once: nothing had been built anywhere
     portal.sync()
     assert portal.launch(user) != first
