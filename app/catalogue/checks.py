@@ -15,13 +15,44 @@ from app.catalogue.yamlsafe import Problem
 _KEYWORDS = {"SELF", "SOURCE", "TARGET", "HOST", "SOURCES", "TARGETS"}
 
 
+def other_dialect(version: object, imports: object = None) -> str | None:
+    """Why a file whose tosca_definitions_version names no TOSCA Simple Profile version is not
+    for the orchestrator, in words for the admin; None for a ``tosca_`` version or none at all.
+
+    Alien4Cloud's own dialect (``alien_dsl_*``, used with Yorc) looks like TOSCA but imports
+    its types as archives of an Alien4Cloud catalogue (``name:version``), which neither the
+    orchestrator nor the portal's type libraries hold: saying "no version" would send the
+    admin looking for a line that is there.
+    """
+    version = str(version or "").strip()
+    if not version or version.startswith("tosca_"):
+        return None
+    if version.startswith("alien_dsl"):
+        archives = [i for i in imports if isinstance(i, str)] if isinstance(imports, list) else []
+        named = f" ({', '.join(archives[:3])}{', ...' if len(archives) > 3 else ''})"
+        return (
+            f"tosca_definitions_version {version} is Alien4Cloud's own dialect (used with "
+            "Yorc): the file was written for that orchestrator. It imports its types as "
+            f"catalogue archives{named if archives else ''}, which this portal's orchestrator "
+            "cannot resolve."
+        )
+    return (
+        f"tosca_definitions_version {version} is not a TOSCA Simple Profile version such as "
+        "tosca_simple_yaml_1_0: the orchestrator does not read it."
+    )
+
+
 def structural_problems(tpl: dict, lines: dict[tuple, int]) -> list[Problem]:
     """Problems that make a template undeployable, each with its line where known."""
     problems = []
-    if not str(tpl.get("tosca_definitions_version") or "").startswith("tosca_"):
+    version_line = lines.get(("tosca_definitions_version",)) or 1
+    dialect = other_dialect(tpl.get("tosca_definitions_version"), tpl.get("imports"))
+    if dialect:
+        problems.append(Problem(dialect, version_line))
+    elif not tpl.get("tosca_definitions_version"):
         problems.append(Problem(
             "The file has no tosca_definitions_version (such as tosca_simple_yaml_1_0): it is "
-            "not a TOSCA template.", lines.get(("tosca_definitions_version",)) or 1,
+            "not a TOSCA template.", version_line,
         ))  # fmt: skip
     topology = tpl.get("topology_template")
     if not isinstance(topology, dict):

@@ -11,6 +11,7 @@ from app.catalogue import operations
 from app.catalogue.errors import CatalogueError
 from app.catalogue.folders import KEPT, UNREADABLE
 from app.errors import PortalError
+from app.locks import one_host_at_a_time
 
 catalogue_cli = AppGroup("catalogue", help="Keep template folders and the database in step.")
 types_cli = AppGroup("types", help="Type libraries that templates import by URL.")
@@ -32,7 +33,8 @@ def import_command(folder, force):
     root = _folder(folder)
     if not root.is_dir():
         raise click.ClickException(f"{root} is not a folder.")
-    results = operations.import_folder(root, force=force)
+    with one_host_at_a_time("catalogue import"):
+        results = operations.import_folder(root, force=force)
     for result in results:
         click.echo(f"{result.relative} -> {result.slug or '-'}: {result.text}")
     counts = {}

@@ -22,6 +22,7 @@ from flask import current_app
 from sqlalchemy import select
 
 from app.catalogue import revisions
+from app.catalogue.checks import other_dialect
 from app.catalogue.libraries import ensure_shipped
 from app.catalogue.models import CatalogueTemplate
 from app.catalogue.parsed import ParsedTemplate
@@ -94,6 +95,7 @@ def digest(tosca_text: str, sidecar_text: str) -> str:
 
 _TOPOLOGY = re.compile(r"^topology_template\s*:", re.MULTILINE)
 _TYPE_SECTION = re.compile(r"^\w+_types\s*:", re.MULTILINE)
+_VERSION = re.compile(r"^tosca_definitions_version\s*:\s*[\"']?([\w.-]+)", re.MULTILINE)
 
 
 def _not_a_template(text: str) -> str | None:
@@ -104,6 +106,11 @@ def _not_a_template(text: str) -> str | None:
     """
     if "tosca_definitions_version" not in text:
         return "not a TOSCA template (no tosca_definitions_version)"
+    version = _VERSION.search(text)
+    # Checked before the type section: a foreign dialect's types are no library to register.
+    dialect = other_dialect(version.group(1)) if version else None
+    if dialect:
+        return dialect
     if not _TOPOLOGY.search(text) and _TYPE_SECTION.search(text):
         return ("type definitions, not a template: register its folder as a type library "
                 "(flask catalogue types add)")  # fmt: skip

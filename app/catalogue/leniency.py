@@ -56,6 +56,11 @@ LENIENCIES = {
             "A whole number is a valid float for the orchestrator.",
         ),
         Leniency(
+            "duplicate-key", "A key given twice in one mapping",
+            "The orchestrator's YAML reader keeps the later one, as the portal does for the "
+            "form and the cost; published templates repeat whole input definitions.",
+        ),
+        Leniency(
             "missing-host", "A requirement inherited from the type left out",
             "tosca-parser counts requirements (such as host) inherited from the type; the "
             "orchestrator places nodes without them, as many published templates do.",
@@ -72,6 +77,11 @@ _MESSAGES = (
     (re.compile(r'Relationship "[^"]+" in template "[^"]+" has a wrong number of occurrences'),
      "missing-host"),
 )  # fmt: skip
+
+
+def duplicate_key(found: Problem) -> Problem:
+    """The named warning for a key the YAML reader found twice (``yamlsafe``)."""
+    return problem("duplicate-key", found.message, found.line)
 
 
 def problem(code: str, detail: str, line: int | None) -> Problem:

@@ -213,7 +213,7 @@ def read_metadata(
     check = _Checker({})
     if sidecar_text is not None and str(sidecar_text).strip():
         try:
-            raw, lines = limits.load(sidecar_text)
+            raw, lines = limits.load(sidecar_text, strict_keys=True)
         except TemplateError as error:
             errors.append(Problem.from_error(error, "sidecar"))
         else:

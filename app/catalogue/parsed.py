@@ -17,6 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from app.catalogue import leniency
 from app.catalogue.constraints import ConstraintError
 from app.catalogue.inputs import WidgetError, field_for
 from app.catalogue.metadata import DEFAULT_TAB, read_metadata
@@ -287,11 +288,13 @@ def parse_template(
     if libraries is None:
         libraries = shipped_libraries(types_dir) if types_dir else LibrarySet()
     result = ParsedTemplate(slug=slug, name=slug)
+    repeated: list[Problem] = []
     try:
-        tpl, lines = limits.load(text)
+        tpl, lines = limits.load(text, duplicates=repeated)
     except TemplateError as error:
         result.errors.append(Problem.from_error(error))
         return result
+    result.warnings.extend(leniency.duplicate_key(problem) for problem in repeated)
     if isinstance(text, bytes):
         text = text.decode("utf-8")
 

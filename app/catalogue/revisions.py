@@ -209,7 +209,8 @@ def _with_visible_to(sidecar_text: str, groups: list[str]) -> str:
     )
     try:
         if sidecar_text.strip():
-            limits.load(sidecar_text)  # the same limits and checks as every sidecar read
+            # The same limits and checks as every sidecar read.
+            limits.load(sidecar_text, strict_keys=True)
     except TemplateError as error:
         raise problem from error
     yaml = YAML()  # round-trip: comments, order and quoting of the rest survive
@@ -235,7 +236,7 @@ def _with_visible_to(sidecar_text: str, groups: list[str]) -> str:
     yaml.dump(document, out)
     text = out.getvalue()
     try:
-        after = limits.load(text)[0]
+        after = limits.load(text, strict_keys=True)[0]
     except TemplateError as error:
         raise problem from error
     if after.get("visible_to") != list(groups):

@@ -2,8 +2,14 @@
 
 ``load_yaml`` has ``yaml.safe_load`` semantics (plain data only: no Python tags) and adds what
 safe_load lacks for text that comes from outside: a size limit, a nesting limit, a limit on
-aliases and on what they expand to (the "billion laughs" attack), rejection of duplicate keys,
-and errors that name the line they occurred on.
+aliases and on what they expand to (the "billion laughs" attack), and errors that name the line
+they occurred on.
+
+A key given twice in one mapping is refused where the portal owns the format (sidecars:
+``strict_keys``). In a template the later one counts, as it does for the orchestrator's YAML
+reader and for PyYAML: published templates repeat input definitions, and refusing them would
+keep deployable applications out of the catalogue. Callers that report it pass a list as
+``duplicates``.
 """
 
 from __future__ import annotations
@@ -38,14 +44,17 @@ def _line(mark) -> int | None:
 
 
 class _LimitedLoader(yaml.SafeLoader):
-    """SafeLoader that counts nesting depth and aliases while composing, and rejects duplicates."""
+    """SafeLoader that counts nesting depth and aliases while composing, and finds keys given
+    twice: refused when ``strict_keys``, else recorded in ``duplicates`` (the later one wins)."""
 
-    def __init__(self, stream, max_depth: int, max_aliases: int):
+    def __init__(self, stream, max_depth: int, max_aliases: int, strict_keys: bool = True):
         super().__init__(stream)
         self._max_depth = max_depth
         self._max_aliases = max_aliases
         self._depth = 0
         self._aliases = 0
+        self._strict_keys = strict_keys
+        self.duplicates: list[Problem] = []
 
     def compose_node(self, parent, index):
         if self.check_event(yaml.AliasEvent):
@@ -69,16 +78,21 @@ class _LimitedLoader(yaml.SafeLoader):
 
     def construct_mapping(self, node, deep=False):
         if isinstance(node, MappingNode):
-            seen: set = set()
+            seen: dict = {}
             for key_node, _value in node.value:
                 if isinstance(key_node, ScalarNode) and key_node.tag not in _SPECIAL_KEY_TAGS:
                     key = self.construct_object(key_node)
+                    line = _line(key_node.start_mark)
                     if key in seen:
-                        raise TemplateError(
-                            f'The key "{key}" appears twice in the same mapping.',
-                            _line(key_node.start_mark),
-                        )
-                    seen.add(key)
+                        if self._strict_keys:
+                            raise TemplateError(
+                                f'The key "{key}" appears twice in the same mapping.', line
+                            )
+                        self.duplicates.append(Problem(
+                            f'The key "{key}" appears twice in the same mapping (first on line '
+                            f"{seen[key]}); the one on line {line} counts.", line,
+                        ))  # fmt: skip
+                    seen.setdefault(key, line)
         return super().construct_mapping(node, deep=deep)
 
 
@@ -124,7 +138,8 @@ def _line_index(root: Node) -> dict[tuple, int]:
             for key_node, value_node in node.value:
                 if isinstance(key_node, ScalarNode):
                     child = (*path, key_node.value)
-                    index.setdefault(child, _line(key_node.start_mark))
+                    # A key given twice: the later one counts, so its line is the one to show.
+                    index[child] = _line(key_node.start_mark)
                     stack.append((value_node, child))
         elif isinstance(node, SequenceNode):
             for position, item in enumerate(node.value):
@@ -135,12 +150,20 @@ def _line_index(root: Node) -> dict[tuple, int]:
 
 
 def load_yaml_lines(
-    text: str | bytes, *, max_bytes: int, max_depth: int, max_aliases: int
+    text: str | bytes,
+    *,
+    max_bytes: int,
+    max_depth: int,
+    max_aliases: int,
+    strict_keys: bool = True,
+    duplicates: list[Problem] | None = None,
 ) -> tuple[dict, dict[tuple, int]]:
     """Parse ``text`` like ``load_yaml`` and also return where each key is.
 
     The second value maps key paths such as ``("topology_template", "inputs", "num_cpus")`` to
-    1-based line numbers. Raises ``TemplateError`` as ``load_yaml`` does.
+    1-based line numbers (of the later key, where one is given twice). Raises ``TemplateError``
+    as ``load_yaml`` does; without ``strict_keys`` a key given twice is not an error but is
+    added to ``duplicates`` when that list is passed.
     """
     size = len(text.encode("utf-8") if isinstance(text, str) else text)
     if size > max_bytes:
@@ -151,7 +174,9 @@ def load_yaml_lines(
         except UnicodeDecodeError as error:
             raise TemplateError("The file is not valid UTF-8 text.") from error
 
-    loader = _LimitedLoader(text, max_depth=max_depth, max_aliases=max_aliases)
+    loader = _LimitedLoader(
+        text, max_depth=max_depth, max_aliases=max_aliases, strict_keys=strict_keys
+    )
     try:
         root = loader.get_single_node()
         if root is None:
@@ -163,6 +188,8 @@ def load_yaml_lines(
             )
         _expanded_size(root)
         data = loader.construct_document(root)
+        if duplicates is not None:
+            duplicates.extend(loader.duplicates)
         return data, _line_index(root)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
@@ -234,8 +261,16 @@ class Limits:
             max_aliases=int(config.get("TEMPLATE_MAX_ALIASES", cls.max_aliases)),
         )
 
-    def load(self, text: str | bytes) -> tuple[dict, dict[tuple, int]]:
-        """``load_yaml_lines`` under these limits."""
+    def load(
+        self,
+        text: str | bytes,
+        *,
+        strict_keys: bool = False,
+        duplicates: list[Problem] | None = None,
+    ) -> tuple[dict, dict[tuple, int]]:
+        """``load_yaml_lines`` under these limits. A template by default: a key given twice
+        counts once, the later one, as for the orchestrator; sidecars pass ``strict_keys``."""
         return load_yaml_lines(
-            text, max_bytes=self.max_bytes, max_depth=self.max_depth, max_aliases=self.max_aliases
-        )
+            text, max_bytes=self.max_bytes, max_depth=self.max_depth,
+            max_aliases=self.max_aliases, strict_keys=strict_keys, duplicates=duplicates,
+        )  # fmt: skip

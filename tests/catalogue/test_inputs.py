@@ -101,7 +101,17 @@ def test_a_string_is_a_text_box_by_default_and_a_select_with_valid_values(make_s
     assert field_for(make_spec()).field_class() is StringField
     chosen = field_for(make_spec(constraints=[{"valid_values": ["a", "b"]}]))
     assert chosen.widget == "select" and chosen.field_class() is SelectField
-    assert choices(chosen) == [("a", "a"), ("b", "b")]
+    # Required with no default: an empty first option, so nothing looks chosen that is not.
+    assert choices(chosen) == [("", "Choose..."), ("a", "a"), ("b", "b")]
+    with_default = field_for(make_spec(default="b", constraints=[{"valid_values": ["a", "b"]}]))
+    assert choices(with_default) == [("a", "a"), ("b", "b")]
+
+
+def test_a_required_input_with_a_single_allowed_value_starts_with_it(make_spec):
+    only = field_for(make_spec("heads", "integer", constraints=[{"valid_values": [1]}]))
+    assert choices(only) == [("1", "1")] and only.form_default() == 1
+    optional = make_spec("heads", "integer", required=False, constraints=[{"valid_values": [1]}])
+    assert field_for(optional).form_default() is None  # "(not set)" stays possible
 
 
 @pytest.mark.parametrize(

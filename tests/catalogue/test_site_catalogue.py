@@ -95,7 +95,7 @@ def test_an_attribute_filled_at_deploy_time_points_at_the_output_asking_for_it(l
 def test_every_leniency_of_the_table_says_why_it_is_accepted():
     assert set(LENIENCIES) == {
         "list-index", "deploy-time-property", "mapping-constraints", "number-for-string",
-        "integer-for-float", "missing-host",
+        "integer-for-float", "missing-host", "duplicate-key",
     }  # fmt: skip
     assert all(row.why.endswith(".") and row.title for row in LENIENCIES.values())
 

@@ -144,8 +144,13 @@ class InputField:
             options = [
                 Choice(self.choice_value(v), self.choice_label(v)) for v in self.choices() or []
             ]
-            if not self.required and self.widget == "select" and not self.spec.has_default:
-                options.insert(0, Choice("", "(not set)"))
+            if self.widget == "select" and not self.spec.has_default:
+                if not self.required:
+                    options.insert(0, Choice("", "(not set)"))
+                elif len(options) > 1:
+                    # A browser shows a select's first option as chosen while the form holds
+                    # nothing: the summary would count one value and the launch send another.
+                    options.insert(0, Choice("", "Choose..."))
             return {"choices": options, "validate_choice": True}
         return {}
 
@@ -171,6 +176,11 @@ class InputField:
 
     def form_default(self) -> Any:
         if not self.spec.has_default:
+            offered = self.choices() or []
+            if self.required and len(offered) == 1:
+                # The only value the constraints allow is the value: shown, counted and sent.
+                with contextlib.suppress(ValueError):
+                    return self.to_form(self.coerce(offered[0]))
             return None
         try:
             return self.to_form(self.coerce(self.spec.default))
