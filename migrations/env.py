@@ -4,6 +4,7 @@ from logging.config import fileConfig
 from flask import current_app
 
 from alembic import context
+from sqlalchemy import text
 
 # this is the Alembic Config object, which provides
 # access to the values within the .ini file in use.
@@ -14,6 +15,9 @@ config = context.config
 # Keep the application's loggers: migrations also run inside a running portal and its tests.
 fileConfig(config.config_file_name, disable_existing_loggers=False)
 logger = logging.getLogger('alembic.env')
+
+# Any fixed number shared by every host: it names the lock that serialises migrations.
+MIGRATION_LOCK = 74_617_201
 
 
 def get_engine():
@@ -89,6 +93,12 @@ def run_migrations_online():
     connectable = get_engine()
 
     with connectable.connect() as connection:
+        if connection.dialect.name == "postgresql":
+            # Several portal hosts may run `flask db upgrade` at the same moment against one
+            # database: the first migrates while the others wait here, then find nothing to
+            # do. A session-level lock outlives the commit below and ends with the connection.
+            connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": MIGRATION_LOCK})
+            connection.commit()
         context.configure(
             connection=connection,
             target_metadata=get_metadata(),

@@ -19,6 +19,7 @@ from app.auth.operations import (
 )
 from app.auth.roles import GRANTABLE_ROLES
 from app.extensions import db
+from app.locks import one_host_at_a_time
 
 users_cli = AppGroup("users", help="Manage accounts and roles.")
 
@@ -175,6 +176,11 @@ def bootstrap():
     Passwords come from PORTAL_ADMIN_PASSWORD and PORTAL_RESEARCHER_PASSWORD, or are generated
     and printed once.
     """
+    with one_host_at_a_time("users bootstrap"):
+        _bootstrap_accounts()
+
+
+def _bootstrap_accounts() -> None:
     for username, display_name, env, roles in (
         ("admin", "Portal administrator", "PORTAL_ADMIN_PASSWORD", ("admin",)),
         ("researcher", "Demo researcher", "PORTAL_RESEARCHER_PASSWORD", ()),
