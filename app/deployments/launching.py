@@ -33,7 +33,7 @@ from app.errors import ConfigurationError
 from app.extensions import db
 from app.orchestrator import schemas
 from app.orchestrator.errors import OrchestratorError, OrchestratorUnavailable, Unreachable
-from app.quotas.operations import charge_for, reserve
+from app.quotas.operations import charge_for, reserve, uncounted_charge
 
 log = logging.getLogger(__name__)
 
@@ -148,8 +148,9 @@ def _template_text(entry: Entry) -> str:
 def _charge(text: str, parameters: dict) -> dict:
     try:
         document, _lines = Limits().load(text)
-    except TemplateError:
-        return {}
+    except TemplateError as error:
+        # Counting nothing would let the launch past every limit: it is of unknown cost.
+        return uncounted_charge(f"the template could not be read ({error.message})")
     return charge_for(document, parameters)
 
 

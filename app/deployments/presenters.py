@@ -61,7 +61,9 @@ STATUS_LOOKS = {
     "DELETE_IN_PROGRESS": StatusLook("Deleting", "secondary", "Its resources are being freed."),
     "DELETE_COMPLETE": StatusLook("Deleted", "secondary", "Its resources have been freed."),
     "DELETE_FAILED": StatusLook(
-        "Delete failed", "danger", "Deleting it did not finish. Reset the delete and try again."
+        "Delete failed",
+        "danger",
+        "Deleting it did not finish. Delete it again; a forced delete is offered too.",
     ),
     "UNKNOWN": StatusLook("Unknown", "secondary", "The orchestrator has lost track of it."),
 }

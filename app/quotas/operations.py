@@ -31,7 +31,14 @@ from app.quotas.usage_history import month_starts, monthly_usage, per_month
 
 log = logging.getLogger(__name__)
 
-__all__ = ["assess_launch", "charge_for", "reserve", "usage_panel_context"]
+__all__ = ["assess_launch", "charge_for", "reserve", "uncounted_charge", "usage_panel_context"]
+
+
+def uncounted_charge(reason: str) -> dict:
+    """The charge of a launch whose resources could not be counted at all, saying why: it
+    holds one deployment, and the unknown-cost policy decides whether it may launch."""
+    return {"cores": 0, "memory": 0, "disk": 0, "gpus": 0, "gpu_models": {}, "deployments": 1,
+            "nodes": 0, "summary": "", "uncounted": [reason]}  # fmt: skip
 
 
 def charge_for(template_document: Mapping[str, Any], parameters: Mapping[str, Any]) -> dict:
@@ -47,8 +54,7 @@ def charge_for(template_document: Mapping[str, Any], parameters: Mapping[str, An
     try:
         resources = count_resources(template_document, parameters, flavours)
     except AccountingError as error:
-        return {"cores": 0, "memory": 0, "disk": 0, "gpus": 0, "gpu_models": {},
-                "deployments": 1, "nodes": 0, "summary": "", "uncounted": [str(error)]}  # fmt: skip
+        return uncounted_charge(str(error))
     return {
         "cores": resources.cpus,
         "memory": resources.memory,

@@ -121,3 +121,17 @@ def test_the_orchestrators_callback_brings_the_deployment_up_to_date_without_syn
     assert "jupyter_endpoint" in row.outputs and "node_creds" not in row.outputs
     with served.app.app_context():
         assert db.session.get(Deployment, deployment_id).secret_outputs_sealed
+
+
+def test_a_callback_overtaken_by_the_final_one_does_not_undo_it(emulated, launched):
+    client = emulated.app.test_client()
+    assert client.post(callback_url(launched), json=completed_json(launched)).status_code == 204
+    earlier = {**completed_json(launched), "status": "CREATE_IN_PROGRESS", "outputs": {}}
+    assert client.post(callback_url(launched), json=earlier).status_code == 204
+    row = emulated.row(launched.id)
+    assert row.status == "CREATE_COMPLETE"
+    assert row.outputs == {"jupyter_endpoint": "https://nb.example.org/"}
+    # A new workflow on the same deployment is news, not an echo of the old one.
+    deleting = {**completed_json(launched), "status": "DELETE_IN_PROGRESS"}
+    assert client.post(callback_url(launched), json=deleting).status_code == 204
+    assert emulated.row(launched.id).status == "DELETE_IN_PROGRESS"

@@ -205,6 +205,7 @@ def log_in(page, base_url, username, password, method=None):
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Log in", exact=True).click()
+    page.wait_for_load_state()  # the page logged in to (or the refusal), fully loaded
 
 
 def open_user_menu(page, name):

@@ -41,6 +41,8 @@ def test_an_admin_puts_a_local_account_in_a_group(app, people, live_server, page
     page.get_by_role("link", name="Users").click()
     shot("admin-users")
     page.get_by_role("link", name="ada").click()
+    # A form sent while its page is still loading can be dropped by the browser.
+    page.wait_for_load_state()
     page.get_by_label("Group to add").fill("gpu users")
     page.get_by_role("button", name="Add group").click()
     expect(page.get_by_text("is not a group name")).to_be_visible()

@@ -175,3 +175,16 @@ def test_a_deployment_already_stored_by_the_caller_is_not_counted_twice(quotas):
         db.session.flush()
         reserve(person, None, charge(gpus=1), deployment)
         assert db.session.get(Deployment, deployment.id).status == "SUBMITTING"
+
+
+def test_a_launch_whose_template_can_no_longer_be_read_is_of_unknown_cost(quotas):
+    """Counting nothing for it would let it past every limit."""
+    from app.deployments.launching import _charge
+
+    limited = quotas.user()
+    quotas.limit("user", limited, cores="100")
+    with quotas.app.app_context():
+        charged = _charge("topology_template: [never closed", {})
+    assert charged["uncounted"] and "could not be read" in charged["uncounted"][0]
+    error = try_reserve(quotas, limited, charged)
+    assert isinstance(error, QuotaExceeded) and "cannot be computed" in error.message
