@@ -124,3 +124,9 @@ def main(quick: bool = False) -> None:
                       f"at most {most} per deployment")  # fmt: skip
     finally:
         emulator.stop()
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(quick="--quick" in sys.argv)
