@@ -12,6 +12,7 @@ is recorded on it (``source``, ``imported_revision_id``, ``imported_digest``).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 from collections.abc import Iterator
@@ -26,6 +27,7 @@ from app.catalogue.checks import other_dialect
 from app.catalogue.libraries import ensure_shipped
 from app.catalogue.models import CatalogueTemplate
 from app.catalogue.parsed import ParsedTemplate
+from app.config import PROJECT_ROOT
 from app.extensions import db
 
 SIDECAR_SUFFIX = ".portal.yaml"
@@ -89,6 +91,15 @@ def walk(folder: str | Path, exclude: str | Path | None = None) -> Iterator[Foun
             yield FoundFile(path, relative, slug_for(relative))
 
 
+def root_label(folder: str | Path) -> str:
+    """How a folder of templates is named on the templates it gave: relative to the project
+    when inside it (so a moved checkout keeps its catalogue), else its absolute path."""
+    root = Path(folder).resolve()
+    with contextlib.suppress(ValueError):
+        return root.relative_to(PROJECT_ROOT).as_posix()
+    return root.as_posix()
+
+
 def digest(tosca_text: str, sidecar_text: str) -> str:
     return hashlib.sha256(f"{tosca_text}\0{sidecar_text}".encode()).hexdigest()
 
@@ -127,8 +138,11 @@ def _edited_in_browser(template: CatalogueTemplate) -> bool:
     return not latest.message.startswith("Imported from")
 
 
-def import_file(found: FoundFile, author: str, *, force: bool, taken: dict) -> FileOutcome:
-    """Import one template file; never raises for what the file holds."""
+def import_file(
+    found: FoundFile, author: str, *, force: bool, taken: dict, root: str = ""
+) -> FileOutcome:
+    """Import one template file of the folder labelled ``root``; never raises for what the
+    file holds."""
 
     def outcome(kind: str, detail: str = "") -> FileOutcome:
         return FileOutcome(found.relative, found.slug, kind, detail)
@@ -150,10 +164,17 @@ def import_file(found: FoundFile, author: str, *, force: bool, taken: dict) -> F
     template = db.session.scalar(
         select(CatalogueTemplate).where(CatalogueTemplate.slug == found.slug)
     )
+    owner = template.source_root if template is not None else ""
+    if owner and root and owner != root and not force:
+        return outcome(SKIPPED, (
+            f"{found.slug} is the template imported from {owner}/{template.source}; import "
+            "both folders from a common parent so that their slugs differ, or use --force to "
+            "replace it"
+        ))  # fmt: skip
     latest = revisions.latest_revision(template) if template else None
     file_digest = digest(tosca_text, sidecar_text)
     if latest and (latest.tosca_text, latest.sidecar_text) == (tosca_text, sidecar_text):
-        _record(template, found, latest.id, file_digest)
+        _record(template, found, latest.id, file_digest, root)
         return outcome(UNCHANGED)
     if template is not None and not force and _edited_in_browser(template):
         detail = "edited in the browser since the last import; --force lets the file win"
@@ -162,7 +183,7 @@ def import_file(found: FoundFile, author: str, *, force: bool, taken: dict) -> F
         found.slug, tosca_text, sidecar_text, author, f"Imported from {found.relative}",
         create=template is None,
     )  # fmt: skip
-    _record(revision.template, found, revision.id, file_digest)
+    _record(revision.template, found, revision.id, file_digest, root)
     if not revision.valid:
         first = ParsedTemplate.from_json(revision.parsed).errors[0]
         return outcome(INVALID, f"revision {revision.number} not published: {first}")
@@ -170,8 +191,10 @@ def import_file(found: FoundFile, author: str, *, force: bool, taken: dict) -> F
     return outcome(IMPORTED, f"revision {revision.number} published")
 
 
-def _record(template: CatalogueTemplate, found: FoundFile, revision_id: int, file_digest: str):
-    template.source = found.relative
+def _record(
+    template: CatalogueTemplate, found: FoundFile, revision_id: int, file_digest: str, root: str
+):
+    template.source, template.source_root = found.relative, root
     template.imported_revision_id, template.imported_digest = revision_id, file_digest
     db.session.commit()
 
@@ -188,10 +211,10 @@ def import_folder(
     """
     if ensure_shipped(author):
         revisions.revalidate_all(author)
-    results, taken = [], {}
+    results, taken, root = [], {}, root_label(folder)
     for found in walk(folder, exclude=current_app.config["TOSCA_TYPES_DIR"]):
         try:
-            results.append(import_file(found, author, force=force, taken=taken))
+            results.append(import_file(found, author, force=force, taken=taken, root=root))
         except Exception as error:  # noqa: BLE001 - one file never stops the others
             db.session.rollback()
             results.append(FileOutcome(found.relative, found.slug, UNREADABLE, repr(error)))

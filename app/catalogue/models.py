@@ -31,6 +31,9 @@ class CatalogueTemplate(db.Model):
     # Where ``flask catalogue import`` read it (relative to the folder), and what it last
     # stored from there: a later revision is an admin's edit, which an import never overwrites.
     source: Mapped[str] = mapped_column(String(500), default="")
+    # The folder it was imported from (see ``folders.root_label``): another folder's file with
+    # the same relative path is a different application, not a new revision of this one.
+    source_root: Mapped[str] = mapped_column(String(500), default="", server_default="")
     imported_revision_id: Mapped[int | None] = mapped_column(nullable=True)
     imported_digest: Mapped[str] = mapped_column(String(64), default="")
 

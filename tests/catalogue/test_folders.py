@@ -174,3 +174,58 @@ def test_the_shipped_libraries_are_registered_by_the_first_import(app, site):
 def test_a_bad_library_is_refused_in_words(app, args, message):
     result = run(app, "types", "add", *args)
     assert result.exit_code != 0 and message in result.output
+
+
+def test_another_sites_file_at_the_same_path_does_not_replace_a_template(app, site, tmp_path):
+    """Two catalogues both hold ``public-net/single_vm.yaml``: the second one's file is a
+    different application, so importing it leaves the first one's template as it was."""
+    run(app, "import", str(site))
+    other = tmp_path / "other-site"
+    (other / "public-net").mkdir(parents=True)
+    theirs = (
+        (site / "public-net" / "single_vm.yaml")
+        .read_text()
+        .replace("description:", "description: Their own machine.\n  #", 1)
+    )
+    (other / "public-net" / "single_vm.yaml").write_text(theirs)
+
+    second = run(app, "import", str(other))
+    assert second.exit_code == 0, second.output
+    line = outcomes(second.output)["public-net/single_vm.yaml"]
+    assert line.startswith(
+        f"public-net-single-vm: skipped: public-net-single-vm is the template imported from "
+        f"{site.resolve().as_posix()}/public-net/single_vm.yaml"
+    )
+    assert "common parent" in line and "--force" in line
+    found, _ = template(app, "public-net-single-vm")
+    assert len(found.revisions) == 1
+
+    # Its own folder again: nothing changed, nothing skipped.
+    again = outcomes(run(app, "import", str(site)).output)
+    assert again["public-net/single_vm.yaml"] == "public-net-single-vm: unchanged"
+    # Asked for, the other file takes the slug over.
+    forced = outcomes(run(app, "import", "--force", str(other)).output)
+    assert forced["public-net/single_vm.yaml"] == (
+        "public-net-single-vm: imported: revision 2 published"
+    )
+    assert "Their own machine." in template(app, "public-net-single-vm")[0].revisions[-1].tosca_text
+
+
+def test_templates_imported_before_roots_were_recorded_adopt_their_folder(app, site, tmp_path):
+    run(app, "import", str(site))
+    with app.app_context():
+        for stored in db.session.scalars(select(CatalogueTemplate)):
+            stored.source_root = ""
+        db.session.commit()
+    again = outcomes(run(app, "import", str(site)).output)
+    assert again["public-net/single_vm.yaml"] == "public-net-single-vm: unchanged"
+    found, _ = template(app, "public-net-single-vm")
+    assert found.source_root == site.resolve().as_posix()
+
+
+def test_the_projects_own_catalogue_is_recorded_relative_to_the_project():
+    from app.catalogue.folders import root_label
+    from app.config import PROJECT_ROOT
+
+    assert root_label(PROJECT_ROOT / "tosca-catalog") == "tosca-catalog"
+    assert root_label("/srv/catalogues/infn") == "/srv/catalogues/infn"
