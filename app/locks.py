@@ -41,3 +41,23 @@ def one_host_at_a_time(name: str) -> Iterator[None]:
         finally:
             connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": _key(name)})
             connection.commit()
+
+
+def start_writing() -> bool:
+    """On SQLite, begin the write transaction now (``BEGIN IMMEDIATE``) and return True: it
+    admits one writer at a time, so what is read next cannot go stale before this transaction
+    writes. pysqlite would otherwise begin it only at the first write, after those reads.
+    Elsewhere, do nothing and return False."""
+    connection = db.session.connection()
+    if connection.dialect.name != "sqlite":
+        return False
+    if not connection.connection.dbapi_connection.in_transaction:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+    return True
+
+
+def lock_rows(statement) -> None:
+    """Lock the rows ``statement`` selects until the transaction ends (``FOR UPDATE``; on
+    SQLite the whole database, see ``start_writing``): whoever reads them next waits."""
+    if not start_writing():
+        db.session.execute(statement.with_for_update()).all()

@@ -26,6 +26,7 @@ from app.catalogue.parsed import Limits, ParsedTemplate, TemplateError, parse_te
 from app.catalogue.typelibs import LibrarySet
 from app.errors import NotFound
 from app.extensions import db
+from app.locks import lock_rows
 
 log = logging.getLogger(__name__)
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,99}$")
@@ -93,6 +94,8 @@ def save_revision(
         db.session.add(template)
         db.session.flush()
     parsed = parse(slug, tosca_text, sidecar_text)
+    # Two admins saving at once (from any hosts) each get the next number, in turn.
+    lock_rows(select(CatalogueTemplate.id).where(CatalogueTemplate.id == template.id))
     number = (
         db.session.scalar(
             select(func.max(TemplateRevision.number)).where(

@@ -20,6 +20,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from app.auth.models import utcnow
 from app.extensions import db
+from app.locks import start_writing
 from app.quotas.accounting import AccountingError, count_resources
 from app.quotas.errors import QuotaExceeded
 from app.quotas.fit import Assessment, assess, misfit_sentence
@@ -164,13 +165,9 @@ def _refusal_message(assessment: Assessment, misfits) -> str:
 
 def _lock(user_id: int, group_name: str | None) -> None:
     """Serialise reservations touching the same user or group pool (see ``reserve``)."""
+    if start_writing():
+        return  # SQLite: the whole database is ours until commit
     connection = db.session.connection()
-    if connection.dialect.name == "sqlite":
-        # pysqlite opens transactions lazily, on the first write; start one now that takes
-        # the database's write lock, so the usage read below can't go stale before the insert.
-        if not connection.connection.dbapi_connection.in_transaction:
-            connection.exec_driver_sql("BEGIN IMMEDIATE")
-        return
     anchors = [(USER, str(user_id))] + ([(GROUP, group_name)] if group_name else [])
     # Always the user's row first, then the pool's: one order everywhere, so no deadlock.
     for scope, subject in anchors:
