@@ -5,6 +5,7 @@ import re
 
 from flask import current_app
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 
 from app.auth import logins
 from app.auth.errors import GroupsNotEditable, InvalidGroupName
@@ -21,6 +22,16 @@ def record_identity(identity: Identity) -> User:
 
     Called at every login, so that names, e-mail addresses and groups follow the provider.
     """
+    try:
+        return _record_identity(identity)
+    except IntegrityError:
+        # The same person's first login, in another tab or on another host, created the
+        # record a moment earlier: this login updates it instead.
+        db.session.rollback()
+        return _record_identity(identity)
+
+
+def _record_identity(identity: Identity) -> User:
     user = db.session.scalar(
         select(User).where(User.provider == identity.provider, User.subject == identity.subject)
     )

@@ -11,6 +11,7 @@ from sqlalchemy import select
 
 from app.auth.models import User, utcnow
 from app.extensions import db
+from app.quotas.anchors import lock_limit_row
 from app.quotas.errors import InvalidLimit
 from app.quotas.fit import amount_text
 from app.quotas.models import LIMIT_KEYS, SCOPES, SITE, USER, QuotaChange, QuotaLimit
@@ -101,12 +102,16 @@ def set_limits(actor: User | None, scope: str, subject: str, changes: Mapping, r
         raise InvalidLimit("Say why the limits change: the reason is kept in the history.",
                            field="reason")  # fmt: skip
     subject = "" if scope == SITE else str(subject)
+    # Two operators (or an operator and a launch) at once: each reads the limits the other
+    # left, so neither change is lost and the history's "old" is what really was.
+    lock_limit_row(scope, subject)
     row = db.session.scalar(
         select(QuotaLimit).where(QuotaLimit.scope == scope, QuotaLimit.subject == subject)
     )
     old = dict(row.limits or {}) if row else {}
     new = apply_changes(old, changes)
     if new == old:
+        db.session.rollback()  # let go of the lock
         return None
     if row is None:
         row = QuotaLimit(scope=scope, subject=subject, limits=new)

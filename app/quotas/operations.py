@@ -15,18 +15,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from flask import current_app, has_app_context
-from sqlalchemy import select
-from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-from app.auth.models import utcnow
 from app.extensions import db
-from app.locks import start_writing
 from app.quotas.accounting import AccountingError, count_resources
+from app.quotas.anchors import lock_limit_row
 from app.quotas.errors import QuotaExceeded
 from app.quotas.fit import Assessment, assess, misfit_sentence
 from app.quotas.flavours import flavours_for
 from app.quotas.limits import limits_for, pool_limits
-from app.quotas.models import GROUP, USER, QuotaLimit
+from app.quotas.models import GROUP, USER
 from app.quotas.usage import holders_of, usage_of
 from app.quotas.usage_history import month_starts, monthly_usage, per_month
 
@@ -165,31 +162,10 @@ def _refusal_message(assessment: Assessment, misfits) -> str:
 
 def _lock(user_id: int, group_name: str | None) -> None:
     """Serialise reservations touching the same user or group pool (see ``reserve``)."""
-    if start_writing():
-        return  # SQLite: the whole database is ours until commit
-    connection = db.session.connection()
-    anchors = [(USER, str(user_id))] + ([(GROUP, group_name)] if group_name else [])
     # Always the user's row first, then the pool's: one order everywhere, so no deadlock.
-    for scope, subject in anchors:
-        if connection.dialect.name == "postgresql":
-            # One round trip: a row this statement inserts is ours until commit (a concurrent
-            # insert of the same key waits on it); a row that existed is locked FOR UPDATE.
-            created = (
-                pg_insert(QuotaLimit)
-                .values(scope=scope, subject=subject, limits={}, updated_at=utcnow())
-                .on_conflict_do_nothing(index_elements=["scope", "subject"])
-                .cte("created")
-            )
-            db.session.execute(_anchor(scope, subject).add_cte(created).with_for_update()).all()
-            continue
-        if db.session.scalar(_anchor(scope, subject)) is None:
-            db.session.add(QuotaLimit(scope=scope, subject=subject, limits={}))
-            db.session.flush()
-        db.session.scalar(_anchor(scope, subject).with_for_update())
-
-
-def _anchor(scope: str, subject: str):
-    return select(QuotaLimit.id).where(QuotaLimit.scope == scope, QuotaLimit.subject == subject)
+    lock_limit_row(USER, str(user_id))
+    if group_name:
+        lock_limit_row(GROUP, group_name)
 
 
 def usage_panel_context(user) -> dict:
