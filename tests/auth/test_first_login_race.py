@@ -1,8 +1,6 @@
 """A person's very first login, arriving twice at the same moment (two tabs, two hosts behind
 a load balancer): both logins succeed, on one user record."""
 
-import multiprocessing
-
 from sqlalchemy import func, select
 
 from app import create_app
@@ -11,6 +9,7 @@ from app.auth.models import User
 from app.auth.operations import record_identity
 from app.extensions import db
 from tests.conftest import TEST_CONFIG
+from tests.processes import race
 
 PARALLEL = 8
 ADA = Identity("oidc", "sub-ada", "ada@iam", "Ada Lovelace", "ada@example.org", ("physics",))
@@ -31,18 +30,8 @@ def _first_login_in_a_process(config, start, results):
 def test_simultaneous_first_logins_share_one_user_record(make_app, database):
     app = make_app()
     config = {**TEST_CONFIG, "SQLALCHEMY_DATABASE_URI": app.config["SQLALCHEMY_DATABASE_URI"]}
-    context = multiprocessing.get_context("fork")
-    start, results = context.Barrier(PARALLEL), context.Queue()
-    workers = [
-        context.Process(target=_first_login_in_a_process, args=(config, start, results))
-        for _ in range(PARALLEL)
-    ]
-    for worker in workers:
-        worker.start()
-    outcomes = [results.get(timeout=60) for _ in workers]
-    for worker in workers:
-        worker.join(30)
-        assert worker.exitcode == 0
+    outcomes = race(_first_login_in_a_process, [(config,)] * PARALLEL, parties=PARALLEL,
+                    outcomes=PARALLEL)  # fmt: skip
     assert len(set(outcomes)) == 1 and isinstance(outcomes[0], int), outcomes
     with app.app_context():
         assert db.session.scalar(select(func.count()).select_from(User)) == 1

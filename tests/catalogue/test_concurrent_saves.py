@@ -1,11 +1,10 @@
 """Admins on several hosts saving the same template at the same moment: every edit is kept,
 as its own revision, and none is lost to a clash of revision numbers."""
 
-import multiprocessing
-
 from app.catalogue import operations
 from tests.catalogue import save_worker
 from tests.conftest import TEST_CONFIG
+from tests.processes import race
 
 PROCESSES, THREADS = 2, 4
 TEMPLATE = """tosca_definitions_version: tosca_simple_yaml_1_0
@@ -22,30 +21,9 @@ def test_simultaneous_saves_of_one_template_all_become_revisions(make_app, datab
     with app.app_context():
         operations.save_revision("shared-vm", TEMPLATE, "", "admin", create=True)
     config = {**TEST_CONFIG, "SQLALCHEMY_DATABASE_URI": database_url}
-    context = multiprocessing.get_context("spawn")
-    barrier = context.Barrier(PROCESSES * THREADS)
-    results = context.Queue()
-    processes = [
-        context.Process(
-            target=save_worker.run,
-            args=(
-                config,
-                str(tmp_path / "instance"),
-                "shared-vm",
-                TEMPLATE,
-                THREADS,
-                barrier,
-                results,
-            ),
-        )  # fmt: skip
-        for _ in range(PROCESSES)
-    ]
-    for process in processes:
-        process.start()
-    outcomes = [results.get(timeout=120) for _ in range(PROCESSES * THREADS)]
-    for process in processes:
-        process.join(30)
-        assert process.exitcode == 0
+    arguments = (config, str(tmp_path / "instance"), "shared-vm", TEMPLATE, THREADS)
+    outcomes = race(save_worker.run, [arguments] * PROCESSES, parties=PROCESSES * THREADS,
+                    outcomes=PROCESSES * THREADS, method="spawn")  # fmt: skip
     assert sorted(outcomes, key=str) == list(range(2, 2 + PROCESSES * THREADS)), outcomes
     with app.app_context():
         texts = [r.tosca_text for r in operations.get_template("shared-vm").revisions]

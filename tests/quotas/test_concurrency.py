@@ -1,14 +1,13 @@
 """Many launches at the same moment, from several processes and app instances sharing one
 database, never together exceed a limit."""
 
-import multiprocessing
-
 import pytest
 from sqlalchemy import func, select
 
 from app.deployments.models import Deployment
 from app.extensions import db
 from tests.conftest import TEST_CONFIG
+from tests.processes import race as in_processes
 from tests.quotas import launch_worker
 from tests.quotas.conftest import Quotas
 
@@ -17,33 +16,11 @@ PROCESSES, APPS_PER_PROCESS, THREADS_PER_APP = 2, 2, 5  # 20 launches at once
 
 def race(database_url, tmp_path, user_id, group, gpus_each):
     config = {**TEST_CONFIG, "SQLALCHEMY_DATABASE_URI": database_url}
-    context = multiprocessing.get_context("spawn")
-    barrier = context.Barrier(PROCESSES * APPS_PER_PROCESS * THREADS_PER_APP)
-    results = context.Queue()
-    processes = [
-        context.Process(
-            target=launch_worker.run,
-            args=(
-                config,
-                str(tmp_path / "instance"),
-                user_id,
-                group,
-                gpus_each,
-                APPS_PER_PROCESS,
-                THREADS_PER_APP,
-                barrier,
-                results,
-            ),
-        )  # fmt: skip
-        for _ in range(PROCESSES)
-    ]
-    for process in processes:
-        process.start()
-    outcomes = [results.get(timeout=120) for _ in range(20)]
-    for process in processes:
-        process.join(30)
-        assert process.exitcode == 0
-    return outcomes
+    arguments = (config, str(tmp_path / "instance"), user_id, group, gpus_each,
+                 APPS_PER_PROCESS, THREADS_PER_APP)  # fmt: skip
+    launches = PROCESSES * APPS_PER_PROCESS * THREADS_PER_APP
+    return in_processes(launch_worker.run, [arguments] * PROCESSES, parties=launches,
+                        outcomes=launches, method="spawn")  # fmt: skip
 
 
 @pytest.fixture
@@ -114,18 +91,9 @@ def test_operators_changing_one_users_limits_at_once_lose_nothing(shared, databa
     user = shared.user()
     edits = {"cores": 8, "gpus": 2, "deployments": 3, "memory": 16 * 10**9, "disk": 10**11}
     config = {**TEST_CONFIG, "SQLALCHEMY_DATABASE_URI": database_url}
-    context = multiprocessing.get_context("fork")
-    start, results = context.Barrier(len(edits)), context.Queue()
-    workers = [
-        context.Process(target=_edit_in_a_process, args=(config, user, k, v, start, results))
-        for k, v in edits.items()
-    ]
-    for worker in workers:
-        worker.start()
-    outcomes = [results.get(timeout=60) for _ in workers]
-    for worker in workers:
-        worker.join(30)
-        assert worker.exitcode == 0
+    arguments = [(config, user, key, value) for key, value in edits.items()]
+    outcomes = in_processes(_edit_in_a_process, arguments, parties=len(edits),
+                            outcomes=len(edits))  # fmt: skip
     assert outcomes == ["saved"] * len(edits), outcomes
     with shared.app.app_context():
         from app.quotas.models import QuotaLimit
