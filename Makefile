@@ -63,8 +63,7 @@ test: test-deps
 	$(BIN)/python -m pytest -n 2
 
 lint: $(VENV)/.installed-test
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pre-commit run --all-files
 	$(BIN)/python -m app.config_reference --check
 
 ## bench: benchmarks that print figures (never part of the test run)

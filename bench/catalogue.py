@@ -21,8 +21,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "tosca-compat"
-CONFIG = {"SECRET_KEY": "bench-" + "x" * 40, "TESTING": False, "CATALOGUE_RELOAD_SECONDS": 3600,
-          "ORCHESTRATOR_URL": "demo"}  # fmt: skip
+CONFIG = {
+    "SECRET_KEY": "bench-" + "x" * 40,
+    "TESTING": False,
+    "CATALOGUE_RELOAD_SECONDS": 3600,
+    "ORCHESTRATOR_URL": "demo",
+}
 
 
 def make_app(db_file: Path):
@@ -139,8 +143,15 @@ def render_figures(app, rounds: int) -> dict:
     client = app.test_client()
     page = client.get("/login").get_data(as_text=True)
     token = page.split('name="csrf_token" type="hidden" value="')[1].split('"')[0]
-    client.post("/login", data={"csrf_token": token, "username": username,
-                                "password": "bench password 1", "method": "local"})  # fmt: skip
+    client.post(
+        "/login",
+        data={
+            "csrf_token": token,
+            "username": username,
+            "password": "bench password 1",
+            "method": "local",
+        },
+    )
     slug = largest_template(app)
     return {
         "catalogue_ms": median_render_ms(client, "/catalogue/", rounds),
@@ -156,8 +167,10 @@ def main(quick: bool = False) -> None:
         tmp = Path(tmp)
         starter_app = make_app(tmp / "starter.sqlite")
         seconds, total, published = time_import(starter_app, ROOT / "tosca-catalog")
-        print(f"starter catalogue: imported and validated {total} templates in {seconds:.2f} s "
-              f"({published} published, {seconds / total * 1000:.0f} ms each)")  # fmt: skip
+        print(
+            f"starter catalogue: imported and validated {total} templates in {seconds:.2f} s "
+            f"({published} published, {seconds / total * 1000:.0f} ms each)"
+        )
         figures = render_figures(starter_app, rounds)
         print(
             f"starter catalogue: catalogue page median {figures['catalogue_ms']:.1f} ms, "
@@ -173,8 +186,10 @@ def main(quick: bool = False) -> None:
                 f"({published} valid and published, {seconds / total * 1000:.0f} ms each)"
             )
             seconds, revisions = time_revalidation(compat_app)
-            print(f"public INDIGO templates: re-validating all {revisions} revisions after a "
-                  f"library change takes {seconds:.2f} s")  # fmt: skip
+            print(
+                f"public INDIGO templates: re-validating all {revisions} revisions after a "
+                f"library change takes {seconds:.2f} s"
+            )
         else:
             print("public INDIGO templates: ../shared/tosca-compat not found, skipped")
 
@@ -186,9 +201,11 @@ def main(quick: bool = False) -> None:
         )
         load = worker_load(tmp / "big.sqlite")
         grown = (load["rss_after"] - load["rss_before"]) / 2**20
-        print(f"synthetic catalogue: a fresh worker loads {load['entries']} templates in "
-              f"{load['seconds']:.3f} s; its memory grows by {grown:.1f} MiB "
-              f"(resident {load['rss_after'] / 2**20:.0f} MiB in all)")  # fmt: skip
+        print(
+            f"synthetic catalogue: a fresh worker loads {load['entries']} templates in "
+            f"{load['seconds']:.3f} s; its memory grows by {grown:.1f} MiB "
+            f"(resident {load['rss_after'] / 2**20:.0f} MiB in all)"
+        )
         figures = render_figures(big_app, rounds)
         print(
             f"synthetic catalogue: catalogue page median {figures['catalogue_ms']:.1f} ms, "

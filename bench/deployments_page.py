@@ -64,8 +64,11 @@ def build_database(folder: Path) -> tuple[str, str]:
     from app.extensions import db
 
     url = f"sqlite:///{folder}/bench.sqlite"
-    config = {"SECRET_KEY": "bench-" + "x" * 40, "SQLALCHEMY_DATABASE_URI": url,
-              "ORCHESTRATOR_URL": "demo"}  # fmt: skip
+    config = {
+        "SECRET_KEY": "bench-" + "x" * 40,
+        "SQLALCHEMY_DATABASE_URI": url,
+        "ORCHESTRATOR_URL": "demo",
+    }
     app = create_app(config, instance_path=str(folder / "instance"))
     with app.app_context():
         db.create_all()
@@ -79,8 +82,16 @@ def build_database(folder: Path) -> tuple[str, str]:
         )
         owner = create_local_user("bench-ada", PASSWORD, "Ada Bench")
         # The others never log in: no password to hash.
-        others = [User(provider="local", subject=f"bench-{n:03d}", username=f"bench-{n:03d}",
-                       groups=[], group_roles=[]) for n in range(OTHERS)]  # fmt: skip
+        others = [
+            User(
+                provider="local",
+                subject=f"bench-{n:03d}",
+                username=f"bench-{n:03d}",
+                groups=[],
+                group_roles=[],
+            )
+            for n in range(OTHERS)
+        ]
         db.session.add_all(others)
         db.session.commit()
         user_ids = [u.id for u in others]
@@ -104,24 +115,46 @@ def _rows(owner_id: int, user_ids: list[int], revision_id: int | None) -> list[d
         status = rng.choice(STATUSES)
         ready = status == "CREATE_COMPLETE"
         created = now - timedelta(minutes=TOTAL - n)
-        rows.append({
-            "uuid": f"{n:08x}-{rng.getrandbits(16):04x}-4000-8000-{rng.getrandbits(48):012x}",
-            "user_id": owner_id if n in mine else rng.choice(user_ids),
-            "name": f"Notebook {n}", "template_slug": "jupyter-vm", "revision_id": revision_id,
-            "template_name": "Jupyter on a virtual machine", "template_text": None,
-            "parameters": {"num_cpus": 2, "mem_size": "8 GB"}, "secrets_sealed": None,
-            "group_name": "physics", "request_options": {},
-            "charge": {"cores": 2, "memory": 8 * 10**9, "disk": 50 * 10**9, "gpus": 0},
-            "status": status, "status_reason": None if status != "CREATE_FAILED" else "No quota",
-            "task": None, "site": "CLOUD-SITE-A", "region": "region-1",
-            "deployment_type": "OPENSTACK",
-            "outputs": {"jupyter_endpoint": f"https://nb{n}.example.org/",
-                        "node_ip": f"10.0.{n // 250 % 250}.{n % 250}"} if ready else {},
-            "secret_outputs_sealed": None, "callback_secret": secrets.token_hex(16),
-            "orchestrator_owner": None, "adopted": False, "created_at": created,
-            "submitted_at": created, "updated_at": created, "checked_at": None,
-            "next_check_at": None, "check_failures": 0, "deleted": False, "deleted_at": None,
-        })  # fmt: skip
+        rows.append(
+            {
+                "uuid": f"{n:08x}-{rng.getrandbits(16):04x}-4000-8000-{rng.getrandbits(48):012x}",
+                "user_id": owner_id if n in mine else rng.choice(user_ids),
+                "name": f"Notebook {n}",
+                "template_slug": "jupyter-vm",
+                "revision_id": revision_id,
+                "template_name": "Jupyter on a virtual machine",
+                "template_text": None,
+                "parameters": {"num_cpus": 2, "mem_size": "8 GB"},
+                "secrets_sealed": None,
+                "group_name": "physics",
+                "request_options": {},
+                "charge": {"cores": 2, "memory": 8 * 10**9, "disk": 50 * 10**9, "gpus": 0},
+                "status": status,
+                "status_reason": None if status != "CREATE_FAILED" else "No quota",
+                "task": None,
+                "site": "CLOUD-SITE-A",
+                "region": "region-1",
+                "deployment_type": "OPENSTACK",
+                "outputs": {
+                    "jupyter_endpoint": f"https://nb{n}.example.org/",
+                    "node_ip": f"10.0.{n // 250 % 250}.{n % 250}",
+                }
+                if ready
+                else {},
+                "secret_outputs_sealed": None,
+                "callback_secret": secrets.token_hex(16),
+                "orchestrator_owner": None,
+                "adopted": False,
+                "created_at": created,
+                "submitted_at": created,
+                "updated_at": created,
+                "checked_at": None,
+                "next_check_at": None,
+                "check_failures": 0,
+                "deleted": False,
+                "deleted_at": None,
+            }
+        )
     return rows
 
 
@@ -131,12 +164,23 @@ class Server:
     def __init__(self, settings: dict[str, str], folder: Path):
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        command = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{self.port}",
-                   "--workers", "2", "--log-level", "warning", "wsgi:app"]  # fmt: skip
+        command = [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "--bind",
+            f"127.0.0.1:{self.port}",
+            "--workers",
+            "2",
+            "--log-level",
+            "warning",
+            "wsgi:app",
+        ]
         env = {**os.environ, **settings, "PORTAL_INSTANCE_PATH": str(folder / "instance")}
         self.log = open(folder / f"gunicorn-{self.port}.log", "w")  # noqa: SIM115
-        self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=self.log,
-                                        stderr=subprocess.STDOUT)  # fmt: skip
+        self.process = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT
+        )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:
@@ -244,8 +288,11 @@ def in_process_ms(database: str, folder: Path, username: str, rounds: int) -> di
     from app.extensions import db
     from app.quotas.operations import usage_details_context, usage_panel_context
 
-    config = {"SECRET_KEY": "bench-" + "x" * 40, "SQLALCHEMY_DATABASE_URI": database,
-              "ORCHESTRATOR_URL": "demo"}  # fmt: skip
+    config = {
+        "SECRET_KEY": "bench-" + "x" * 40,
+        "SQLALCHEMY_DATABASE_URI": database,
+        "ORCHESTRATOR_URL": "demo",
+    }
     app = create_app(config, instance_path=str(folder / "instance"))
     figures = {}
     with app.test_request_context("/deployments/"):
@@ -270,11 +317,15 @@ def in_process_ms(database: str, folder: Path, username: str, rounds: int) -> di
 
 
 def _line(label: str, figures: dict, base: dict | None = None, than="the trivial page") -> str:
-    text = (f"{label}: p50 {figures['p50']:.1f} ms, p95 {figures['p95']:.1f} ms, "
-            f"{figures['rps']:.0f} req/s, {figures['bytes'] / 1024:.1f} KB")  # fmt: skip
+    text = (
+        f"{label}: p50 {figures['p50']:.1f} ms, p95 {figures['p95']:.1f} ms, "
+        f"{figures['rps']:.0f} req/s, {figures['bytes'] / 1024:.1f} KB"
+    )
     if base:
-        text += (f" (p95 {figures['p95'] / base['p95']:.2f}x, throughput "
-                 f"{figures['rps'] / base['rps']:.2f}x {than})")  # fmt: skip
+        text += (
+            f" (p95 {figures['p95'] / base['p95']:.2f}x, throughput "
+            f"{figures['rps'] / base['rps']:.2f}x {than})"
+        )
     return text
 
 
@@ -298,12 +349,16 @@ def main(quick: bool = False) -> None:
         folder = Path(tmp)
         started = time.perf_counter()
         database, username = build_database(folder)
-        print(f"deployments page: wrote {TOTAL:,} deployments ({MINE:,} for the measured user) "
-              f"in {time.perf_counter() - started:.1f} s")  # fmt: skip
+        print(
+            f"deployments page: wrote {TOTAL:,} deployments ({MINE:,} for the measured user) "
+            f"in {time.perf_counter() - started:.1f} s"
+        )
 
         parts = in_process_ms(database, folder, username, 10 if quick else 30)
-        print("in one process, median server time: " + ", ".join(
-            f"{label} {ms:.1f} ms" for label, ms in parts.items()))  # fmt: skip
+        print(
+            "in one process, median server time: "
+            + ", ".join(f"{label} {ms:.1f} ms" for label, ms in parts.items())
+        )
 
         emulator = start_orchestrator_emulator()
         server = Server(_settings(database, emulator.url), folder)

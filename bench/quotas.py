@@ -43,18 +43,35 @@ def _percentiles(times: list[float]) -> tuple[float, float]:
 
 
 def _charge(gpus: int = 0, cores: float = 1) -> dict:
-    return {"cores": cores, "memory": 2 * 10**9, "disk": 0, "gpus": gpus,
-            "gpu_models": {"T4": gpus} if gpus else {}, "deployments": 1, "nodes": 1,
-            "summary": "", "uncounted": []}  # fmt: skip
+    return {
+        "cores": cores,
+        "memory": 2 * 10**9,
+        "disk": 0,
+        "gpus": gpus,
+        "gpu_models": {"T4": gpus} if gpus else {},
+        "deployments": 1,
+        "nodes": 1,
+        "summary": "",
+        "uncounted": [],
+    }
 
 
 def _deployment(user_id: int, charge: dict, **fields):
     from app.deployments.models import Deployment
 
     status = fields.pop("status", "CREATE_COMPLETE")
-    return Deployment(user_id=user_id, name=f"bench-{secrets.token_hex(3)}", template_slug="vm",
-                      template_name="VM", parameters={}, request_options={}, outputs={},
-                      status=status, charge=charge, **fields)  # fmt: skip
+    return Deployment(
+        user_id=user_id,
+        name=f"bench-{secrets.token_hex(3)}",
+        template_slug="vm",
+        template_name="VM",
+        parameters={},
+        request_options={},
+        outputs={},
+        status=status,
+        charge=charge,
+        **fields,
+    )
 
 
 def reserve_figures(url: str, instance: Path, rounds: int) -> dict:
@@ -123,8 +140,15 @@ def _logged_in_client(app, role: str | None = None):
     client = app.test_client()
     page = client.get("/login").get_data(as_text=True)
     token = page.split('name="csrf_token" type="hidden" value="')[1].split('"')[0]
-    client.post("/login", data={"csrf_token": token, "username": username,
-                                "password": "bench password 1", "method": "local"})  # fmt: skip
+    client.post(
+        "/login",
+        data={
+            "csrf_token": token,
+            "username": username,
+            "password": "bench password 1",
+            "method": "local",
+        },
+    )
     return client, user_id, token
 
 
@@ -196,7 +220,7 @@ def operator_list_figures(tmp: Path, users: int, rounds: int) -> dict:
                     "session_version": 1,
                 }
                 for i in range(users)
-            ],  # fmt: skip
+            ],
         )
         db.session.commit()
         ids = db.session.scalars(db.select(User.id)).all()
@@ -225,9 +249,11 @@ def operator_list_figures(tmp: Path, users: int, rounds: int) -> dict:
 
 def _print_reserve(backend: str, figures: dict) -> None:
     (c50, c95), (r50, r95) = figures["check"], figures["reserve"]
-    print(f"quota check at submit, 1,000 held deployments, {backend}: check p50 {c50:.2f} ms, "
-          f"p95 {c95:.2f} ms (target 5 ms); with the insert and commit p50 {r50:.2f} ms, "
-          f"p95 {r95:.2f} ms")  # fmt: skip
+    print(
+        f"quota check at submit, 1,000 held deployments, {backend}: check p50 {c50:.2f} ms, "
+        f"p95 {c95:.2f} ms (target 5 ms); with the insert and commit p50 {r50:.2f} ms, "
+        f"p95 {r95:.2f} ms"
+    )
 
 
 def main(quick: bool = False) -> None:
@@ -249,11 +275,13 @@ def main(quick: bool = False) -> None:
         live = live_cost_figures(tmp / "live", 3 if quick else 8)
         for clients, figures in live.items():
             cost, trivial = figures["cost"], figures["trivial"]
-            print(f"live cost endpoint, gunicorn (2 workers), {clients} client(s) at once: "
-                  f"p50 {cost['p50']:.1f} ms, p95 {cost['p95']:.1f} ms (target p95 20 ms), "
-                  f"{cost['rps']:.0f} req/s; trivial page p50 {trivial['p50']:.1f} ms, p95 "
-                  f"{trivial['p95']:.1f} ms, {trivial['rps']:.0f} req/s; p95 ratio "
-                  f"{cost['p95'] / trivial['p95']:.1f}x")  # fmt: skip
+            print(
+                f"live cost endpoint, gunicorn (2 workers), {clients} client(s) at once: "
+                f"p50 {cost['p50']:.1f} ms, p95 {cost['p95']:.1f} ms (target p95 20 ms), "
+                f"{cost['rps']:.0f} req/s; trivial page p50 {trivial['p50']:.1f} ms, p95 "
+                f"{trivial['p95']:.1f} ms, {trivial['rps']:.0f} req/s; p95 ratio "
+                f"{cost['p95'] / trivial['p95']:.1f}x"
+            )
         figures = operator_list_figures(tmp, 2_000 if quick else 10_000, 5 if quick else 20)
         shown = ", ".join(f"{name} {ms:.0f} ms" for name, ms in figures.items())
         print(f"operators' user list, {2_000 if quick else 10_000:,} users (median): {shown}")

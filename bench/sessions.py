@@ -51,12 +51,17 @@ def _fill(app, others: int) -> None:
         now = utcnow()
         db.session.add_all(
             UserSession(
-                token_digest=secrets.token_hex(32), user_id=user.id, provider="local",
-                address="127.0.0.1", user_agent="bench", created_at=now, last_seen_at=now,
+                token_digest=secrets.token_hex(32),
+                user_id=user.id,
+                provider="local",
+                address="127.0.0.1",
+                user_agent="bench",
+                created_at=now,
+                last_seen_at=now,
                 expires_at=now + timedelta(days=7),
             )
             for _ in range(others)
-        )  # fmt: skip
+        )
         db.session.commit()
 
 
@@ -66,8 +71,9 @@ def page_figures(url: str, instance: Path, rounds: int) -> dict:
     app = _app(url, instance)
     _fill(app, 10_000)
     client = app.test_client()
-    client.post("/login", data={"username": "ada", "password": "bench password 1",
-                                "method": "local"})  # fmt: skip
+    client.post(
+        "/login", data={"username": "ada", "password": "bench password 1", "method": "local"}
+    )
     assert client.get("/account/").status_code == 200
 
     def timed() -> list[float]:
@@ -129,13 +135,19 @@ def main(quick: bool = False) -> None:
             pages = page_figures(url, Path(tmp) / f"i-{label}", rounds)
             c50, c95 = pages["checked"]
             b50, b95 = pages["bypassed"]
-            print(f"{label:10} logged-in page, 10,000 other sessions: p50 {c50:.2f} ms, "
-                  f"p95 {c95:.2f} ms")  # fmt: skip
-            print(f"{label:10} the same page, session check bypassed: p50 {b50:.2f} ms, "
-                  f"p95 {b95:.2f} ms")  # fmt: skip
+            print(
+                f"{label:10} logged-in page, 10,000 other sessions: p50 {c50:.2f} ms, "
+                f"p95 {c95:.2f} ms"
+            )
+            print(
+                f"{label:10} the same page, session check bypassed: p50 {b50:.2f} ms, "
+                f"p95 {b95:.2f} ms"
+            )
             t50, t95 = throttle_figures(url, Path(tmp) / f"t-{label}", rounds)
-            print(f"{label:10} reserve_attempt (two atomic upserts): p50 {t50:.2f} ms, "
-                  f"p95 {t95:.2f} ms")  # fmt: skip
+            print(
+                f"{label:10} reserve_attempt (two atomic upserts): p50 {t50:.2f} ms, "
+                f"p95 {t95:.2f} ms"
+            )
 
 
 if __name__ == "__main__":

@@ -54,21 +54,34 @@ def seed(app, emulator, count: int) -> None:
     parameters = {"ssh_public_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBench bench@example"}
     uuids = []
     for _ in range(count):
-        answer = session.post(f"{emulator.url}/deployments", timeout=10,
-                              json={"template": TEMPLATE, "parameters": parameters,
-                                    "userGroup": "bench"})  # fmt: skip
+        answer = session.post(
+            f"{emulator.url}/deployments",
+            timeout=10,
+            json={"template": TEMPLATE, "parameters": parameters, "userGroup": "bench"},
+        )
         answer.raise_for_status()
         uuids.append(answer.json()["uuid"])
     with app.app_context():
         user = create_local_user("bench", secrets.token_urlsafe(12))
         now = utcnow()
         db.session.add_all(
-            Deployment(uuid=uuid, user_id=user.id, name=f"bench {i}", template_slug="vm",
-                       template_name="VM", parameters={}, outputs={}, charge={},
-                       request_options={}, status="CREATE_IN_PROGRESS", next_check_at=now,
-                       submitted_at=now - timedelta(minutes=5), check_failures=0)
+            Deployment(
+                uuid=uuid,
+                user_id=user.id,
+                name=f"bench {i}",
+                template_slug="vm",
+                template_name="VM",
+                parameters={},
+                outputs={},
+                charge={},
+                request_options={},
+                status="CREATE_IN_PROGRESS",
+                next_check_at=now,
+                submitted_at=now - timedelta(minutes=5),
+                check_failures=0,
+            )
             for i, uuid in enumerate(uuids)
-        )  # fmt: skip
+        )
         db.session.commit()
 
 
@@ -114,14 +127,17 @@ def main(quick: bool = False) -> None:
             seed(app, emulator, count)
             emulator.set_faults(latency=0.05)
             concurrency = app.config["DEPLOYMENTS_SYNC_CONCURRENCY"]
-            print(f"Sync worker, {count} deployments in progress, 50 ms per orchestrator call, "
-                  f"{concurrency} calls at once:")  # fmt: skip
+            print(
+                f"Sync worker, {count} deployments in progress, 50 ms per orchestrator call, "
+                f"{concurrency} calls at once:"
+            )
             for label, listing in (("polling each", False), ("listing refresh", True)):
                 make_due(app, listing=listing)
                 elapsed, kinds, most = timed_pass(app, emulator)
                 calls = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
-                print(f"  {label:16} {elapsed:6.2f} s  calls: {calls}; "
-                      f"at most {most} per deployment")  # fmt: skip
+                print(
+                    f"  {label:16} {elapsed:6.2f} s  calls: {calls}; at most {most} per deployment"
+                )
     finally:
         emulator.stop()
 

@@ -135,9 +135,18 @@ TYPE_LIBRARY_MAX_BYTES = 8 * 1024 * 1024
 # scalar-unit, list, map, ports, json, credential). Numbers are bounded by INPUT_MAX_DIGITS.
 # Each maximum is stated in the form and refused in words on the server.
 INPUT_MAX_LENGTH = 4096
-INPUT_MAX_LENGTHS = {"string": 1024, "password": 256, "version": 64, "timestamp": 64,
-                     "scalar-unit": 64, "ssh-key": 16384, "list": 16384, "map": 16384,
-                     "ports": 16384, "json": 16384}  # fmt: skip
+INPUT_MAX_LENGTHS = {
+    "string": 1024,
+    "password": 256,
+    "version": 64,
+    "timestamp": 64,
+    "scalar-unit": 64,
+    "ssh-key": 16384,
+    "list": 16384,
+    "map": 16384,
+    "ports": 16384,
+    "json": 16384,
+}
 # Digits a whole number may have (far below Python's own limit, which gives a cryptic message).
 INPUT_MAX_DIGITS = 30
 # Characters the comment of an SSH public key may have ("user@host" or a short note).

@@ -217,10 +217,11 @@ def test_behind_a_configured_proxy_the_client_address_comes_from_x_forwarded_for
     ids=["flask", "gunicorn"],
 )
 def test_a_refusal_to_start_is_one_clear_sentence_without_a_traceback(tmp_path, command):
-    env = {
-        key: value for key, value in os.environ.items() if not key.startswith("PORTAL_")
-    } | {"PORTAL_INSTANCE_PATH": str(tmp_path), "PORTAL_SECRET_KEY": "s" * 40,
-         "FLASK_APP": "wsgi"}  # fmt: skip
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PORTAL_")} | {
+        "PORTAL_INSTANCE_PATH": str(tmp_path),
+        "PORTAL_SECRET_KEY": "s" * 40,
+        "FLASK_APP": "wsgi",
+    }
     ended = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert ended.returncode != 0
     assert "The portal did not start. Refusing to start: no orchestrator configured." in (

@@ -50,20 +50,25 @@ def structural_problems(tpl: dict, lines: dict[tuple, int]) -> list[Problem]:
     if dialect:
         problems.append(Problem(dialect, version_line))
     elif not tpl.get("tosca_definitions_version"):
-        problems.append(Problem(
-            "The file has no tosca_definitions_version (such as tosca_simple_yaml_1_0): it is "
-            "not a TOSCA template.", version_line,
-        ))  # fmt: skip
+        problems.append(
+            Problem(
+                "The file has no tosca_definitions_version (such as tosca_simple_yaml_1_0): it is "
+                "not a TOSCA template.",
+                version_line,
+            )
+        )
     topology = tpl.get("topology_template")
     if not isinstance(topology, dict):
         problems.append(Problem("The template has no topology_template to deploy.", 1))
         return problems
     nodes = topology.get("node_templates")
     if not isinstance(nodes, dict) or not nodes:
-        problems.append(Problem(
-            "topology_template has no node_templates: there is nothing to deploy.",
-            lines.get(("topology_template",)),
-        ))  # fmt: skip
+        problems.append(
+            Problem(
+                "topology_template has no node_templates: there is nothing to deploy.",
+                lines.get(("topology_template",)),
+            )
+        )
         nodes = {}
     for name, node in nodes.items():
         where = lines.get(("topology_template", "node_templates", name))
@@ -87,10 +92,13 @@ def _call_problems(call, inputs: dict, nodes: set) -> list[Problem]:
         if not isinstance(name, str):
             return [Problem(f"get_input needs an input name, not {args!r}.", call.line)]
         if name not in inputs:
-            return [Problem(
-                f'get_input: {name} names an input the template does not define '
-                f"(inputs: {', '.join(map(str, inputs)) or 'none'}).", call.line,
-            )]  # fmt: skip
+            return [
+                Problem(
+                    f"get_input: {name} names an input the template does not define "
+                    f"(inputs: {', '.join(map(str, inputs)) or 'none'}).",
+                    call.line,
+                )
+            ]
         return []
     if not isinstance(args, list) or len(args) < 2:
         return [
@@ -98,8 +106,11 @@ def _call_problems(call, inputs: dict, nodes: set) -> list[Problem]:
         ]
     target = args[0]
     if isinstance(target, str) and target not in _KEYWORDS and target not in nodes:
-        return [Problem(
-            f'{call.function}: {args} names node template "{target}", which the template '
-            "does not define.", call.line,
-        )]  # fmt: skip
+        return [
+            Problem(
+                f'{call.function}: {args} names node template "{target}", which the template '
+                "does not define.",
+                call.line,
+            )
+        ]
     return []

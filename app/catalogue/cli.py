@@ -115,11 +115,10 @@ def revalidate_command():
 @click.option("--version", default="", help="A note on what version the files are.")
 @click.option("--replace", is_flag=True, help="Replace the files of an existing library.")
 def types_add(name, folder, patterns, version, replace):
-    """Register the YAML files under FOLDER as type library NAME, then re-validate."""  # fmt: skip
+    """Register the YAML files under FOLDER as type library NAME, then re-validate."""
     try:
         files = operations.files_from_folder(folder)
-        operations.add_library(name, files, list(patterns), "cli", version=version,
-                               replace=replace)  # fmt: skip
+        operations.add_library(name, files, list(patterns), "cli", version=version, replace=replace)
     except CatalogueError as error:
         raise click.ClickException(error.message) from None
     click.echo(f"Stored type library {name}: {len(files)} files.")

@@ -16,9 +16,18 @@ from typing import Any
 from app.catalogue.types import SCALAR_UNITS, Scalar, parse_scalar, parse_timestamp, parse_version
 
 OPERATORS = (
-    "equal", "greater_than", "greater_or_equal", "less_than", "less_or_equal", "in_range",
-    "valid_values", "length", "min_length", "max_length", "pattern",
-)  # fmt: skip
+    "equal",
+    "greater_than",
+    "greater_or_equal",
+    "less_than",
+    "less_or_equal",
+    "in_range",
+    "valid_values",
+    "length",
+    "min_length",
+    "max_length",
+    "pattern",
+)
 _COMPARISONS = ("equal", "greater_than", "greater_or_equal", "less_than", "less_or_equal")
 _LENGTHS = ("length", "min_length", "max_length")
 

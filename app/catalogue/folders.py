@@ -34,8 +34,13 @@ SIDECAR_SUFFIX = ".portal.yaml"
 SUFFIXES = (".yaml", ".yml")
 # Outcomes, in the words the report uses.
 IMPORTED, UNCHANGED, INVALID, SKIPPED, KEPT, UNREADABLE = (
-    "imported", "unchanged", "invalid", "skipped", "kept the browser version", "unreadable",
-)  # fmt: skip
+    "imported",
+    "unchanged",
+    "invalid",
+    "skipped",
+    "kept the browser version",
+    "unreadable",
+)
 
 
 @dataclass(frozen=True)
@@ -123,8 +128,10 @@ def _not_a_template(text: str) -> str | None:
     if dialect:
         return dialect
     if not _TOPOLOGY.search(text) and _TYPE_SECTION.search(text):
-        return ("type definitions, not a template: register its folder as a type library "
-                "(flask catalogue types add)")  # fmt: skip
+        return (
+            "type definitions, not a template: register its folder as a type library "
+            "(flask catalogue types add)"
+        )
     return None
 
 
@@ -166,11 +173,14 @@ def import_file(
     )
     owner = template.source_root if template is not None else ""
     if owner and root and owner != root and not force:
-        return outcome(SKIPPED, (
-            f"{found.slug} is the template imported from {owner}/{template.source}; import "
-            "both folders from a common parent so that their slugs differ, or use --force to "
-            "replace it"
-        ))  # fmt: skip
+        return outcome(
+            SKIPPED,
+            (
+                f"{found.slug} is the template imported from {owner}/{template.source}; import "
+                "both folders from a common parent so that their slugs differ, or use --force to "
+                "replace it"
+            ),
+        )
     latest = revisions.latest_revision(template) if template else None
     file_digest = digest(tosca_text, sidecar_text)
     if latest and (latest.tosca_text, latest.sidecar_text) == (tosca_text, sidecar_text):
@@ -180,9 +190,13 @@ def import_file(
         detail = "edited in the browser since the last import; --force lets the file win"
         return outcome(KEPT, detail)
     revision = revisions.save_revision(
-        found.slug, tosca_text, sidecar_text, author, f"Imported from {found.relative}",
+        found.slug,
+        tosca_text,
+        sidecar_text,
+        author,
+        f"Imported from {found.relative}",
         create=template is None,
-    )  # fmt: skip
+    )
     _record(revision.template, found, revision.id, file_digest, root)
     if not revision.valid:
         first = ParsedTemplate.from_json(revision.parsed).errors[0]

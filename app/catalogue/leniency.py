@@ -32,51 +32,62 @@ LENIENCIES = {
     row.code: row
     for row in (
         Leniency(
-            "list-index", "A list index in get_property",
+            "list-index",
+            "A list index in get_property",
             "The orchestrator resolves an index into a list property "
             "(get_property: [node, os_users, 0]); tosca-parser crashes on it.",
         ),
         Leniency(
-            "deploy-time-property", "A property or attribute filled at deploy time",
+            "deploy-time-property",
+            "A property or attribute filled at deploy time",
             "Properties such as a network's proxy_host or an IAM client's client_id get their "
             "value when the orchestrator deploys; tosca-parser looks for it in the template.",
         ),
         Leniency(
-            "mapping-constraints", "Constraints written as a mapping",
+            "mapping-constraints",
+            "Constraints written as a mapping",
             "constraints: {in_range: [1 GB, 100 GB]} is read by the orchestrator like the "
             "list form TOSCA specifies.",
         ),
         Leniency(
-            "number-for-string", "A number or yes/no where text is expected",
+            "number-for-string",
+            "A number or yes/no where text is expected",
             "YAML reads 21600 or true as a number or a boolean; the orchestrator sends it as "
             "the text it was written as.",
         ),
         Leniency(
-            "integer-for-float", "A whole number where a float is expected",
+            "integer-for-float",
+            "A whole number where a float is expected",
             "A whole number is a valid float for the orchestrator.",
         ),
         Leniency(
-            "duplicate-key", "A key given twice in one mapping",
+            "duplicate-key",
+            "A key given twice in one mapping",
             "The orchestrator's YAML reader keeps the later one, as the portal does for the "
             "form and the cost; published templates repeat whole input definitions.",
         ),
         Leniency(
-            "missing-host", "A requirement inherited from the type left out",
+            "missing-host",
+            "A requirement inherited from the type left out",
             "tosca-parser counts requirements (such as host) inherited from the type; the "
             "orchestrator places nodes without them, as many published templates do.",
         ),
     )
-}  # fmt: skip
+}
 
 # tosca-parser messages that one of the rows above explains.
 _MESSAGES = (
-    (re.compile(r'(Property|Attribute) "([^"]+)" was not found in (node template|capability)'),
-     "deploy-time-property"),
+    (
+        re.compile(r'(Property|Attribute) "([^"]+)" was not found in (node template|capability)'),
+        "deploy-time-property",
+    ),
     (re.compile(r'"-?\d+" is not a float\.'), "integer-for-float"),
     (re.compile(r'"(-?[\d.]+|True|False|true|false)" is not a string\.'), "number-for-string"),
-    (re.compile(r'Relationship "[^"]+" in template "[^"]+" has a wrong number of occurrences'),
-     "missing-host"),
-)  # fmt: skip
+    (
+        re.compile(r'Relationship "[^"]+" in template "[^"]+" has a wrong number of occurrences'),
+        "missing-host",
+    ),
+)
 
 
 def duplicate_key(found: Problem) -> Problem:
@@ -164,10 +175,13 @@ def prepare(tpl: dict, lines: dict[tuple, int]) -> tuple[dict, list[Problem]]:
         index = next((i for i, a in enumerate(call.args) if isinstance(a, int)), None)
         if index is not None and index >= 2:
             _replace(ready, call.path, {"get_property": call.args[:index]})
-            warnings.append(problem(
-                "list-index", f"get_property {call.args} picks item {call.args[index]}.",
-                call.line,
-            ))  # fmt: skip
+            warnings.append(
+                problem(
+                    "list-index",
+                    f"get_property {call.args} picks item {call.args[index]}.",
+                    call.line,
+                )
+            )
     topology = ready.get("topology_template")
     inputs = topology.get("inputs") if isinstance(topology, dict) else None
     for name, definition in (inputs or {}).items() if isinstance(inputs, dict) else ():
@@ -177,24 +191,32 @@ def prepare(tpl: dict, lines: dict[tuple, int]) -> tuple[dict, list[Problem]]:
         constraints = definition.get("constraints")
         if isinstance(constraints, dict):
             definition["constraints"] = [{key: value} for key, value in constraints.items()]
-            warnings.append(problem(
-                "mapping-constraints", f'Input "{name}" lists its constraints as a mapping.',
-                lines.get((*where, "constraints")),
-            ))  # fmt: skip
+            warnings.append(
+                problem(
+                    "mapping-constraints",
+                    f'Input "{name}" lists its constraints as a mapping.',
+                    lines.get((*where, "constraints")),
+                )
+            )
         default = definition.get("default")
         if definition.get("type", "string") == "string" and isinstance(default, int | float):
             definition["default"] = text_of(default)
-            warnings.append(problem(
-                "number-for-string",
-                f'Input "{name}" is a string but its default {default!r} is not quoted.',
-                lines.get((*where, "default")),
-            ))  # fmt: skip
+            warnings.append(
+                problem(
+                    "number-for-string",
+                    f'Input "{name}" is a string but its default {default!r} is not quoted.',
+                    lines.get((*where, "default")),
+                )
+            )
         if definition.get("type") == "float" and type(default) is int:
             definition["default"] = float(default)
-            warnings.append(problem(
-                "integer-for-float", f'Input "{name}" is a float; its default is {default}.',
-                lines.get((*where, "default")),
-            ))  # fmt: skip
+            warnings.append(
+                problem(
+                    "integer-for-float",
+                    f'Input "{name}" is a float; its default is {default}.',
+                    lines.get((*where, "default")),
+                )
+            )
     return ready, warnings
 
 

@@ -112,8 +112,13 @@ def ensure_shipped(author: str = "import") -> list[str]:
     taken = set(db.session.scalars(select(TypeLibrary.name)))
     for library in shipped_libraries(current_app.config["TOSCA_TYPES_DIR"]).libraries:
         if library.name not in taken:
-            add_library(library.name, dict(library.files), list(library.patterns), author,
-                        version=library.version)  # fmt: skip
+            add_library(
+                library.name,
+                dict(library.files),
+                list(library.patterns),
+                author,
+                version=library.version,
+            )
             added.append(library.name)
     return added
 
@@ -133,7 +138,7 @@ def usage() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
             latest,
             (latest.c.template_id == TemplateRevision.template_id)
             & (latest.c.number == TemplateRevision.number),
-        )  # fmt: skip
+        )
         .order_by(CatalogueTemplate.slug)
     )
     used: dict[str, list[str]] = {}

@@ -19,13 +19,27 @@ SHOW_KINDS = ("link", "copy", "secret", "ssh", "download")
 DEFAULT_TAB = "Advanced"
 
 _TOP_KEYS = {
-    "name": str, "icon": str, "description": str, "tags": (list, str), "types_version": str,
-    "visible_to": list, "tabs": list, "inputs": dict, "presets": list, "outputs": dict,
-}  # fmt: skip
+    "name": str,
+    "icon": str,
+    "description": str,
+    "tags": (list, str),
+    "types_version": str,
+    "visible_to": list,
+    "tabs": list,
+    "inputs": dict,
+    "presets": list,
+    "outputs": dict,
+}
 _INPUT_KEYS = {
-    "label": str, "help": str, "widget": str, "choices": list, "placeholder": str,
-    "pattern_message": str, "generate": bool, "hidden": bool,
-}  # fmt: skip
+    "label": str,
+    "help": str,
+    "widget": str,
+    "choices": list,
+    "placeholder": str,
+    "pattern_message": str,
+    "generate": bool,
+    "hidden": bool,
+}
 _OUTPUT_KEYS = {"label": str, "show": str}
 _TYPE_WORDS = {str: "text", list: "a list", dict: "a mapping", bool: "true or false"}
 

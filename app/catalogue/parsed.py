@@ -26,9 +26,15 @@ from app.catalogue.typelibs import LibrarySet, from_folder
 from app.catalogue.yamlsafe import Limits, Problem, TemplateError
 
 __all__ = [
-    "FORMAT", "InputSpec", "Limits", "OutputSpec", "ParsedTemplate", "Problem", "TemplateError",
+    "FORMAT",
+    "InputSpec",
+    "Limits",
+    "OutputSpec",
+    "ParsedTemplate",
+    "Problem",
+    "TemplateError",
     "parse_template",
-]  # fmt: skip
+]
 
 log = logging.getLogger(__name__)
 
@@ -153,17 +159,19 @@ def _read_inputs(tpl: dict, lines: dict, errors: list[Problem]) -> list[InputSpe
             errors.append(Problem(f'Input "{name}" must be a mapping with a type.', line))
             continue
         required = definition.get("required", True)
-        specs.append(InputSpec(
-            name=str(name),
-            type=str(definition.get("type") or "string"),
-            description=str(definition.get("description") or "").strip(),
-            required=required not in (False, "false", "no"),
-            default=_plain(definition.get("default")),
-            has_default="default" in definition and definition["default"] is not None,
-            constraints=_plain(definition.get("constraints")),
-            entry_schema=_plain(definition.get("entry_schema")),
-            line=line,
-        ))  # fmt: skip
+        specs.append(
+            InputSpec(
+                name=str(name),
+                type=str(definition.get("type") or "string"),
+                description=str(definition.get("description") or "").strip(),
+                required=required not in (False, "false", "no"),
+                default=_plain(definition.get("default")),
+                has_default="default" in definition and definition["default"] is not None,
+                constraints=_plain(definition.get("constraints")),
+                entry_schema=_plain(definition.get("entry_schema")),
+                line=line,
+            )
+        )
     return specs
 
 
@@ -176,11 +184,12 @@ def _read_outputs(tpl: dict, lines: dict) -> list[OutputSpec]:
         OutputSpec(
             name=str(name),
             description=str((d or {}).get("description") or "").strip()
-            if isinstance(d, dict) else "",
+            if isinstance(d, dict)
+            else "",
             line=lines.get(("topology_template", "outputs", name)),
         )
         for name, d in raw.items()
-    ]  # fmt: skip
+    ]
 
 
 def _where(spec: InputSpec) -> str:
@@ -202,22 +211,29 @@ def _build_fields(result: ParsedTemplate) -> dict:
         if spec.has_default:
             _value, messages = input_field.check(spec.default)
             if messages:
-                result.errors.append(Problem(
-                    f"{_where(spec)}: its default {spec.default!r} is not valid: "
-                    + " ".join(messages), spec.line,
-                ))  # fmt: skip
+                result.errors.append(
+                    Problem(
+                        f"{_where(spec)}: its default {spec.default!r} is not valid: "
+                        + " ".join(messages),
+                        spec.line,
+                    )
+                )
         for choice in spec.choices or []:
             _value, messages = input_field.check(choice)
             if messages:
-                result.errors.append(Problem(
-                    f"{_where(spec)}: choice {choice!r} is not valid: {' '.join(messages)}",
-                    None, "sidecar",
-                ))  # fmt: skip
+                result.errors.append(
+                    Problem(
+                        f"{_where(spec)}: choice {choice!r} is not valid: {' '.join(messages)}",
+                        None,
+                        "sidecar",
+                    )
+                )
         if spec.hidden and not spec.has_default and spec.required:
             result.errors.append(
-                Problem(f"{_where(spec)} is hidden but required and has no default.", None,
-                        "sidecar")
-            )  # fmt: skip
+                Problem(
+                    f"{_where(spec)} is hidden but required and has no default.", None, "sidecar"
+                )
+            )
         fields[spec.name] = input_field
     return fields
 
@@ -229,10 +245,13 @@ def _check_presets(result: ParsedTemplate, fields: dict) -> None:
                 continue
             _value, messages = fields[name].check(value)
             if messages:
-                result.errors.append(Problem(
-                    f'Preset "{preset["name"]}" sets {name} to {value!r}: {" ".join(messages)}',
-                    None, "sidecar",
-                ))  # fmt: skip
+                result.errors.append(
+                    Problem(
+                        f'Preset "{preset["name"]}" sets {name} to {value!r}: {" ".join(messages)}',
+                        None,
+                        "sidecar",
+                    )
+                )
 
 
 def _layout(tabs: list[dict], inputs: list[InputSpec]) -> list[dict]:
@@ -301,10 +320,14 @@ def parse_template(
     result.inputs = _read_inputs(tpl, lines, result.errors)
     result.outputs = _read_outputs(tpl, lines)
     meta, meta_errors, meta_warnings = read_metadata(
-        slug, tpl, sidecar_text, limits=limits, icons=icons,
+        slug,
+        tpl,
+        sidecar_text,
+        limits=limits,
+        icons=icons,
         input_names={s.name for s in result.inputs},
         output_names={o.name for o in result.outputs},
-    )  # fmt: skip
+    )
     result.errors.extend(meta_errors)
     result.warnings.extend(meta_warnings)
     result.name, result.description, result.icon = meta.name, meta.description, meta.icon

@@ -192,9 +192,12 @@ def set_visible_groups(slug: str, groups: list[str], author: str) -> TemplateRev
     was_live = template.published_revision_id == latest.id and not template.hidden
     sidecar_text = _with_visible_to(latest.sidecar_text or "", groups)
     revision = save_revision(
-        slug, latest.tosca_text, sidecar_text, author,
+        slug,
+        latest.tosca_text,
+        sidecar_text,
+        author,
         f"Visible to {', '.join(groups) or 'everyone'}",
-    )  # fmt: skip
+    )
     if was_live and revision.valid:
         publish(slug, author, revision.number)
     return revision
@@ -258,8 +261,11 @@ def revalidate_all(author: str) -> list[tuple[str, int, bool, bool]]:
     libraries = library_set()
     changes = []
     for template in db.session.scalars(select(CatalogueTemplate).order_by(CatalogueTemplate.slug)):
-        revisions = {r.id: r for r in (latest_revision(template), template.published_revision)
-                     if r is not None}  # fmt: skip
+        revisions = {
+            r.id: r
+            for r in (latest_revision(template), template.published_revision)
+            if r is not None
+        }
         for revision in revisions.values():
             parsed = parse(template.slug, revision.tosca_text, revision.sidecar_text, libraries)
             changes.append((template.slug, revision.number, revision.valid, not parsed.errors))

@@ -137,8 +137,11 @@ def _locate_crash(tpl: dict, documents: dict, lines: dict) -> tuple[str, int | N
             break
         runs += 1
         if _run_toscaparser(_without(tpl, "outputs", keep=name), documents).crash:
-            return (f'output "{name}"', lines.get(("topology_template", "outputs", name)),
-                    _without(tpl, "outputs", drop=name))  # fmt: skip
+            return (
+                f'output "{name}"',
+                lines.get(("topology_template", "outputs", name)),
+                _without(tpl, "outputs", drop=name),
+            )
     no_outputs = _without(tpl, "outputs", keep="")
     for name in list(topology.get("node_templates") or {}):
         if runs >= MAX_LOCATING_RUNS:
@@ -157,10 +160,13 @@ def _findings(tpl: dict, graph: ImportGraph, lines: dict, text: str | None) -> l
     found = []
     if run.crash:
         construct, line, reduced = _locate_crash(tpl, graph.documents, lines)
-        found.append(Problem(
-            f"tosca-parser failed on {construct} ({run.crash}); the orchestrator decides "
-            "whether it deploys. The rest of the template was checked without it.", line,
-        ))  # fmt: skip
+        found.append(
+            Problem(
+                f"tosca-parser failed on {construct} ({run.crash}); the orchestrator decides "
+                "whether it deploys. The rest of the template was checked without it.",
+                line,
+            )
+        )
         run = _run_toscaparser(reduced, graph.documents) if reduced else _Run([])
     found_calls = leniency.calls(tpl, lines)
     for message in dict.fromkeys(run.messages):
@@ -201,26 +207,36 @@ def validate_template(
     result.warnings.extend(lenient)
     prefer = libraries.get(pinned) if pinned else None
     if pinned and prefer is None:
-        result.errors.append(Problem(
-            f'types_version "{pinned}" is not a type library: use one of '
-            f"{', '.join(libraries.names()) or '(none registered)'}.", None, "sidecar",
-        ))  # fmt: skip
+        result.errors.append(
+            Problem(
+                f'types_version "{pinned}" is not a type library: use one of '
+                f"{', '.join(libraries.names()) or '(none registered)'}.",
+                None,
+                "sidecar",
+            )
+        )
     graph = resolve_imports(ready, lines, libraries, prefer)
     result.libraries = graph.libraries
     result.warnings.extend(graph.problems)
     result.unresolved = [f"{item.url or item.name}" for item in graph.unresolved]
     result.unresolved += graph.nested_unresolved
     for item in graph.unresolved:
-        result.warnings.append(Problem(
-            f'Import "{item.name}" ({item.url or "unreadable"}) is in no type library, so its '
-            "types were not checked; the form and cost come from the template itself. An admin "
-            "can register the library under Type libraries. It was not downloaded.", item.line,
-        ))  # fmt: skip
+        result.warnings.append(
+            Problem(
+                f'Import "{item.name}" ({item.url or "unreadable"}) is in no type library, so its '
+                "types were not checked; the form and cost come from the template itself. An admin "
+                "can register the library under Type libraries. It was not downloaded.",
+                item.line,
+            )
+        )
     if graph.nested_unresolved:
-        result.warnings.append(Problem(
-            "Type files import what no type library holds, so those types were not checked: "
-            + "; ".join(graph.nested_unresolved) + ".",
-        ))  # fmt: skip
+        result.warnings.append(
+            Problem(
+                "Type files import what no type library holds, so those types were not checked: "
+                + "; ".join(graph.nested_unresolved)
+                + ".",
+            )
+        )
     if graph.unresolved or result.errors:
         return result  # type findings would only repeat that types are missing
     findings = _findings(ready, graph, lines, text)
@@ -232,16 +248,23 @@ def validate_template(
             if _type_findings(alt):
                 continue
             if pinned:
-                findings.append(Problem(
-                    f'It validates against type library "{other.name}" instead; pin that one '
-                    "in the sidecar if it is the intended one.", None, "sidecar",
-                ))  # fmt: skip
+                findings.append(
+                    Problem(
+                        f'It validates against type library "{other.name}" instead; pin that one '
+                        "in the sidecar if it is the intended one.",
+                        None,
+                        "sidecar",
+                    )
+                )
             else:
-                findings = [Problem(
-                    f'Validates only against type library "{other.name}", not "{chosen.name}" '
-                    f'which its imports name; checked against "{other.name}". Pin '
-                    f"types_version: {other.name} in the sidecar to make this explicit.",
-                ), *alt]  # fmt: skip
+                findings = [
+                    Problem(
+                        f'Validates only against type library "{other.name}", not "{chosen.name}" '
+                        f'which its imports name; checked against "{other.name}". Pin '
+                        f"types_version: {other.name} in the sidecar to make this explicit.",
+                    ),
+                    *alt,
+                ]
                 result.libraries = alt_graph.libraries
             break
     result.warnings.extend(findings)

@@ -23,9 +23,15 @@ MAX_FILES = 200
 MAX_FILE_BYTES = 4 * 1024 * 1024
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 SECTIONS = (
-    "artifact_types", "data_types", "capability_types", "interface_types",
-    "relationship_types", "node_types", "group_types", "policy_types",
-)  # fmt: skip
+    "artifact_types",
+    "data_types",
+    "capability_types",
+    "interface_types",
+    "relationship_types",
+    "node_types",
+    "group_types",
+    "policy_types",
+)
 
 _CACHE: dict[str, dict] = {}  # parsed type files by content digest
 _CACHE_LOCK = threading.Lock()
@@ -66,9 +72,13 @@ def template_imports(tpl: dict, lines: dict[tuple, int]) -> list[TemplateImport]
             ((name, entry),) = item.items()
         else:
             name, entry = f"import {position + 1}", item
-        found.append(TemplateImport(
-            str(name), _url(entry, repositories), lines.get(("imports", position)),
-        ))  # fmt: skip
+        found.append(
+            TemplateImport(
+                str(name),
+                _url(entry, repositories),
+                lines.get(("imports", position)),
+            )
+        )
     return found
 
 
@@ -112,8 +122,9 @@ def _load_types(text: str) -> dict:
         data = yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
-        raise TemplateError(f"not valid YAML ({getattr(error, 'problem', error)})",
-                            mark.line + 1 if mark else None) from None  # fmt: skip
+        raise TemplateError(
+            f"not valid YAML ({getattr(error, 'problem', error)})", mark.line + 1 if mark else None
+        ) from None
     if not isinstance(data, dict):
         raise TemplateError("the file is not a YAML mapping.")
     return data
@@ -146,10 +157,12 @@ def _merged(resolved, libraries, prefer, graph, seen: set, depth: int, budget: l
     try:
         document = parsed_file(resolved)
     except TemplateError as error:
-        graph.problems.append(Problem(
-            f'Type file "{resolved.path}" of library "{resolved.library.name}" can\'t be read: '
-            f"{error}",
-        ))  # fmt: skip
+        graph.problems.append(
+            Problem(
+                f'Type file "{resolved.path}" of library "{resolved.library.name}" can\'t be read: '
+                f"{error}",
+            )
+        )
         return None
     merged: dict = {}
     for reference in nested_imports(document):

@@ -118,9 +118,7 @@ class LibrarySet:
 
     def alternatives(self, paths: set[str], exclude: TypeLibrary) -> list[TypeLibrary]:
         """Other libraries holding every one of ``paths`` (other versions of the same files)."""
-        return [
-            lib for lib in self.libraries if lib is not exclude and paths <= set(lib.files)
-        ]  # fmt: skip
+        return [lib for lib in self.libraries if lib is not exclude and paths <= set(lib.files)]
 
 
 def nested_imports(document: dict) -> list[str]:
@@ -174,12 +172,14 @@ def from_folder(types_dir: str | Path) -> LibrarySet:
     libraries = []
     for name in names:
         info = data["versions"][name] if isinstance(data["versions"][name], dict) else {}
-        libraries.append(TypeLibrary(
-            name=name,
-            version=str(info.get("source") or ""),
-            patterns=tuple(patterns[name]),
-            files=read_files(directory / name),
-        ))  # fmt: skip
+        libraries.append(
+            TypeLibrary(
+                name=name,
+                version=str(info.get("source") or ""),
+                patterns=tuple(patterns[name]),
+                files=read_files(directory / name),
+            )
+        )
     return LibrarySet(libraries)
 
 

@@ -12,12 +12,25 @@ from dataclasses import dataclass
 
 # Units per TOSCA Simple Profile 1.3, section 3.3.6; the factor converts to the base unit.
 SIZE_UNITS = {
-    "B": 1, "kB": 1000, "KiB": 1024, "MB": 1000**2, "MiB": 1024**2, "GB": 1000**3,
-    "GiB": 1024**3, "TB": 1000**4, "TiB": 1024**4,
-}  # fmt: skip
+    "B": 1,
+    "kB": 1000,
+    "KiB": 1024,
+    "MB": 1000**2,
+    "MiB": 1024**2,
+    "GB": 1000**3,
+    "GiB": 1024**3,
+    "TB": 1000**4,
+    "TiB": 1024**4,
+}
 TIME_UNITS = {
-    "d": 86400, "h": 3600, "m": 60, "s": 1, "ms": 1e-3, "us": 1e-6, "ns": 1e-9,
-}  # fmt: skip
+    "d": 86400,
+    "h": 3600,
+    "m": 60,
+    "s": 1,
+    "ms": 1e-3,
+    "us": 1e-6,
+    "ns": 1e-9,
+}
 FREQUENCY_UNITS = {"Hz": 1, "kHz": 1e3, "MHz": 1e6, "GHz": 1e9}
 
 SCALAR_UNITS = {

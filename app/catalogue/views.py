@@ -135,8 +135,12 @@ def _launch_fields(entry) -> dict:
     groups = deployments.groups_for(current_user)
     if request.method != "POST":
         remembered = deployments.remembered_group(current_user, entry.slug)
-        return {"name": deployments.default_name(entry), "group": remembered,
-                "groups": groups, "errors": {}}  # fmt: skip
+        return {
+            "name": deployments.default_name(entry),
+            "group": remembered,
+            "groups": groups,
+            "errors": {},
+        }
     name = request.form.get("deployment_name", "").strip()
     group = request.form.get("group", "").strip() or None
     errors = {}

@@ -88,10 +88,13 @@ class _LimitedLoader(yaml.SafeLoader):
                             raise TemplateError(
                                 f'The key "{key}" appears twice in the same mapping.', line
                             )
-                        self.duplicates.append(Problem(
-                            f'The key "{key}" appears twice in the same mapping (first on line '
-                            f"{seen[key]}); the one on line {line} counts.", line,
-                        ))  # fmt: skip
+                        self.duplicates.append(
+                            Problem(
+                                f'The key "{key}" appears twice in the same mapping (first on line '
+                                f"{seen[key]}); the one on line {line} counts.",
+                                line,
+                            )
+                        )
                     seen.setdefault(key, line)
         return super().construct_mapping(node, deep=deep)
 
@@ -271,6 +274,10 @@ class Limits:
         """``load_yaml_lines`` under these limits. A template by default: a key given twice
         counts once, the later one, as for the orchestrator; sidecars pass ``strict_keys``."""
         return load_yaml_lines(
-            text, max_bytes=self.max_bytes, max_depth=self.max_depth,
-            max_aliases=self.max_aliases, strict_keys=strict_keys, duplicates=duplicates,
-        )  # fmt: skip
+            text,
+            max_bytes=self.max_bytes,
+            max_depth=self.max_depth,
+            max_aliases=self.max_aliases,
+            strict_keys=strict_keys,
+            duplicates=duplicates,
+        )

@@ -46,8 +46,12 @@ def receive(deployment_id: int, secret: str):
     ):
         abort(404)
     if _arrived_late(deployment.status, state.status):
-        log.info("Callback for deployment %s said %s after %s; kept the later news",
-                 deployment.id, state.status, deployment.status)  # fmt: skip
+        log.info(
+            "Callback for deployment %s said %s after %s; kept the later news",
+            deployment.id,
+            state.status,
+            deployment.status,
+        )
         return "", 204
     apply_state(deployment, state, source="callback")
     db.session.commit()

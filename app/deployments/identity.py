@@ -183,8 +183,9 @@ def owner_of(state_owner: dict) -> User | None:
     if is_demo() and issuer.startswith("demo:"):
         provider = issuer.removeprefix("demo:")
     else:
-        matching = [p.name for p in oidc.enabled_providers()
-                    if p.issuer.rstrip("/") == issuer.rstrip("/")]  # fmt: skip
+        matching = [
+            p.name for p in oidc.enabled_providers() if p.issuer.rstrip("/") == issuer.rstrip("/")
+        ]
         if not matching:
             return None
         provider = matching[0]

@@ -257,8 +257,13 @@ def _submit(user: User, deployment: Deployment, parameters: dict) -> Deployment:
     deployment.uuid = state.uuid
     tracking.apply_state(deployment, state, source="launch")
     db.session.commit()
-    log.info("User %s launched %s as deployment %s (%s)", user.id, deployment.template_slug,
-             deployment.id, state.uuid)  # fmt: skip
+    log.info(
+        "User %s launched %s as deployment %s (%s)",
+        user.id,
+        deployment.template_slug,
+        deployment.id,
+        state.uuid,
+    )
     return deployment
 
 

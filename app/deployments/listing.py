@@ -102,7 +102,10 @@ def _rows_of(key: str) -> list[Deployment]:
         Deployment.deleted.is_(False), Deployment.status.not_in((NOT_LAUNCHED, VANISHED))
     )
     if key == identity.SERVICE:
-        own = select(User.id).where(User.provider.not_in(_oidc_names()))
+        own = select(User.id)
+        names = _oidc_names()
+        if names:
+            own = own.where(User.provider.not_in(names))
         query = query.where(Deployment.user_id.in_(own))
     else:
         query = query.where(Deployment.user_id == int(key.removeprefix("user:")))
@@ -110,8 +113,9 @@ def _rows_of(key: str) -> list[Deployment]:
 
 
 def _oidc_names() -> list[str]:
-    # A name no provider has, so that the query stays valid when none is configured.
-    return [provider.name for provider in oidc.enabled_providers()] or ["\x00"]
+    """Providers whose people call the orchestrator with their own token (none: everyone
+    is served by the service identity)."""
+    return [provider.name for provider in oidc.enabled_providers()]
 
 
 def list_identity(key: str) -> ListResult:
@@ -179,8 +183,9 @@ def _settle(key, client, states, started: datetime, result: ListResult) -> bool:
     if key != identity.SERVICE:
         _adopt(int(key.removeprefix("user:")), unknown, result)
     _check_vanished(client, [r for r in rows if r.uuid and r.uuid not in listed], started, result)
-    return any(row.uuid is None and row.status in (SUBMITTING, UNCONFIRMED)
-               for row in pending.values())  # fmt: skip
+    return any(
+        row.uuid is None and row.status in (SUBMITTING, UNCONFIRMED) for row in pending.values()
+    )
 
 
 def _known_elsewhere(unknown: list) -> list:
@@ -189,8 +194,10 @@ def _known_elsewhere(unknown: list) -> list:
     if not unknown:
         return unknown
     uuids = [state.uuid for state in unknown]
-    rows = {row.uuid: row for row in db.session.scalars(
-        select(Deployment).where(Deployment.uuid.in_(uuids)))}  # fmt: skip
+    rows = {
+        row.uuid: row
+        for row in db.session.scalars(select(Deployment).where(Deployment.uuid.in_(uuids)))
+    }
     remaining = []
     for state in unknown:
         row = rows.get(state.uuid)
@@ -287,8 +294,12 @@ def _adopt(user_id: int, unknown: list, result: ListResult) -> None:
             created_at=state.creation_time or utcnow(),
             check_failures=0,
         )
-        record_event(row, state.status, source="sync",
-                     reason="Found at the orchestrator; made outside this portal.")  # fmt: skip
+        record_event(
+            row,
+            state.status,
+            source="sync",
+            reason="Found at the orchestrator; made outside this portal.",
+        )
         db.session.add(row)
         tracking.apply_state(row, state, source="sync")
         result.adopted += 1

@@ -31,11 +31,26 @@ from app.orchestrator.errors import Conflict, DeploymentNotFound, OrchestratorEr
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "DeploymentError", "LaunchError", "LaunchPending", "TooManyLaunches", "default_name",
-    "delete", "fetch_log", "fetch_resources", "fetch_template",
-    "forget_secrets", "groups_for", "launch", "launch_blocker", "record_event", "relaunch",
-    "remembered_group", "reset_delete", "reveal_secrets", "visible_deployment",
-]  # fmt: skip
+    "DeploymentError",
+    "LaunchError",
+    "LaunchPending",
+    "TooManyLaunches",
+    "default_name",
+    "delete",
+    "fetch_log",
+    "fetch_resources",
+    "fetch_template",
+    "forget_secrets",
+    "groups_for",
+    "launch",
+    "launch_blocker",
+    "record_event",
+    "relaunch",
+    "remembered_group",
+    "reset_delete",
+    "reveal_secrets",
+    "visible_deployment",
+]
 
 
 def visible_deployment(user: User, deployment_id: int) -> Deployment:
@@ -55,11 +70,14 @@ def remembered_group(user: User, slug: str) -> str | None:
     """The group ``user`` charged their last launch of template ``slug`` to, if still theirs."""
     group = db.session.scalar(
         select(Deployment.group_name)
-        .where(Deployment.user_id == user.id, Deployment.template_slug == slug,
-               Deployment.group_name.is_not(None))
+        .where(
+            Deployment.user_id == user.id,
+            Deployment.template_slug == slug,
+            Deployment.group_name.is_not(None),
+        )
         .order_by(Deployment.created_at.desc(), Deployment.id.desc())
         .limit(1)
-    )  # fmt: skip
+    )
     return group if group in groups_for(user) else None
 
 
@@ -93,8 +111,13 @@ def delete(actor: User, deployment: Deployment, *, force: bool = False) -> None:
     if not deployment.uuid and deployment.status in ("SUBMITTING", "UNCONFIRMED"):
         _require_uuid(deployment, "deleted")
     if not deployment.uuid or deployment.status in ("NOT_LAUNCHED", "VANISHED"):
-        record_event(deployment, deployment.status, source=source, actor=actor,
-                     reason="Removed from the list; the orchestrator holds nothing.")  # fmt: skip
+        record_event(
+            deployment,
+            deployment.status,
+            source=source,
+            actor=actor,
+            reason="Removed from the list; the orchestrator holds nothing.",
+        )
         deployment.deleted, deployment.deleted_at = True, utcnow()
         db.session.commit()
         return
@@ -112,15 +135,21 @@ def delete(actor: User, deployment: Deployment, *, force: bool = False) -> None:
             # A concurrent-update 409 (sent with Retry-After): nothing was deleted.
             raise DeploymentError(explain(error, "the deployment was not deleted")) from error
         # Already being deleted (the orchestrator's 409): follow that delete.
-        record_event(deployment, schemas.DELETE_IN_PROGRESS, source=source, actor=actor,
-                     reason="A delete was already under way.")  # fmt: skip
+        record_event(
+            deployment,
+            schemas.DELETE_IN_PROGRESS,
+            source=source,
+            actor=actor,
+            reason="A delete was already under way.",
+        )
     except OrchestratorError as error:
         raise DeploymentError(explain(error, "the deployment was not deleted")) from error
     except TokenUnavailable as error:
         raise DeploymentError(error.message) from error
     else:
-        record_event(deployment, schemas.DELETE_IN_PROGRESS, source=source, actor=actor,
-                     reason=reason)  # fmt: skip
+        record_event(
+            deployment, schemas.DELETE_IN_PROGRESS, source=source, actor=actor, reason=reason
+        )
         deployment.status_reason = None
     if not deployment.deleted:
         deployment.next_check_at, deployment.check_failures = utcnow(), 0
@@ -142,8 +171,13 @@ def reset_delete(actor: User, deployment: Deployment) -> None:
         raise DeploymentError(explain(error, "the delete was not reset")) from error
     except TokenUnavailable as error:
         raise DeploymentError(error.message) from error
-    record_event(deployment, schemas.DELETE_FAILED, source=actor_source(actor, deployment),
-                 actor=actor, reason="Stuck delete reset; it can be deleted again.")  # fmt: skip
+    record_event(
+        deployment,
+        schemas.DELETE_FAILED,
+        source=actor_source(actor, deployment),
+        actor=actor,
+        reason="Stuck delete reset; it can be deleted again.",
+    )
     deployment.next_check_at = None
     db.session.commit()
 
@@ -172,8 +206,13 @@ def forget_secrets(actor: User, deployment: Deployment) -> None:
     deployment = _owner_only(actor, deployment)
     deployment.secrets_sealed = None
     deployment.secret_outputs_sealed = None
-    record_event(deployment, deployment.status, source="user", actor=actor,
-                 reason="Kept secrets forgotten at the owner's request.")  # fmt: skip
+    record_event(
+        deployment,
+        deployment.status,
+        source="user",
+        actor=actor,
+        reason="Kept secrets forgotten at the owner's request.",
+    )
     db.session.commit()
 
 
@@ -184,8 +223,9 @@ def _on_demand(actor: User, deployment: Deployment, what: str, call):
         with _owner_client(deployment, _action_timeout()) as client:
             return call(client, uuid)
     except DeploymentNotFound as error:
-        raise DeploymentError(f"The orchestrator no longer knows this deployment; it has no "
-                              f"{what}.") from error  # fmt: skip
+        raise DeploymentError(
+            f"The orchestrator no longer knows this deployment; it has no {what}."
+        ) from error
     except OrchestratorError as error:
         raise DeploymentError(explain(error, f"the {what} could not be fetched")) from error
     except TokenUnavailable as error:
@@ -199,8 +239,9 @@ def fetch_log(actor: User, deployment: Deployment) -> str:
 
 def fetch_resources(actor: User, deployment: Deployment) -> list[dict]:
     """The deployment's resources (VMs and their state), asked for now. Raises DeploymentError."""
-    return _on_demand(actor, deployment, "resources",
-                      lambda client, uuid: client.list_resources(uuid))  # fmt: skip
+    return _on_demand(
+        actor, deployment, "resources", lambda client, uuid: client.list_resources(uuid)
+    )
 
 
 def fetch_template(actor: User, deployment: Deployment) -> str:
@@ -209,8 +250,7 @@ def fetch_template(actor: User, deployment: Deployment) -> str:
     deployment = visible_deployment(actor, deployment.id)
     if deployment.template_text:
         return deployment.template_text
-    text = _on_demand(actor, deployment, "template",
-                      lambda client, uuid: client.get_template(uuid))  # fmt: skip
+    text = _on_demand(actor, deployment, "template", lambda client, uuid: client.get_template(uuid))
     deployment.template_text = text
     db.session.commit()
     return text

@@ -43,7 +43,7 @@ STATUS_LOOKS = {
         "Not launched",
         "secondary",
         "The orchestrator refused it or was not reached; nothing "
-        "was created and nothing is charged.",  # fmt: skip
+        "was created and nothing is charged.",
     ),
     "VANISHED": StatusLook(
         "Gone from the orchestrator",
@@ -281,9 +281,11 @@ def typed_secrets(template: ParsedTemplate | None) -> list[str]:
     return [
         spec.label or humanise(spec.name)
         for spec in (template.inputs if template else [])
-        if spec.name in generated and not generated[spec.name]
-        and spec.required and not spec.has_default
-    ]  # fmt: skip
+        if spec.name in generated
+        and not generated[spec.name]
+        and spec.required
+        and not spec.has_default
+    ]
 
 
 @dataclass(frozen=True)

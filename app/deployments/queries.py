@@ -29,7 +29,7 @@ STATUS_GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
             "UPDATE_IN_PROGRESS",
             "DELETE_IN_PROGRESS",
         ),
-    ),  # fmt: skip
+    ),
     "ready": ("Ready", ("CREATE_COMPLETE", "UPDATE_COMPLETE")),
     "failed": (
         "Failed or not launched",
@@ -42,11 +42,22 @@ EVERYONE = "*"
 
 # What a row of the list shows; the template text, parameters and sealed secrets stay unread.
 LIST_COLUMNS = (
-    Deployment.uuid, Deployment.user_id, Deployment.name, Deployment.template_slug,
-    Deployment.revision_id, Deployment.template_name, Deployment.group_name, Deployment.charge,
-    Deployment.status, Deployment.status_reason, Deployment.site, Deployment.region,
-    Deployment.outputs, Deployment.created_at, Deployment.deleted,
-)  # fmt: skip
+    Deployment.uuid,
+    Deployment.user_id,
+    Deployment.name,
+    Deployment.template_slug,
+    Deployment.revision_id,
+    Deployment.template_name,
+    Deployment.group_name,
+    Deployment.charge,
+    Deployment.status,
+    Deployment.status_reason,
+    Deployment.site,
+    Deployment.region,
+    Deployment.outputs,
+    Deployment.created_at,
+    Deployment.deleted,
+)
 
 
 @dataclass(frozen=True)
@@ -156,7 +167,7 @@ def _conditions(viewer: User, filters: Filters) -> list:
                         Deployment.site,
                     )
                 )
-            )  # fmt: skip
+            )
         )
     return conditions
 

@@ -101,8 +101,12 @@ def mark_gone(deployment: Deployment, *, source: str) -> None:
     under way, else VANISHED. The caller commits."""
     now = utcnow()
     if deployment.status == schemas.DELETE_IN_PROGRESS:
-        change_status(deployment, schemas.DELETE_COMPLETE, source=source,
-                      reason="The orchestrator finished deleting it.")  # fmt: skip
+        change_status(
+            deployment,
+            schemas.DELETE_COMPLETE,
+            source=source,
+            reason="The orchestrator finished deleting it.",
+        )
         deployment.status_reason = None
         _mark_deleted(deployment, now)
     else:

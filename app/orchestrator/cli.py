@@ -53,40 +53,80 @@ def _faults(options: dict) -> dict:
 
 @orchestrator_cli.command("emulate")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=8081, show_default=True, type=click.IntRange(0, 65535),
-              help="Port to listen on (0: any free port; the URL is printed).")  # fmt: skip
-@click.option("--token", "tokens", multiple=True, metavar="TOKEN=SUBJECT@ISSUER[:G1,G2]",
-              help="A bearer token to accept, its owner and groups claim. Repeatable.")  # fmt: skip
-@click.option("--control-secret", envvar="ORCHESTRATOR_EMULATOR_CONTROL_SECRET",
-              help="Secret for the /__emulator__/ control API (X-Emulator-Secret header). "
-                   "Default: a random one, printed.")  # fmt: skip
-@click.option("--group-rule", type=click.Choice(GROUP_RULES), default="infn", show_default=True,
-              help="infn: userGroup required and checked as the INFN fork does; given: "
-                   "checked when sent; indigo: not checked.")  # fmt: skip
-@click.option("--complete-after-seconds", type=float, default=10.0, show_default=True,
-              help="Seconds a create, update or delete takes.")  # fmt: skip
-@click.option("--complete-after-polls", type=int, default=None,
-              help="Or: reads of the deployment it takes.")  # fmt: skip
-@click.option("--manual", is_flag=True,
-              help="Deployments move only when told to (control API).")  # fmt: skip
+@click.option(
+    "--port",
+    default=8081,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="Port to listen on (0: any free port; the URL is printed).",
+)
+@click.option(
+    "--token",
+    "tokens",
+    multiple=True,
+    metavar="TOKEN=SUBJECT@ISSUER[:G1,G2]",
+    help="A bearer token to accept, its owner and groups claim. Repeatable.",
+)
+@click.option(
+    "--control-secret",
+    envvar="ORCHESTRATOR_EMULATOR_CONTROL_SECRET",
+    help="Secret for the /__emulator__/ control API (X-Emulator-Secret header). "
+    "Default: a random one, printed.",
+)
+@click.option(
+    "--group-rule",
+    type=click.Choice(GROUP_RULES),
+    default="infn",
+    show_default=True,
+    help="infn: userGroup required and checked as the INFN fork does; given: "
+    "checked when sent; indigo: not checked.",
+)
+@click.option(
+    "--complete-after-seconds",
+    type=float,
+    default=10.0,
+    show_default=True,
+    help="Seconds a create, update or delete takes.",
+)
+@click.option(
+    "--complete-after-polls", type=int, default=None, help="Or: reads of the deployment it takes."
+)
+@click.option("--manual", is_flag=True, help="Deployments move only when told to (control API).")
 @click.option("--latency", type=float, default=0.0, help="Seconds before every answer.")
-@click.option("--error-rate", type=click.FloatRange(0, 1), default=0.0,
-              help="Share of calls answered with --error-status.")  # fmt: skip
+@click.option(
+    "--error-rate",
+    type=click.FloatRange(0, 1),
+    default=0.0,
+    help="Share of calls answered with --error-status.",
+)
 @click.option("--error-status", type=click.IntRange(100, 599), default=500)
 @click.option("--no-error-body", is_flag=True, help="Injected errors have an empty body.")
-@click.option("--gateway-errors", is_flag=True,
-              help="Errors in the {error, error_description} form.")  # fmt: skip
+@click.option(
+    "--gateway-errors", is_flag=True, help="Errors in the {error, error_description} form."
+)
 @click.option("--hang", is_flag=True, help="Never answer (until the fault is cleared).")
-@click.option("--lose-create-response", type=click.Choice(["drop", "504"]), default=None,
-              help="Store creates, then drop the connection or answer 504.")  # fmt: skip
+@click.option(
+    "--lose-create-response",
+    type=click.Choice(["drop", "504"]),
+    default=None,
+    help="Store creates, then drop the connection or answer 504.",
+)
 @click.option("--fail-creates", is_flag=True, help="Every new deployment ends CREATE_FAILED.")
-@click.option("--fail-next-creates", type=click.IntRange(0), default=0,
-              help="The next N new deployments end CREATE_FAILED.")  # fmt: skip
-@click.option("--fault-path", multiple=True, metavar="[METHOD ]PATTERN",
-              help="Apply network faults only to matching calls, e.g. "
-                   "'POST /deployments'. Repeatable.")  # fmt: skip
-@click.option("--store", default=":memory:", show_default=True,
-              help="SQLite file keeping the deployments.")  # fmt: skip
+@click.option(
+    "--fail-next-creates",
+    type=click.IntRange(0),
+    default=0,
+    help="The next N new deployments end CREATE_FAILED.",
+)
+@click.option(
+    "--fault-path",
+    multiple=True,
+    metavar="[METHOD ]PATTERN",
+    help="Apply network faults only to matching calls, e.g. 'POST /deployments'. Repeatable.",
+)
+@click.option(
+    "--store", default=":memory:", show_default=True, help="SQLite file keeping the deployments."
+)
 def emulate(**options) -> None:
     """Serve an emulated PaaS orchestrator over HTTP until interrupted."""
     from app.orchestrator.emulator import create_emulator, emulator_of

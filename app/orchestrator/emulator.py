@@ -72,8 +72,14 @@ def create_emulator(
     if group_rule not in GROUP_RULES:
         raise ValueError(f"group_rule must be one of {', '.join(GROUP_RULES)}")
     app = Flask(__name__)
-    state = Emulator(store or EmulatorStore(), verifier, complete_after_polls,
-                     complete_after_seconds, group_rule, control_secret)  # fmt: skip
+    state = Emulator(
+        store or EmulatorStore(),
+        verifier,
+        complete_after_polls,
+        complete_after_seconds,
+        group_rule,
+        control_secret,
+    )
     app.extensions["orchestrator_emulator"] = state
     app.wsgi_app = FaultMiddleware(app.wsgi_app, state)
 
@@ -128,8 +134,11 @@ def _me() -> Identity:
 
 def _links(uuid: str) -> list[dict]:
     base = f"{request.host_url}deployments/{uuid}"
-    return [{"rel": "self", "href": base}, {"rel": "resources", "href": f"{base}/resources"},
-            {"rel": "template", "href": f"{base}/template"}]  # fmt: skip
+    return [
+        {"rel": "self", "href": base},
+        {"rel": "resources", "href": f"{base}/resources"},
+        {"rel": "template", "href": f"{base}/template"},
+    ]
 
 
 def deployment_json(record: dict) -> dict:
@@ -165,15 +174,28 @@ def _add_routes(app: Flask, state: Emulator) -> None:  # noqa: C901 - one route 
 
     @app.get("/info")
     def info():
-        return jsonify({"build": {"version": "emulator", "artifact": "orchestrator"},
-                        "git": {"branch": "emulator"}})  # fmt: skip
+        return jsonify(
+            {
+                "build": {"version": "emulator", "artifact": "orchestrator"},
+                "git": {"branch": "emulator"},
+            }
+        )
 
     @app.get("/configuration")
     def configuration():
         base = "https://{}.demo.invalid"
-        return jsonify({key: base.format(name) for key, name in (
-            ("cpr_url", "cpr"), ("slam_url", "slam"), ("cmdb_url", "cmdb"), ("im_url", "im"),
-            ("monitoring_url", "monitoring"))})  # fmt: skip
+        return jsonify(
+            {
+                key: base.format(name)
+                for key, name in (
+                    ("cpr_url", "cpr"),
+                    ("slam_url", "slam"),
+                    ("cmdb_url", "cmdb"),
+                    ("im_url", "im"),
+                    ("monitoring_url", "monitoring"),
+                )
+            }
+        )
 
     @app.get("/deployments")
     def list_deployments():
@@ -192,8 +214,12 @@ def _add_routes(app: Flask, state: Emulator) -> None:  # noqa: C901 - one route 
         check_group(me, group, state.group_rule, creating=False)
         number, size = paging()
         if created_by is None:
-            rows = [row for row in store.every() if row.issuer == me.issuer
-                    and (group is None or row.record.get("userGroup") == group)]  # fmt: skip
+            rows = [
+                row
+                for row in store.every()
+                if row.issuer == me.issuer
+                and (group is None or row.record.get("userGroup") == group)
+            ]
         else:
             rows = store.owned(*owner, group)
         rows = [moved for row in sorted_rows(rows) if (moved := state.advance(row, False))]
@@ -210,9 +236,15 @@ def _add_routes(app: Flask, state: Emulator) -> None:  # noqa: C901 - one route 
         body = {key: value for key, value in body.items() if value is not None}
         uuid, now = str(uuidlib.uuid1()), now_text()
         # ``outputs`` is never null there, so always shown, empty until the deployment is up.
-        record = {"uuid": uuid, "creationTime": now, "updateTime": now,
-                  "status": s.CREATE_IN_PROGRESS, "task": "NONE", "outputs": {},
-                  "createdBy": {"subject": me.subject, "issuer": me.issuer}}  # fmt: skip
+        record = {
+            "uuid": uuid,
+            "creationTime": now,
+            "updateTime": now,
+            "status": s.CREATE_IN_PROGRESS,
+            "task": "NONE",
+            "outputs": {},
+            "createdBy": {"subject": me.subject, "issuer": me.issuer},
+        }
         record.update({key: body[key] for key in ("callback", "userGroup") if key in body})
         record["_parameters"] = body.get("parameters", {})
         record["_request"] = {key: value for key, value in body.items() if key != "template"}
@@ -303,12 +335,15 @@ def _add_routes(app: Flask, state: Emulator) -> None:  # noqa: C901 - one route 
 
     def resources_of(stored: Stored) -> list[dict]:
         topology = Topology(stored.template, parameters_of(stored), stored.uuid)
-        found = topology.resources(stored.record["status"], stored.record.get("_states", {}),
-                                   stored.record["creationTime"])  # fmt: skip
+        found = topology.resources(
+            stored.record["status"], stored.record.get("_states", {}), stored.record["creationTime"]
+        )
         base = f"{request.host_url}deployments/{stored.uuid}"
         for resource in found:
-            resource["links"] = [{"rel": "self", "href": f"{base}/resources/{resource['uuid']}"},
-                                 {"rel": "deployment", "href": base}]  # fmt: skip
+            resource["links"] = [
+                {"rel": "self", "href": f"{base}/resources/{resource['uuid']}"},
+                {"rel": "deployment", "href": base},
+            ]
         return found
 
     @app.get("/deployments/<uuid>/resources")
@@ -330,10 +365,12 @@ def _add_routes(app: Flask, state: Emulator) -> None:  # noqa: C901 - one route 
             if resource["uuid"] == resource_id:
                 return resource
         if missing == 404:
-            raise RequestRejected(404, f"The resource <{resource_id}> in deployment "
-                                  f"<{stored.uuid}> doesn't exist")  # fmt: skip
-        raise RequestRejected(missing, f"Resource <{resource_id}> not found in deployment "
-                              f"<{stored.uuid}>")  # fmt: skip
+            raise RequestRejected(
+                404, f"The resource <{resource_id}> in deployment <{stored.uuid}> doesn't exist"
+            )
+        raise RequestRejected(
+            missing, f"Resource <{resource_id}> not found in deployment <{stored.uuid}>"
+        )
 
     @app.get("/deployments/<uuid>/resources/<resource_id>")
     def resource(uuid, resource_id):

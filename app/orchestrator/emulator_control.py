@@ -105,9 +105,13 @@ def add_control_routes(app: Flask, state: Emulator) -> None:
 
     @bp.get("/settings")
     def settings():
-        return jsonify({"complete_after_polls": state.complete_after_polls,
-                        "complete_after_seconds": state.complete_after_seconds,
-                        "group_rule": state.group_rule})  # fmt: skip
+        return jsonify(
+            {
+                "complete_after_polls": state.complete_after_polls,
+                "complete_after_seconds": state.complete_after_seconds,
+                "group_rule": state.group_rule,
+            }
+        )
 
     @bp.put("/settings")
     def set_settings():
@@ -132,13 +136,19 @@ def add_control_routes(app: Flask, state: Emulator) -> None:
     @bp.get("/deployments")
     def deployments():
         base = request.host_url
-        return jsonify([
-            {**public(row.record), "links": [
-                {"rel": "self", "href": f"{base}deployments/{row.uuid}"},
-                {"rel": "resources", "href": f"{base}deployments/{row.uuid}/resources"},
-                {"rel": "template", "href": f"{base}deployments/{row.uuid}/template"}]}
-            for row in state.store.every()
-        ])  # fmt: skip
+        return jsonify(
+            [
+                {
+                    **public(row.record),
+                    "links": [
+                        {"rel": "self", "href": f"{base}deployments/{row.uuid}"},
+                        {"rel": "resources", "href": f"{base}deployments/{row.uuid}/resources"},
+                        {"rel": "template", "href": f"{base}deployments/{row.uuid}/template"},
+                    ],
+                }
+                for row in state.store.every()
+            ]
+        )
 
     @bp.get("/deployments/<uuid>/request")
     def submitted(uuid):

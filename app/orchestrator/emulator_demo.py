@@ -41,8 +41,9 @@ class DemoTokens:
 
     def issue(self, identity: Identity) -> str:
         groups = None if identity.groups is None else list(identity.groups)
-        return self._serializer.dumps({"sub": identity.subject, "iss": identity.issuer,
-                                       "groups": groups})  # fmt: skip
+        return self._serializer.dumps(
+            {"sub": identity.subject, "iss": identity.issuer, "groups": groups}
+        )
 
     def verify(self, token: str) -> Identity | None:
         """The identity in ``token``, or ``None`` if it is forged, garbled or expired."""

@@ -26,8 +26,9 @@ CONTROL_PREFIX = "/__emulator__/"
 # A hung call gives up after this many seconds even if nobody clears the fault.
 MAX_HANG_SECONDS = 600.0
 LOST_RESPONSE_MODES = (False, "drop", "504")
-_INJECTED = {409: "The request couldn't be fulfilled because of a concurrent update. Please "
-                  "retry later"}  # fmt: skip
+_INJECTED = {
+    409: "The request couldn't be fulfilled because of a concurrent update. Please retry later"
+}
 
 
 class ConnectionDropped(Exception):
@@ -98,8 +99,9 @@ class Faults:
         self._wake()
 
     def as_dict(self) -> dict:
-        return {item.name: getattr(self, item.name) for item in fields(self)
-                if item.name != "changed"}  # fmt: skip
+        return {
+            item.name: getattr(self, item.name) for item in fields(self) if item.name != "changed"
+        }
 
     def _wake(self) -> None:
         # Hung calls wait on this event and look at the switches again when it fires.
@@ -139,8 +141,12 @@ class Faults:
 
 
 def _check(name: str, value) -> None:
-    numbers = {"latency": (0, 3600), "error_rate": (0, 1), "error_status": (100, 599),
-               "fail_next_creates": (0, 10**6)}  # fmt: skip
+    numbers = {
+        "latency": (0, 3600),
+        "error_rate": (0, 1),
+        "error_status": (100, 599),
+        "fail_next_creates": (0, 10**6),
+    }
     if name in numbers:
         low, high = numbers[name]
         if (
@@ -219,8 +225,9 @@ class FaultMiddleware:
         faults.hold(can_block="werkzeug.socket" in environ)
         if faults.roll_error(self.state.chooser):
             status = faults.error_status
-            answer = error_response(faults, status, _INJECTED.get(status, "Injected failure"),
-                                    faults.error_body)  # fmt: skip
+            answer = error_response(
+                faults, status, _INJECTED.get(status, "Injected failure"), faults.error_body
+            )
             if status == 409:
                 # The orchestrator's only 409 that is not about the deployment's state: a
                 # concurrent update, rolled back, "retry now".

@@ -37,8 +37,16 @@ ENDPOINTS = {
     "CHRONOS": "https://chronos.demo.invalid:4443",
     "QCG": "https://qcg.demo.invalid:19000",
 }
-FINAL = frozenset({s.CREATE_COMPLETE, s.CREATE_FAILED, s.UPDATE_COMPLETE, s.UPDATE_FAILED,
-                   s.DELETE_COMPLETE, s.DELETE_FAILED})  # fmt: skip
+FINAL = frozenset(
+    {
+        s.CREATE_COMPLETE,
+        s.CREATE_FAILED,
+        s.UPDATE_COMPLETE,
+        s.UPDATE_FAILED,
+        s.DELETE_COMPLETE,
+        s.DELETE_FAILED,
+    }
+)
 CALLBACK_TIMEOUT = 10
 # Fields of the stored record that are the emulator's own bookkeeping, never shown.
 _PRIVATE = ("parameters",)
@@ -50,8 +58,11 @@ def now_text() -> str:
 
 def public(record: dict) -> dict:
     """The deployment JSON as the orchestrator shows it (without links)."""
-    return {key: value for key, value in record.items()
-            if not key.startswith("_") and key not in _PRIVATE}  # fmt: skip
+    return {
+        key: value
+        for key, value in record.items()
+        if not key.startswith("_") and key not in _PRIVATE
+    }
 
 
 def parameters_of(stored: Stored) -> dict:
@@ -158,8 +169,10 @@ class Emulator:
             if status == s.CREATE_IN_PROGRESS and stored.record.get("_fail"):
                 reason = "Emulated failure: no site could host the deployment"
                 return self.set_status(stored.uuid, s.CREATE_FAILED, reason, stored=stored)
-            finals = {s.CREATE_IN_PROGRESS: s.CREATE_COMPLETE,
-                      s.UPDATE_IN_PROGRESS: s.UPDATE_COMPLETE}  # fmt: skip
+            finals = {
+                s.CREATE_IN_PROGRESS: s.CREATE_COMPLETE,
+                s.UPDATE_IN_PROGRESS: s.UPDATE_COMPLETE,
+            }
             final = finals.get(status, s.DELETE_COMPLETE)
             return self.set_status(stored.uuid, final, stored=stored)
 

@@ -50,8 +50,11 @@ class Topology:
             tosca = None
         tosca = tosca if isinstance(tosca, dict) else {}
         self.uuid = uuid
-        self.nodes = {name: node for name, node in section(tosca, "node_templates").items()
-                      if isinstance(node, dict)}  # fmt: skip
+        self.nodes = {
+            name: node
+            for name, node in section(tosca, "node_templates").items()
+            if isinstance(node, dict)
+        }
         self.output_definitions = section(tosca, "outputs")
         self.inputs = {}
         for name, definition in section(tosca, "inputs").items():
@@ -98,10 +101,16 @@ class Topology:
             resource_id = str(uuidlib.uuid5(_NAMESPACE, f"{self.uuid}/{name}/{index}"))
             node = self.nodes[name]
             built = state in ("STARTED", "CONFIGURING", "DELETING")
-            resource = {"uuid": resource_id, "creationTime": now, "updateTime": now,
-                        "state": overrides.get(resource_id, state),
-                        "toscaNodeType": str(node.get("type", "")), "toscaNodeName": name,
-                        "requiredBy": required_by[name], "metadata": {}}  # fmt: skip
+            resource = {
+                "uuid": resource_id,
+                "creationTime": now,
+                "updateTime": now,
+                "state": overrides.get(resource_id, state),
+                "toscaNodeType": str(node.get("type", "")),
+                "toscaNodeName": name,
+                "requiredBy": required_by[name],
+                "metadata": {},
+            }
             if built and is_compute(node):
                 resource["physicalId"] = f"vm-{_digest(self.uuid, name, str(index)):08x}"
                 resource["metadata"] = {"public_ip": self._public_ips(name)[index]}
@@ -110,10 +119,16 @@ class Topology:
 
     def extrainfo(self) -> list[dict]:
         """Per-VM information, as the orchestrator's extrainfo lists it."""
-        return [{"vmId": f"vm-{_digest(self.uuid, name, str(index)):08x}", "nodeName": name,
-                 "publicIp": self._public_ips(name)[index],
-                 "privateIp": self._private_ips(name)[index]}
-                for name, index in self.instances() if is_compute(self.nodes[name])]  # fmt: skip
+        return [
+            {
+                "vmId": f"vm-{_digest(self.uuid, name, str(index)):08x}",
+                "nodeName": name,
+                "publicIp": self._public_ips(name)[index],
+                "privateIp": self._private_ips(name)[index],
+            }
+            for name, index in self.instances()
+            if is_compute(self.nodes[name])
+        ]
 
     # --- TOSCA functions -------------------------------------------------------------------
 
@@ -194,8 +209,11 @@ class Topology:
         seen = set()
         while name in self.nodes and not is_compute(self.nodes[name]) and name not in seen:
             seen.add(name)
-            hosts = [req["host"] for req in self.nodes[name].get("requirements") or []
-                     if isinstance(req, dict) and "host" in req]  # fmt: skip
+            hosts = [
+                req["host"]
+                for req in self.nodes[name].get("requirements") or []
+                if isinstance(req, dict) and "host" in req
+            ]
             if not hosts:
                 break
             name = hosts[0].get("node") if isinstance(hosts[0], dict) else hosts[0]
@@ -236,8 +254,9 @@ class Topology:
             f"EMULATED-KEY-NOT-USABLE-{key[:48]}\n"
             "-----END OPENSSH PRIVATE KEY-----\n"
         )
-        credentials = [{"user": self._account(name), "token_type": "private_key",
-                        "token": private_key}]  # fmt: skip
+        credentials = [
+            {"user": self._account(name), "token_type": "private_key", "token": private_key}
+        ]
         return {"credential": credentials, "ip_address": self._public_ips(host)[0]}
 
     def _ansible_output(self, name: str, path: list) -> Any:

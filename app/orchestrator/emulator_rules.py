@@ -17,10 +17,18 @@ from flask import request
 from app.orchestrator.emulator_store import Stored
 
 # DeploymentRequest's fields. Anything else is refused (the real service would ignore it).
-REQUEST_FIELDS = frozenset({
-    "template", "parameters", "callback", "timeoutMins", "providerTimeoutMins",
-    "maxProvidersRetry", "keepLastAttempt", "userGroup",
-})  # fmt: skip
+REQUEST_FIELDS = frozenset(
+    {
+        "template",
+        "parameters",
+        "callback",
+        "timeoutMins",
+        "providerTimeoutMins",
+        "maxProvidersRetry",
+        "keepLastAttempt",
+        "userGroup",
+    }
+)
 
 
 # Spring Data's largest page: bigger sizes are silently cut down to it.
@@ -118,8 +126,11 @@ def check_request_fields(body: Any) -> dict:
         raise RequestRejected(400, "The request body must be a JSON object")
     unknown = sorted(set(body) - REQUEST_FIELDS)
     if unknown:
-        raise RequestRejected(400, f'Unrecognized field "{unknown[0]}" (known fields: '
-                              f'{", ".join(sorted(REQUEST_FIELDS))})')  # fmt: skip
+        raise RequestRejected(
+            400,
+            f'Unrecognized field "{unknown[0]}" (known fields: '
+            f"{', '.join(sorted(REQUEST_FIELDS))})",
+        )
     template = body.get("template")
     if not isinstance(template, str):
         raise RequestRejected(400, "A TOSCA template must be provided")
@@ -131,8 +142,12 @@ def check_request_fields(body: Any) -> dict:
     _positive(
         body, "timeoutMins", "Overall timeout value, if provided, must be at least of 1 minute"
     )
-    _positive(body, "providerTimeoutMins", "Provider timeout value, if provided, must be at "
-              "least of 1 minute and equal or less than timeoutMins")  # fmt: skip
+    _positive(
+        body,
+        "providerTimeoutMins",
+        "Provider timeout value, if provided, must be at "
+        "least of 1 minute and equal or less than timeoutMins",
+    )
     _positive(
         body, "maxProvidersRetry", "maxProvidersRetry value, if provided, must be at least of 1"
     )
@@ -183,8 +198,11 @@ def _check_inputs(tosca: dict, parameters: dict) -> None:
         required = definition.get("required", True) not in (False, "false")
         value = parameters[name] if name in parameters else definition.get("default")
         if required and value is None:
-            raise RequestRejected(400, f"Input <{name}> is required and is not present in the "
-                                  "user's input list, nor has a default value")  # fmt: skip
+            raise RequestRejected(
+                400,
+                f"Input <{name}> is required and is not present in the "
+                "user's input list, nor has a default value",
+            )
 
 
 def int_arg(name: str, default: int, minimum: int) -> int:
@@ -223,10 +241,16 @@ def page_links(number: int, size: int, total: int) -> list[dict]:
 def page(items: list, number: int, size: int) -> dict:
     """Page ``number`` of ``items`` in the orchestrator's envelope (not HAL)."""
     total = len(items)
-    return {"links": page_links(number, size, total),
-            "content": items[number * size:(number + 1) * size],
-            "page": {"size": size, "totalElements": total,
-                     "totalPages": -(-total // size), "number": number}}  # fmt: skip
+    return {
+        "links": page_links(number, size, total),
+        "content": items[number * size : (number + 1) * size],
+        "page": {
+            "size": size,
+            "totalElements": total,
+            "totalPages": -(-total // size),
+            "number": number,
+        },
+    }
 
 
 def paging() -> tuple[int, int]:

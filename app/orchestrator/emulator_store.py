@@ -58,9 +58,16 @@ class EmulatorStore:
                 "INSERT INTO emulated_deployments"
                 " (uuid, subject, issuer, user_group, template, record, changed_at)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (record["uuid"], subject, issuer, record.get("userGroup"), template,
-                 json.dumps(record), time.time()),
-            )  # fmt: skip
+                (
+                    record["uuid"],
+                    subject,
+                    issuer,
+                    record.get("userGroup"),
+                    template,
+                    json.dumps(record),
+                    time.time(),
+                ),
+            )
 
     def get(self, uuid: str) -> Stored | None:
         with self._lock:

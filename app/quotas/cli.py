@@ -83,22 +83,44 @@ def _changes(values: dict, models: tuple[str, ...]) -> dict:
 @click.option("--site", is_flag=True, help="Set the site default.")
 @click.option("--cores", help="CPU cores, or 'unlimited'; '' clears.")
 @click.option("--gpus", help="GPUs of any model, or 'unlimited'; '' clears.")
-@click.option("--gpu-model", "gpu_models", multiple=True, metavar="MODEL=N",
-              help="GPUs of one model (repeatable); N may be 'unlimited', '' clears.")  # fmt: skip
+@click.option(
+    "--gpu-model",
+    "gpu_models",
+    multiple=True,
+    metavar="MODEL=N",
+    help="GPUs of one model (repeatable); N may be 'unlimited', '' clears.",
+)
 @click.option("--memory", help="A size such as '64 GB', or 'unlimited'; '' clears.")
 @click.option("--disk", help="A size such as '1 TB', or 'unlimited'; '' clears.")
 @click.option("--deployments", help="Deployments at once, or 'unlimited'; '' clears.")
 @click.option("--reason", required=True, help="Why: kept in the history.")
-def set_command(username, provider, group, group_pool, site, cores, gpus, gpu_models, memory,
-                disk, deployments, reason) -> None:  # fmt: skip
+def set_command(
+    username,
+    provider,
+    group,
+    group_pool,
+    site,
+    cores,
+    gpus,
+    gpu_models,
+    memory,
+    disk,
+    deployments,
+    reason,
+) -> None:
     """Change limits of a user, a group's members, a group's pool, or the site."""
     targets = [bool(username), bool(group), bool(group_pool), bool(site)]
     if sum(targets) != 1:
         raise click.UsageError("Give exactly one of --user, --group, --group-pool or --site.")
     if provider and not username:
         raise click.UsageError("--provider goes with --user.")
-    values = {"cores": cores, "gpus": gpus, "memory": memory, "disk": disk,
-              "deployments": deployments}  # fmt: skip
+    values = {
+        "cores": cores,
+        "gpus": gpus,
+        "memory": memory,
+        "disk": disk,
+        "deployments": deployments,
+    }
     try:
         changes = _changes(values, gpu_models)
         if not changes:

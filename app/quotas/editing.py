@@ -29,8 +29,13 @@ def parse_limit(key: str, text: Any, *, field: str | None = None) -> Any:
 
     Raises InvalidLimit with a message naming the field.
     """
-    label = {"cores": "Cores", "gpus": "GPUs", "memory": "Memory", "disk": "Disk",
-             "deployments": "Deployments"}.get(key, f"{key} GPUs")  # fmt: skip
+    label = {
+        "cores": "Cores",
+        "gpus": "GPUs",
+        "memory": "Memory",
+        "disk": "Disk",
+        "deployments": "Deployments",
+    }.get(key, f"{key} GPUs")
     if text is None or (isinstance(text, str) and not text.strip()):
         return INHERIT
     if isinstance(text, str) and text.strip().lower() in UNLIMITED_WORDS:
@@ -99,8 +104,9 @@ def set_limits(actor: User | None, scope: str, subject: str, changes: Mapping, r
         raise InvalidLimit(f"Unknown kind of limit “{scope}”.")
     reason = (reason or "").strip()
     if not reason:
-        raise InvalidLimit("Say why the limits change: the reason is kept in the history.",
-                           field="reason")  # fmt: skip
+        raise InvalidLimit(
+            "Say why the limits change: the reason is kept in the history.", field="reason"
+        )
     subject = "" if scope == SITE else str(subject)
     # Two operators (or an operator and a launch) at once: each reads the limits the other
     # left, so neither change is lost and the history's "old" is what really was.

@@ -66,8 +66,13 @@ class Bar:
         """How the limit is named in a sentence: ``GPU``, ``A100 GPU``, ``memory``."""
         if self.model:
             return f"{self.model} GPU"
-        return {"cores": "CPU core", "gpus": "GPU", "memory": "memory", "disk": "disk",
-                "deployments": "deployment"}[self.key]  # fmt: skip
+        return {
+            "cores": "CPU core",
+            "gpus": "GPU",
+            "memory": "memory",
+            "disk": "disk",
+            "deployments": "deployment",
+        }[self.key]
 
 
 @dataclass

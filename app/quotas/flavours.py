@@ -44,8 +44,9 @@ def _part(flavour: str, part: str) -> dict:
         return {"cores": float(match.group(1))}
     if match := _GPUS.match(part):
         return {"gpus": int(match.group(1)), "gpu_model": match.group(2)}
-    text, disk = (part[: -len("disk")].strip(), True) if part.lower().endswith("disk") else (
-        part, False)  # fmt: skip
+    text, disk = (
+        (part[: -len("disk")].strip(), True) if part.lower().endswith("disk") else (part, False)
+    )
     try:
         read_size(text)
     except ValueError:

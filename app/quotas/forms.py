@@ -29,7 +29,7 @@ class LimitsForm(FlaskForm):
         validators=[
             DataRequired("Say why the limits change: it is kept in the history."),
             Length(max=500),
-        ],  # fmt: skip
+        ],
     )
 
     @classmethod
@@ -82,8 +82,15 @@ def _shown(key: str, value) -> str:
         return "unlimited"
     if key in ("memory", "disk"):
         # Exactly, so that saving the form again changes nothing.
-        for unit, factor in (("TB", 10**12), ("TiB", 2**40), ("GB", 10**9), ("GiB", 2**30),
-                             ("MB", 10**6), ("MiB", 2**20), ("kB", 10**3)):  # fmt: skip
+        for unit, factor in (
+            ("TB", 10**12),
+            ("TiB", 2**40),
+            ("GB", 10**9),
+            ("GiB", 2**30),
+            ("MB", 10**6),
+            ("MiB", 2**20),
+            ("kB", 10**3),
+        ):
             if value and value % factor == 0:
                 return f"{value // factor} {unit}"
         return f"{value} B"

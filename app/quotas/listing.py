@@ -96,8 +96,13 @@ def users_page(query: str = "", sort: str = "name", page: int = 1, size: int = 5
     limits = limits_for_many(row[0] for row in found)
     rows = []
     for user, deployments, cores, gpus, memory, disk in found:
-        used = {"deployments": deployments or 0, "cores": cores or 0, "gpus": gpus or 0,
-                "memory": memory or 0, "disk": disk or 0}  # fmt: skip
+        used = {
+            "deployments": deployments or 0,
+            "cores": cores or 0,
+            "gpus": gpus or 0,
+            "memory": memory or 0,
+            "disk": disk or 0,
+        }
         bars = [
             Bar(key, label, used[key], 0, limits[user.id].get(key))
             for key, label in (
@@ -105,7 +110,7 @@ def users_page(query: str = "", sort: str = "name", page: int = 1, size: int = 5
                 ("cores", "Cores"),
                 ("memory", "Memory"),
                 ("deployments", "Deployments"),
-            )  # fmt: skip
+            )
         ]
         rows.append(UserRow(user, limits[user.id], bars))
     return rows, total

@@ -35,8 +35,17 @@ __all__ = ["assess_launch", "charge_for", "reserve", "uncounted_charge", "usage_
 def uncounted_charge(reason: str) -> dict:
     """The charge of a launch whose resources could not be counted at all, saying why: it
     holds one deployment, and the unknown-cost policy decides whether it may launch."""
-    return {"cores": 0, "memory": 0, "disk": 0, "gpus": 0, "gpu_models": {}, "deployments": 1,
-            "nodes": 0, "summary": "", "uncounted": [reason]}  # fmt: skip
+    return {
+        "cores": 0,
+        "memory": 0,
+        "disk": 0,
+        "gpus": 0,
+        "gpu_models": {},
+        "deployments": 1,
+        "nodes": 0,
+        "summary": "",
+        "uncounted": [reason],
+    }
 
 
 def charge_for(template_document: Mapping[str, Any], parameters: Mapping[str, Any]) -> dict:

@@ -104,8 +104,15 @@ def index():
     page = max(request.args.get("page", 1, type=int), 1)
     size = current_app.config["QUOTA_USERS_PAGE_SIZE"]
     rows, total = users_page(query, sort, page, size)
-    context = {"rows": rows, "total": total, "query": query, "sort": sort, "sorts": SORTS,
-               "page": page, "pages": max((total + size - 1) // size, 1)}  # fmt: skip
+    context = {
+        "rows": rows,
+        "total": total,
+        "query": query,
+        "sort": sort,
+        "sorts": SORTS,
+        "page": page,
+        "pages": max((total + size - 1) // size, 1),
+    }
     if request.headers.get("HX-Request"):
         return render_template("quotas/_users.html", **context)
     return render_template("quotas/index.html", **context)
@@ -124,8 +131,7 @@ def user(user_id: int):
         return redirect(url_for("quotas.user", user_id=user_id))
     limits = limits_for(person)
     used = usage_of(user_id=person.id, models=limits.gpu_models)
-    panel = assess(None, limits, used, {"gpu_models": {}},
-                   lambda: [], show_unlimited=True)  # fmt: skip
+    panel = assess(None, limits, used, {"gpu_models": {}}, lambda: [], show_unlimited=True)
     months = monthly_usage(6, user_id=person.id)
     return render_template(
         "quotas/user.html",
@@ -150,8 +156,14 @@ def groups():
     named = set(db.session.scalars(limited)) | set(db.session.scalars(charged))
     shown = []
     for name in sorted(named):
-        shown.append({"name": name, "member": _stored(MEMBER, name), "pool": _stored(GROUP, name),
-                      "usage": usage_of(group_name=name)})  # fmt: skip
+        shown.append(
+            {
+                "name": name,
+                "member": _stored(MEMBER, name),
+                "pool": _stored(GROUP, name),
+                "usage": usage_of(group_name=name),
+            }
+        )
     return render_template("quotas/groups.html", groups=shown, describe=describe_limits)
 
 
@@ -182,15 +194,19 @@ def group():
             return redirect(url_for("quotas.group", name=name))
     limits = pool_limits(name)
     used = usage_of(group_name=name, models=limits.gpu_models)
-    pool = assess(name, limits, used, {"gpu_models": {}},
-                  lambda: [], show_unlimited=True)  # fmt: skip
-    history = sorted([*_history(MEMBER, name), *_history(GROUP, name)],
-                     key=lambda c: (c.at, c.id), reverse=True)  # fmt: skip
+    pool = assess(name, limits, used, {"gpu_models": {}}, lambda: [], show_unlimited=True)
+    history = sorted(
+        [*_history(MEMBER, name), *_history(GROUP, name)], key=lambda c: (c.at, c.id), reverse=True
+    )
     failed = any(f.errors for f in forms.values())
     return render_template(
-        "quotas/group.html", name=name, forms=forms, pool=pool, history=history,
+        "quotas/group.html",
+        name=name,
+        forms=forms,
+        pool=pool,
+        history=history,
         holders=holders_of(group_name=name),
-    ), 400 if failed else 200  # fmt: skip
+    ), 400 if failed else 200
 
 
 @bp.route("/site", methods=["GET", "POST"])
@@ -209,8 +225,9 @@ def site():
 @role_required("operator")
 def history():
     changes = _history(limit=200)
-    return render_template("quotas/history.html", changes=changes, label=subject_label,
-                           describe=describe_limits)  # fmt: skip
+    return render_template(
+        "quotas/history.html", changes=changes, label=subject_label, describe=describe_limits
+    )
 
 
 @bp.route("/usage")
@@ -221,11 +238,14 @@ def usage():
     by_user, by_group = monthly_usage(months, by="user"), monthly_usage(months, by="group")
     month = request.args.get("month") or labels[-1]
     return render_template(
-        "quotas/usage.html", months=months, labels=labels, month=month,
+        "quotas/usage.html",
+        months=months,
+        labels=labels,
+        month=month,
         chart=per_month(by_user, labels),
         users=sorted([u for u in by_user if u.month == month], key=lambda u: -u.gpu_hours),
         groups=sorted([u for u in by_group if u.month == month], key=lambda u: -u.gpu_hours),
-    )  # fmt: skip
+    )
 
 
 @bp.route("/usage.csv")
@@ -237,5 +257,8 @@ def usage_csv():
     writer.writerow(["month", "owner_kind", "owner", "resource", "hours"])
     writer.writerows(csv_rows(monthly_usage(months, by="user"), "user"))
     writer.writerows(csv_rows(monthly_usage(months, by="group"), "group"))
-    return Response(out.getvalue(), mimetype="text/csv",
-                    headers={"Content-Disposition": "attachment; filename=usage.csv"})  # fmt: skip
+    return Response(
+        out.getvalue(),
+        mimetype="text/csv",
+        headers={"Content-Disposition": "attachment; filename=usage.csv"},
+    )

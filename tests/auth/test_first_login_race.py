@@ -30,8 +30,9 @@ def _first_login_in_a_process(config, start, results):
 def test_simultaneous_first_logins_share_one_user_record(make_app, database):
     app = make_app()
     config = {**TEST_CONFIG, "SQLALCHEMY_DATABASE_URI": app.config["SQLALCHEMY_DATABASE_URI"]}
-    outcomes = race(_first_login_in_a_process, [(config,)] * PARALLEL, parties=PARALLEL,
-                    outcomes=PARALLEL)  # fmt: skip
+    outcomes = race(
+        _first_login_in_a_process, [(config,)] * PARALLEL, parties=PARALLEL, outcomes=PARALLEL
+    )
     assert len(set(outcomes)) == 1 and isinstance(outcomes[0], int), outcomes
     with app.app_context():
         assert db.session.scalar(select(func.count()).select_from(User)) == 1

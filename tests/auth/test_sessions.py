@@ -208,11 +208,18 @@ def test_the_account_page_shows_at_most_a_hundred_sessions(people, client, app):
     with app.app_context():
         now = utcnow()
         db.session.add_all(
-            UserSession(token_digest=f"{n:064x}", user_id=user_id, provider="local",
-                        address="127.0.0.1", user_agent="script", created_at=now,
-                        last_seen_at=now - timedelta(seconds=1), expires_at=now + timedelta(days=1))
+            UserSession(
+                token_digest=f"{n:064x}",
+                user_id=user_id,
+                provider="local",
+                address="127.0.0.1",
+                user_agent="script",
+                created_at=now,
+                last_seen_at=now - timedelta(seconds=1),
+                expires_at=now + timedelta(days=1),
+            )
             for n in range(logins.SHOWN_AT_MOST + 20)
-        )  # fmt: skip
+        )
         db.session.commit()
     page = client.get("/account/").get_data(as_text=True)
     assert page.count("End this session") == logins.SHOWN_AT_MOST - 1

@@ -107,8 +107,11 @@ def test_a_rotated_refresh_token_replaces_the_stored_one(oidc_app, logged_in, mo
 
     def rotating_provider(provider_name, refresh_token):
         sent.append(refresh_token)
-        return {"access_token": f"access-{len(sent)}", "refresh_token": f"refresh-{len(sent)}",
-                "expires_in": 3600}  # fmt: skip
+        return {
+            "access_token": f"access-{len(sent)}",
+            "refresh_token": f"refresh-{len(sent)}",
+            "expires_in": 3600,
+        }
 
     monkeypatch.setattr(oidc, "refresh_tokens", rotating_provider)
     with oidc_app.app_context():

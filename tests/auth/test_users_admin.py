@@ -31,8 +31,15 @@ def test_only_admins_reach_the_user_pages(people, client, app):
     assert client.get("/admin/users/").status_code == 403
     target = people.create("ada")
     assert client.get(f"/admin/users/{target}").status_code == 403
-    assert post(client, f"/admin/users/{target}/groups", {"group": "x", "action": "add"},
-                page="/catalogue/").status_code == 403  # fmt: skip
+    assert (
+        post(
+            client,
+            f"/admin/users/{target}/groups",
+            {"group": "x", "action": "add"},
+            page="/catalogue/",
+        ).status_code
+        == 403
+    )
 
 
 def test_the_list_shows_accounts_and_finds_them_by_name(admin, people, client):

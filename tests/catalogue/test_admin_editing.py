@@ -246,9 +246,11 @@ def test_a_sidecar_problem_is_shown_at_its_line_in_the_sidecar(app, client, admi
     save(app, "vm", create=True)
     sidecar = VM_SIDECAR + "inputs_typo: [\n"
     response = post_form(
-        client, "/admin/catalogue/vm/edit", "/admin/catalogue/vm/edit",
+        client,
+        "/admin/catalogue/vm/edit",
+        "/admin/catalogue/vm/edit",
         {"tosca_text": VM, "sidecar_text": sidecar},
-    )  # fmt: skip
+    )
 
     html = page_text(client, response.headers["Location"])
     assert re.search(r'href="#sidecar-L(\d+)">Metadata, line \1</a>', html)
@@ -264,9 +266,11 @@ def test_an_edit_the_form_refuses_keeps_every_field_as_typed(make_app, people):
     sidecar = "name: Kept <b>as typed</b>\n"
 
     response = post_form(
-        client, "/admin/catalogue/vm/edit", "/admin/catalogue/vm/edit",
+        client,
+        "/admin/catalogue/vm/edit",
+        "/admin/catalogue/vm/edit",
         {"tosca_text": "x: 1\n" * 5000, "sidecar_text": sidecar, "message": "Too big"},
-    )  # fmt: skip
+    )
 
     assert response.status_code == 400
     html = response.get_data(as_text=True)
@@ -280,9 +284,11 @@ def test_an_edit_the_form_refuses_keeps_every_field_as_typed(make_app, people):
 def test_an_empty_template_is_refused_and_nothing_is_saved(app, client, admin):
     save(app, "vm", create=True)
     response = post_form(
-        client, "/admin/catalogue/vm/edit", "/admin/catalogue/vm/edit",
+        client,
+        "/admin/catalogue/vm/edit",
+        "/admin/catalogue/vm/edit",
         {"tosca_text": "", "sidecar_text": VM_SIDECAR},
-    )  # fmt: skip
+    )
     assert response.status_code == 400
     assert "The template can&#39;t be empty." in response.get_data(as_text=True)
 
@@ -290,9 +296,11 @@ def test_an_empty_template_is_refused_and_nothing_is_saved(app, client, admin):
 def test_a_valid_save_leads_to_the_preview_and_says_so(app, client, admin):
     save(app, "vm", create=True)
     response = post_form(
-        client, "/admin/catalogue/vm/edit", "/admin/catalogue/vm/edit",
+        client,
+        "/admin/catalogue/vm/edit",
+        "/admin/catalogue/vm/edit",
         {"tosca_text": VM, "sidecar_text": VM_SIDECAR.replace("Virtual machine", "My VM", 1)},
-    )  # fmt: skip
+    )
     assert response.headers["Location"].endswith("/admin/catalogue/vm/revisions/2/preview")
     assert "Saved revision 2" in page_text(client, response.headers["Location"])
 

@@ -38,10 +38,14 @@ def upload(client, content: bytes, filename: str, name="acme-types", patterns=AC
     token = csrf_from(page_text(client, PAGE))
     return client.post(
         PAGE,
-        data={"csrf_token": token, "name": name, "patterns": patterns,
-              "archive": (io.BytesIO(content), filename)},
+        data={
+            "csrf_token": token,
+            "name": name,
+            "patterns": patterns,
+            "archive": (io.BytesIO(content), filename),
+        },
         content_type="multipart/form-data",
-    )  # fmt: skip
+    )
 
 
 def libraries(app) -> dict[str, list[str]]:
@@ -64,9 +68,12 @@ def test_an_admin_uploads_a_library_and_the_templates_using_it_are_revalidated(
     response = upload(client, tar_of(CORPUS / "site-types"), "site-types.tar.gz")
     assert response.status_code == 302
     assert sorted(libraries(app)["acme-types"]) == [
-        "all.yaml", "tosca/types/base.yaml", "tosca/types/compute.yaml", "tosca/types/iam.yaml",
+        "all.yaml",
+        "tosca/types/base.yaml",
+        "tosca/types/compute.yaml",
+        "tosca/types/iam.yaml",
         "tosca/types/network.yaml",
-    ]  # fmt: skip
+    ]
     page = page_text(client, PAGE)
     assert "Stored type library acme-types (5 files)." in page and "Re-validated" in page
     card = page.split('data-library="acme-types"', 1)[1].split("</section>", 1)[0]
@@ -80,11 +87,13 @@ def test_an_admin_uploads_a_library_and_the_templates_using_it_are_revalidated(
 
 @pytest.mark.parametrize(
     "content, filename, message",
-    [(zip_with({"../evil.yaml": b"a: 1\n"}), "evil.zip", "points outside the library"),
-     (zip_with({"types/x.yaml": b"\xff\xfe"}), "bad.zip", "is not UTF-8 text"),
-     (zip_with({"README.md": b"# none\n"}), "empty.zip", "has no .yaml or .yml file"),
-     (b"not an archive", "types.txt", "as a .zip or .tar.gz archive")],
-)  # fmt: skip
+    [
+        (zip_with({"../evil.yaml": b"a: 1\n"}), "evil.zip", "points outside the library"),
+        (zip_with({"types/x.yaml": b"\xff\xfe"}), "bad.zip", "is not UTF-8 text"),
+        (zip_with({"README.md": b"# none\n"}), "empty.zip", "has no .yaml or .yml file"),
+        (b"not an archive", "types.txt", "as a .zip or .tar.gz archive"),
+    ],
+)
 def test_a_bad_archive_is_refused_in_words_and_stores_nothing(
     app, client, admin, content, filename, message
 ):
@@ -96,8 +105,12 @@ def test_a_bad_archive_is_refused_in_words_and_stores_nothing(
 
 
 def test_a_pattern_without_a_path_is_refused_beside_its_field(app, client, admin):
-    response = upload(client, tar_of(CORPUS / "site-types"), "t.tar.gz",
-                      patterns="https://git.acme.example/all.yaml")  # fmt: skip
+    response = upload(
+        client,
+        tar_of(CORPUS / "site-types"),
+        "t.tar.gz",
+        patterns="https://git.acme.example/all.yaml",
+    )
     assert response.status_code == 400
     assert "is not a usable URL pattern" in response.get_data(as_text=True)
 

@@ -59,9 +59,11 @@ def test_setting_visible_groups_saves_a_revision_and_applies_it_when_live(app, c
     save(app, "vm", create=True, publish=True)
 
     post_form(
-        client, "/admin/catalogue/vm/", "/admin/catalogue/vm/visibility",
+        client,
+        "/admin/catalogue/vm/",
+        "/admin/catalogue/vm/visibility",
         {"groups": "physics, astro-lab"},
-    )  # fmt: skip
+    )
 
     with app.app_context():
         template = operations.get_template("vm")
@@ -168,9 +170,11 @@ def test_markup_in_descriptions_labels_help_and_messages_is_shown_as_text(app, c
     )
     save(app, "vm", create=True, message=XSS)
     post_form(
-        client, "/admin/catalogue/vm/edit", "/admin/catalogue/vm/edit",
+        client,
+        "/admin/catalogue/vm/edit",
+        "/admin/catalogue/vm/edit",
         {"tosca_text": VM, "sidecar_text": sidecar, "message": XSS},
-    )  # fmt: skip
+    )
 
     for url in (
         "/admin/catalogue/",

@@ -9,9 +9,14 @@ from app.extensions import db
 from tests.conftest import People, csrf_from
 
 STARTER = [
-    "chronos-gpu-job", "jupyter-ml-gpu", "jupyter-vm", "kubernetes-cluster",
-    "marathon-gpu-container", "mesos-cluster", "vm",
-]  # fmt: skip
+    "chronos-gpu-job",
+    "jupyter-ml-gpu",
+    "jupyter-vm",
+    "kubernetes-cluster",
+    "marathon-gpu-container",
+    "mesos-cluster",
+    "vm",
+]
 
 
 @pytest.fixture
@@ -134,9 +139,12 @@ def test_a_rejected_form_asks_for_its_password_again(client, researcher):
     page = client.get("/catalogue/jupyter-vm/").get_data(as_text=True)
     response = client.post(
         "/catalogue/jupyter-vm/",
-        data={"csrf_token": csrf_from(page), "jupyter_password": "a-fine-passw0rd",
-              "num_cpus": "999"},
-    )  # fmt: skip
+        data={
+            "csrf_token": csrf_from(page),
+            "jupyter_password": "a-fine-passw0rd",
+            "num_cpus": "999",
+        },
+    )
     html = response.get_data(as_text=True)
     assert response.status_code == 400
     field = re.search(r'<input[^>]*name="jupyter_password"[^>]*>', html).group(0)

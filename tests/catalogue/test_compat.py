@@ -55,10 +55,18 @@ EXPECTED_WARNINGS = {
 }
 
 SAMPLES = {
-    "string": "example", "password": "Sample-passw0rd", "integer": 1, "float": 1.0,
-    "boolean": True, "version": "1.0", "timestamp": "2025-01-01T00:00:00Z",
-    "scalar-unit": None, "list": ["example"], "map": {"key": "value"}, "ports": {},
-}  # fmt: skip
+    "string": "example",
+    "password": "Sample-passw0rd",
+    "integer": 1,
+    "float": 1.0,
+    "boolean": True,
+    "version": "1.0",
+    "timestamp": "2025-01-01T00:00:00Z",
+    "scalar-unit": None,
+    "list": ["example"],
+    "map": {"key": "value"},
+    "ports": {},
+}
 
 
 def _key(path: Path) -> str:

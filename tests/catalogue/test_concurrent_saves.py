@@ -22,8 +22,13 @@ def test_simultaneous_saves_of_one_template_all_become_revisions(make_app, datab
         operations.save_revision("shared-vm", TEMPLATE, "", "admin", create=True)
     config = {**TEST_CONFIG, "SQLALCHEMY_DATABASE_URI": database_url}
     arguments = (config, str(tmp_path / "instance"), "shared-vm", TEMPLATE, THREADS)
-    outcomes = race(save_worker.run, [arguments] * PROCESSES, parties=PROCESSES * THREADS,
-                    outcomes=PROCESSES * THREADS, method="spawn")  # fmt: skip
+    outcomes = race(
+        save_worker.run,
+        [arguments] * PROCESSES,
+        parties=PROCESSES * THREADS,
+        outcomes=PROCESSES * THREADS,
+        method="spawn",
+    )
     assert sorted(outcomes, key=str) == list(range(2, 2 + PROCESSES * THREADS)), outcomes
     with app.app_context():
         texts = [r.tosca_text for r in operations.get_template("shared-vm").revisions]

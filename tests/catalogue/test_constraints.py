@@ -32,19 +32,39 @@ def constraint(raw, type_name="integer") -> Constraint:
         ({"max_length": 2}, "string", "ab", "abc", "must be at most 2 characters long"),
         ({"min_length": 1}, "list", ["x"], [], "must be at least 1 entries long"),
         ({"max_length": 1}, "map", {"a": 1}, {"a": 1, "b": 2}, "must be at most 1 entries long"),
-        ({"pattern": "[a-z]+"}, "string", "abc", "abc1",
-         "is not in the form this field expects; see the description under it"),
-        ({"greater_or_equal": "1 GB"}, "scalar-unit.size", "1000 MB", "999 MB",
-         "must be at least 1 GB"),
-        ({"in_range": ["1 GiB", "2 GiB"]}, "scalar-unit.size", "1073741824 B", "1 GB",
-         "must be between 1 GiB and 2 GiB"),
+        (
+            {"pattern": "[a-z]+"},
+            "string",
+            "abc",
+            "abc1",
+            "is not in the form this field expects; see the description under it",
+        ),
+        (
+            {"greater_or_equal": "1 GB"},
+            "scalar-unit.size",
+            "1000 MB",
+            "999 MB",
+            "must be at least 1 GB",
+        ),
+        (
+            {"in_range": ["1 GiB", "2 GiB"]},
+            "scalar-unit.size",
+            "1073741824 B",
+            "1 GB",
+            "must be between 1 GiB and 2 GiB",
+        ),
         ({"less_than": "1 h"}, "scalar-unit.time", "59 m", "3600 s", "must be less than 1 h"),
         ({"equal": "1 GHz"}, "scalar-unit.frequency", "1000 MHz", "1 MHz", "must be 1 GHz"),
         ({"greater_or_equal": "1.2"}, "version", "1.10", "1.1.9", "must be at least 1.2"),
-        ({"less_than": "2025-01-01"}, "timestamp", "2024-12-31T23:00:00Z",
-         "2025-01-01T00:00:01Z", "must be less than 2025-01-01"),
+        (
+            {"less_than": "2025-01-01"},
+            "timestamp",
+            "2024-12-31T23:00:00Z",
+            "2025-01-01T00:00:01Z",
+            "must be less than 2025-01-01",
+        ),
     ],
-)  # fmt: skip
+)
 def test_each_constraint_accepts_valid_and_rejects_invalid_values(
     raw, type_name, good, bad, message
 ):

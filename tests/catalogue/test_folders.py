@@ -51,9 +51,12 @@ def template(app, slug):
 
 @pytest.mark.parametrize(
     "path, slug",
-    [("private-net/single_vm.yaml", "private-net-single-vm"), ("vm.yaml", "vm"),
-     ("Apps/IAM__client.yml", "apps-iam-client")],
-)  # fmt: skip
+    [
+        ("private-net/single_vm.yaml", "private-net-single-vm"),
+        ("vm.yaml", "vm"),
+        ("Apps/IAM__client.yml", "apps-iam-client"),
+    ],
+)
 def test_slugs_come_from_paths(path, slug):
     assert slug_for(path) == slug
 
@@ -166,11 +169,15 @@ def test_the_shipped_libraries_are_registered_by_the_first_import(app, site):
 
 @pytest.mark.parametrize(
     "args, message",
-    [(["bad name", str(CORPUS / "site-types"), "--url", ACME_URL], "Name the library"),
-     (["acme", str(CORPUS / "site-types"), "--url", "ftp://x/{path}"], "not a usable URL"),
-     (["acme", str(CORPUS / "site-types"), "--url", "https://x/raw/main/all.yaml"],
-      "not a usable URL")],
-)  # fmt: skip
+    [
+        (["bad name", str(CORPUS / "site-types"), "--url", ACME_URL], "Name the library"),
+        (["acme", str(CORPUS / "site-types"), "--url", "ftp://x/{path}"], "not a usable URL"),
+        (
+            ["acme", str(CORPUS / "site-types"), "--url", "https://x/raw/main/all.yaml"],
+            "not a usable URL",
+        ),
+    ],
+)
 def test_a_bad_library_is_refused_in_words(app, args, message):
     result = run(app, "types", "add", *args)
     assert result.exit_code != 0 and message in result.output

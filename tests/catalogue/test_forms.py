@@ -103,9 +103,8 @@ def test_tabs_and_presets_are_json_data(parsed):
         ("Advanced", ["ssh_public_key", "ports"]),
     ]
     assert presets_data(parsed) == [
-        {"name": "Big", "description": "four cores",
-         "values": {"num_cpus": 4, "mem_size": "8 GB"}},
-    ]  # fmt: skip
+        {"name": "Big", "description": "four cores", "values": {"num_cpus": 4, "mem_size": "8 GB"}},
+    ]
 
 
 def test_inputs_named_like_form_attributes_get_a_prefix():

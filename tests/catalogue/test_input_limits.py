@@ -8,9 +8,13 @@ from app.catalogue.inputs import field_for
 
 @pytest.mark.parametrize(
     ("kind_spec", "limit"),
-    [(("notes", "string", {}), 1024), (("user_password", "string", {}), 256),
-     (("ssh_public_key", "string", {}), 16384), (("items", "list", {}), 16384)],
-)  # fmt: skip
+    [
+        (("notes", "string", {}), 1024),
+        (("user_password", "string", {}), 256),
+        (("ssh_public_key", "string", {}), 16384),
+        (("items", "list", {}), 16384),
+    ],
+)
 def test_every_typed_input_has_a_maximum_length_stated_to_the_browser(make_spec, kind_spec, limit):
     name, type_name, extra = kind_spec
     field = field_for(make_spec(name, type_name, **extra))
@@ -58,13 +62,23 @@ def test_an_ssh_key_with_a_huge_comment_is_refused(make_spec):
 
 @pytest.mark.parametrize(
     ("pattern", "default", "bad", "message"),
-    [("^(|.{8,})$", None, "short", "Must be at least 8 characters long, or left empty."),
-     (".{4,12}", None, "abc", "Must be 4 to 12 characters long."),
-     ("^[a-z_][a-z0-9_-]{0,31}$", "researcher", "Ada!",
-      'Is not in the expected form; write it like "researcher".'),
-     ("^[a-z]+$", None, "Ada!",
-      "Is not in the form this field expects; see the description under it.")],
-)  # fmt: skip
+    [
+        ("^(|.{8,})$", None, "short", "Must be at least 8 characters long, or left empty."),
+        (".{4,12}", None, "abc", "Must be 4 to 12 characters long."),
+        (
+            "^[a-z_][a-z0-9_-]{0,31}$",
+            "researcher",
+            "Ada!",
+            'Is not in the expected form; write it like "researcher".',
+        ),
+        (
+            "^[a-z]+$",
+            None,
+            "Ada!",
+            "Is not in the form this field expects; see the description under it.",
+        ),
+    ],
+)
 def test_pattern_errors_say_in_words_what_is_expected(make_spec, pattern, default, bad, message):
     extra = {"default": default} if default else {}
     field = field_for(make_spec("value", "string", constraints=[{"pattern": pattern}], **extra))

@@ -39,9 +39,13 @@ def test_a_template_with_unknown_types_is_launched_end_to_end(app, client, login
     html = page.get_data(as_text=True)
     response = client.post(
         "/catalogue/unknown-types/",
-        data={"csrf_token": csrf_from(html), "cores": "4", "memory": "8 GB",
-              "deployment_name": "Worker for the analysis"},
-    )  # fmt: skip
+        data={
+            "csrf_token": csrf_from(html),
+            "cores": "4",
+            "memory": "8 GB",
+            "deployment_name": "Worker for the analysis",
+        },
+    )
     assert response.status_code == 302, response.get_data(as_text=True)[:2000]
 
     with app.app_context():

@@ -102,8 +102,9 @@ def test_a_folder_in_another_orchestrators_dialect_is_skipped_saying_why(make_ap
         assert db.session.scalars(db.select(CatalogueTemplate)).all() == []
         imported = operations.import_folder(SHARED, force=True)
         assert {r.slug: r.outcome for r in imported if r.outcome == IMPORTED} == {
-            "repeated-input": IMPORTED, "single-choice": IMPORTED,
-        }  # fmt: skip
+            "repeated-input": IMPORTED,
+            "single-choice": IMPORTED,
+        }
 
 
 def test_such_a_template_checked_alone_is_refused_on_its_version_line_naming_its_archives():

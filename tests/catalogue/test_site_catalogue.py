@@ -75,11 +75,13 @@ def test_each_leniency_is_a_named_warning_on_its_own_line(libraries):
     assert parsed.errors == []
     assert by_code(parsed) == {
         "list-index": [line_of(name, "get_property: [ server, os_users, 0 ]")],
-        "mapping-constraints": [line_of(name, "{in_range: [1, 8]}"),
-                                line_of(name, "{in_range: [1 GB, 64 GB]}")],
+        "mapping-constraints": [
+            line_of(name, "{in_range: [1, 8]}"),
+            line_of(name, "{in_range: [1 GB, 64 GB]}"),
+        ],
         "number-for-string": [line_of(name, "default: 21600")],
         "deploy-time-property": [line_of(name, "proxy_host ] }")],
-    }  # fmt: skip
+    }
     for warning in parsed.warnings:
         assert LENIENCIES[warning.code].why in warning.message
 
@@ -94,9 +96,14 @@ def test_an_attribute_filled_at_deploy_time_points_at_the_output_asking_for_it(l
 
 def test_every_leniency_of_the_table_says_why_it_is_accepted():
     assert set(LENIENCIES) == {
-        "list-index", "deploy-time-property", "mapping-constraints", "number-for-string",
-        "integer-for-float", "missing-host", "duplicate-key",
-    }  # fmt: skip
+        "list-index",
+        "deploy-time-property",
+        "mapping-constraints",
+        "number-for-string",
+        "integer-for-float",
+        "missing-host",
+        "duplicate-key",
+    }
     assert all(row.why.endswith(".") and row.title for row in LENIENCIES.values())
 
 
@@ -104,9 +111,9 @@ def test_a_tosca_parser_crash_is_located_on_its_output_and_the_rest_still_checke
     text = (SITE / "private-net/single_vm.yaml").read_text()
     # An unknown node type makes tosca-parser crash on the get_attribute of that node.
     text = text.replace("type: acme.nodes.Network", "type: acme.nodes.Nope").replace(
-        "    timeout:\n", "    net:\n      value: { get_attribute: [ priv_network, x, 0 ] }\n"
         "    timeout:\n",
-    )  # fmt: skip
+        "    net:\n      value: { get_attribute: [ priv_network, x, 0 ] }\n    timeout:\n",
+    )
     parsed = parse_template("crash", text, libraries=libraries)
     assert parsed.errors == []
     (crash,) = [w for w in parsed.warnings if w.message.startswith("tosca-parser failed")]
@@ -117,9 +124,14 @@ def test_a_tosca_parser_crash_is_located_on_its_output_and_the_rest_still_checke
 
 
 @pytest.mark.parametrize(
-    "relative", ["private-net/single_vm.yaml", "public-net/single_vm.yaml",
-                 "apps/iam_client.yaml", "unknown_types.yaml"],
-)  # fmt: skip
+    "relative",
+    [
+        "private-net/single_vm.yaml",
+        "public-net/single_vm.yaml",
+        "apps/iam_client.yaml",
+        "unknown_types.yaml",
+    ],
+)
 def test_each_launchable_corpus_template_gets_a_form_whose_defaults_pass(
     relative, libraries, form_app
 ):

@@ -30,9 +30,17 @@ STARTERS = [
 WIDGETS = {"text", "textarea", "select", "radio", "number", "slider", "password", "checkbox"}
 SHOW_KINDS = {"link", "copy", "secret", "ssh", "download"}
 SIDECAR_KEYS = {
-    "name", "icon", "description", "tags", "types_version", "visible_to", "tabs", "inputs",
-    "presets", "outputs",
-}  # fmt: skip
+    "name",
+    "icon",
+    "description",
+    "tags",
+    "types_version",
+    "visible_to",
+    "tabs",
+    "inputs",
+    "presets",
+    "outputs",
+}
 INPUT_KEYS = {"label", "help", "widget", "choices", "placeholder", "generate", "hidden"}
 # Values for inputs that are required and have no default, so tosca-parser sees a full launch.
 SAMPLE_VALUES = {

@@ -32,8 +32,9 @@ def test_a_good_template_validates_against_the_version_its_url_names(parse_text,
 
 
 def test_type_findings_are_warnings_on_the_line_of_the_offending_node(parse_text, simple_template):
-    text = simple_template.replace("            type: linux\n", "            type: linux\n"
-                                   "            colour: blue\n")  # fmt: skip
+    text = simple_template.replace(
+        "            type: linux\n", "            type: linux\n            colour: blue\n"
+    )
     parsed = parse_text(text)
     assert parsed.errors == []
     (problem,) = parsed.warnings
@@ -139,14 +140,27 @@ def test_parsed_templates_round_trip_through_json(parse_text, simple_template):
 
 # --- sidecar metadata ----------------------------------------------------------------------
 
-TOSCA = {"description": "From TOSCA.\n",
-         "metadata": {"display_name": "Display", "template_name": "tpl", "tags": "a, b",
-                      "icon": "vm.svg"}}  # fmt: skip
+TOSCA = {
+    "description": "From TOSCA.\n",
+    "metadata": {
+        "display_name": "Display",
+        "template_name": "tpl",
+        "tags": "a, b",
+        "icon": "vm.svg",
+    },
+}
 
 
 def metadata(sidecar=None, tosca=TOSCA, icons=None):
-    return read_metadata("my-app", tosca, sidecar, input_names={"num_cpus", "mem"},
-                         output_names={"ip"}, limits=Limits(), icons=icons)  # fmt: skip
+    return read_metadata(
+        "my-app",
+        tosca,
+        sidecar,
+        input_names={"num_cpus", "mem"},
+        output_names={"ip"},
+        limits=Limits(),
+        icons=icons,
+    )
 
 
 def test_without_a_sidecar_everything_falls_back_to_the_template():

@@ -70,8 +70,11 @@ def _kept_flag_after_upgrade(make_app, url):
         db.drop_all()
         upgrade(revision="4e8a0c6d2b93")
         user = create_local_user("ada", "correct horse battery", "Ada Lovelace")
-        for name, options in (("kept", '{"keepLastAttempt": true}'), ("plain", "{}"),
-                              ("off", '{"keepLastAttempt": false}')):  # fmt: skip
+        for name, options in (
+            ("kept", '{"keepLastAttempt": true}'),
+            ("plain", "{}"),
+            ("off", '{"keepLastAttempt": false}'),
+        ):
             db.session.execute(
                 text(
                     "INSERT INTO deployments (user_id, name, template_slug, template_name,"

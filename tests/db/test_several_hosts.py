@@ -20,8 +20,12 @@ pytestmark = pytest.mark.postgres
 def _on_every_host(tmp_path: Path, database: str, *command: str) -> list[str]:
     """Run ``flask <command>`` as HOSTS separate processes started together; their outputs."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("PORTAL_")}
-    env |= {"PORTAL_SQLALCHEMY_DATABASE_URI": database, "PORTAL_ORCHESTRATOR_URL": "demo",
-            "PORTAL_SECRET_KEY": "several-hosts-" + "k" * 30, "FLASK_APP": "wsgi"}  # fmt: skip
+    env |= {
+        "PORTAL_SQLALCHEMY_DATABASE_URI": database,
+        "PORTAL_ORCHESTRATOR_URL": "demo",
+        "PORTAL_SECRET_KEY": "several-hosts-" + "k" * 30,
+        "FLASK_APP": "wsgi",
+    }
     processes = [
         subprocess.Popen(
             [sys.executable, "-m", "flask", *command],

@@ -155,10 +155,16 @@ def make_deployment(app):
             previous = None
             for to_status, source, reason in events:
                 at = at + timedelta(minutes=1)
-                db.session.add(DeploymentEvent(
-                    deployment_id=deployment.id, at=at, from_status=previous,
-                    to_status=to_status, source=source, reason=reason,
-                ))  # fmt: skip
+                db.session.add(
+                    DeploymentEvent(
+                        deployment_id=deployment.id,
+                        at=at,
+                        from_status=previous,
+                        to_status=to_status,
+                        source=source,
+                        reason=reason,
+                    )
+                )
                 previous = to_status
             db.session.commit()
             return deployment.id
@@ -205,8 +211,13 @@ class Emulated:
         token = f"tok-{name}"
         self.emulator.add_token(token, f"{name}-sub", ISSUER, groups=list(groups))
         with self.app.app_context():
-            user = User(provider="iam", subject=f"{name}-sub", username=name,
-                        groups=list(groups), group_roles=[])  # fmt: skip
+            user = User(
+                provider="iam",
+                subject=f"{name}-sub",
+                username=name,
+                groups=list(groups),
+                group_roles=[],
+            )
             db.session.add(user)
             db.session.commit()
             store_tokens(user, "iam", {"access_token": token, "expires_in": 3600})
@@ -237,8 +248,11 @@ class Emulated:
             return sync_once()
 
     def posts(self) -> int:
-        return sum(1 for r in self.emulator.requests()
-                   if r["method"] == "POST" and r["path"] == "/deployments")  # fmt: skip
+        return sum(
+            1
+            for r in self.emulator.requests()
+            if r["method"] == "POST" and r["path"] == "/deployments"
+        )
 
 
 @pytest.fixture
@@ -269,7 +283,7 @@ def emulated_settings(closed_port_url):
                 "client_id": "portal",
                 "client_secret": "not-used",
             }
-        ],  # fmt: skip
+        ],
         "LAUNCHES_PER_MINUTE": 0,
         "DEPLOYMENTS_SYNC_INTERVAL_SECONDS": 0,
     }
@@ -286,8 +300,9 @@ def save_and_publish(app) -> None:
 
 @pytest.fixture
 def emulated(make_app, orchestrator_emulator, emulated_settings):
-    orchestrator_emulator.add_token(SERVICE_TOKEN, "portal-service", ISSUER,
-                                    groups=["physics", "chemistry"])  # fmt: skip
+    orchestrator_emulator.add_token(
+        SERVICE_TOKEN, "portal-service", ISSUER, groups=["physics", "chemistry"]
+    )
     portal = make_app(ORCHESTRATOR_URL=orchestrator_emulator.url, **emulated_settings)
     save_and_publish(portal)
     return Emulated(portal, orchestrator_emulator)

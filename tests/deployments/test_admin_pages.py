@@ -27,11 +27,24 @@ def test_a_user_gets_404_for_everything_about_someone_elses_deployment(client, l
     login_as()
     base = f"/deployments/{theirs}"
 
-    for url in ("", "/status", "/outputs/kube_config", "/log", "/resources", "/template",
-                "/delete"):  # fmt: skip
+    for url in (
+        "",
+        "/status",
+        "/outputs/kube_config",
+        "/log",
+        "/resources",
+        "/template",
+        "/delete",
+    ):
         assert client.get(base + url).status_code == 404, url
-    for url in ("/delete", "/reset", "/relaunch", "/secrets", "/secrets/forget",
-                "/outputs/kube_config"):  # fmt: skip
+    for url in (
+        "/delete",
+        "/reset",
+        "/relaunch",
+        "/secrets",
+        "/secrets/forget",
+        "/outputs/kube_config",
+    ):
         assert post(client, base + url, {"name": "mine now"}).status_code == 404, url
     assert client.get(f"/catalogue/test-notebook/?from_deployment={theirs}").status_code == 404
 

@@ -16,13 +16,18 @@ def callback_url(row, secret=None) -> str:
 
 
 def completed_json(row) -> dict:
-    return {"uuid": row.uuid, "status": "CREATE_COMPLETE", "task": "NONE",
-            "creationTime": "2026-11-24T04:00+0000",
-            "outputs": {"jupyter_endpoint": "https://nb.example.org/",
-                        "node_creds": {"user": "ada", "token": "very-secret-token"}},
-            "cloudProviderName": "provider-X",
-            "cloudProviderEndpoint": {"deploymentType": "OPENSTACK",
-                                      "region": "north"}}  # fmt: skip
+    return {
+        "uuid": row.uuid,
+        "status": "CREATE_COMPLETE",
+        "task": "NONE",
+        "creationTime": "2026-11-24T04:00+0000",
+        "outputs": {
+            "jupyter_endpoint": "https://nb.example.org/",
+            "node_creds": {"user": "ada", "token": "very-secret-token"},
+        },
+        "cloudProviderName": "provider-X",
+        "cloudProviderEndpoint": {"deploymentType": "OPENSTACK", "region": "north"},
+    }
 
 
 @pytest.fixture
@@ -57,8 +62,10 @@ def test_a_missing_secret_or_unknown_deployment_changes_nothing(emulated, launch
 
     missing = client.post(f"/deployments/callback/{launched.id}/", json=completed_json(launched))
     bare = client.post(f"/deployments/callback/{launched.id}", json=completed_json(launched))
-    unknown = client.post(f"/deployments/callback/{launched.id + 99}/{launched.callback_secret}",
-                          json=completed_json(launched))  # fmt: skip
+    unknown = client.post(
+        f"/deployments/callback/{launched.id + 99}/{launched.callback_secret}",
+        json=completed_json(launched),
+    )
 
     assert {missing.status_code, bare.status_code, unknown.status_code} <= {404, 405}
     assert emulated.row(launched.id).status == "CREATE_IN_PROGRESS"
@@ -80,8 +87,7 @@ def test_a_body_about_another_deployment_or_unreadable_changes_nothing(emulated,
     elsewhere = {**completed_json(launched), "uuid": "11111111-2222-3333-4444-555555555555"}
 
     misdirected = client.post(callback_url(launched), json=elsewhere)
-    garbled = client.post(callback_url(launched), data="not json",
-                          content_type="application/json")  # fmt: skip
+    garbled = client.post(callback_url(launched), data="not json", content_type="application/json")
     empty = client.post(callback_url(launched), json={"status": "CREATE_COMPLETE"})
 
     assert misdirected.status_code == 404
@@ -94,8 +100,9 @@ def served(make_app, orchestrator_emulator, emulated_settings):
     """The portal served over HTTP on loopback, so that the emulator can call it back."""
     from tests.deployments.conftest import SERVICE_TOKEN, Emulated, save_and_publish
 
-    orchestrator_emulator.add_token(SERVICE_TOKEN, "portal-service", "https://iam.test/",
-                                    groups=["physics"])  # fmt: skip
+    orchestrator_emulator.add_token(
+        SERVICE_TOKEN, "portal-service", "https://iam.test/", groups=["physics"]
+    )
     app = make_app(ORCHESTRATOR_URL=orchestrator_emulator.url, **emulated_settings)
     server = make_server("127.0.0.1", 0, app, threaded=True)
     app.config["PORTAL_BASE_URL"] = f"http://127.0.0.1:{server.server_port}"

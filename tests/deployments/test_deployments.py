@@ -33,8 +33,11 @@ def test_another_users_deployment_is_not_found(app, client, people, login_as, la
     deployment_id = launch_as(people.create("owner"))
     login_as()
 
-    for url in (f"/deployments/{deployment_id}", f"/deployments/{deployment_id}/status",
-                f"/deployments/{deployment_id}/outputs/node_ip"):  # fmt: skip
+    for url in (
+        f"/deployments/{deployment_id}",
+        f"/deployments/{deployment_id}/status",
+        f"/deployments/{deployment_id}/outputs/node_ip",
+    ):
         assert client.get(url).status_code == 404, url
     answer = post_form(client, "/deployments/", f"/deployments/{deployment_id}/delete", {})
     assert answer.status_code == 404

@@ -27,8 +27,7 @@ def test_a_launch_is_recorded_then_submitted_with_the_configured_options(emulate
     )
     assert sent["template"] == deployment.template_text
     steps = [(e.from_status, e.to_status, e.source) for e in deployment.events]
-    assert steps == [(None, "SUBMITTING", "launch"),
-                     ("SUBMITTING", "CREATE_IN_PROGRESS", "launch")]  # fmt: skip
+    assert steps == [(None, "SUBMITTING", "launch"), ("SUBMITTING", "CREATE_IN_PROGRESS", "launch")]
     assert deployment.next_check_at is not None
 
 
@@ -111,8 +110,9 @@ def test_a_500_is_unconfirmed_and_settled_as_not_launched_when_nothing_turns_up(
     emulated_settings["DEPLOYMENTS_UNCONFIRMED_GRACE_SECONDS"] = 0
     emulated = _emulated(make_app, orchestrator_emulator, emulated_settings, Emulated)
     ada = emulated.user("ada")
-    emulated.emulator.set_faults(error_rate=1.0, error_status=500, error_body=with_body,
-                                 paths=["POST /deployments"])  # fmt: skip
+    emulated.emulator.set_faults(
+        error_rate=1.0, error_status=500, error_body=with_body, paths=["POST /deployments"]
+    )
 
     deployment = emulated.row(emulated.launch(ada))
 

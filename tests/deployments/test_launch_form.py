@@ -13,9 +13,15 @@ from tests.conftest import csrf_from
 def login(emulated, username):
     client = emulated.app.test_client()
     page = client.get("/login")
-    client.post("/login", data={"csrf_token": csrf_from(page.get_data(as_text=True)),
-                                "username": username, "password": "correct horse battery",
-                                "method": "local"})  # fmt: skip
+    client.post(
+        "/login",
+        data={
+            "csrf_token": csrf_from(page.get_data(as_text=True)),
+            "username": username,
+            "password": "correct horse battery",
+            "method": "local",
+        },
+    )
     return client
 
 

@@ -19,8 +19,9 @@ def issuer():
 
     @app.get("/.well-known/openid-configuration")
     def discovery():
-        return jsonify({"issuer": request.host_url.rstrip("/"),
-                        "token_endpoint": request.host_url + "token"})  # fmt: skip
+        return jsonify(
+            {"issuer": request.host_url.rstrip("/"), "token_endpoint": request.host_url + "token"}
+        )
 
     @app.post("/token")
     def token():
@@ -46,8 +47,12 @@ def no_cached_tokens(monkeypatch):
 
 
 def settings(issuer, secret="s3"):
-    return {"issuer": issuer.url + "/", "client_id": "portal", "client_secret": secret,
-            "scope": "openid profile offline_access"}  # fmt: skip
+    return {
+        "issuer": issuer.url + "/",
+        "client_id": "portal",
+        "client_secret": secret,
+        "scope": "openid profile offline_access",
+    }
 
 
 def test_a_service_token_is_granted_once_and_reused_until_near_expiry(issuer):
@@ -55,8 +60,9 @@ def test_a_service_token_is_granted_once_and_reused_until_near_expiry(issuer):
     second = identity.service_token(settings(issuer))
 
     assert first == second == "service-1"
-    assert issuer.grants == [{"grant_type": "client_credentials",
-                              "scope": "openid profile offline_access"}]  # fmt: skip
+    assert issuer.grants == [
+        {"grant_type": "client_credentials", "scope": "openid profile offline_access"}
+    ]
 
 
 def test_a_service_token_about_to_expire_is_renewed(issuer):

@@ -64,8 +64,10 @@ def test_relaunching_sends_the_same_settings_under_a_new_name_and_new_secrets(em
     second = as_user(emulated, ada, first, operations.relaunch, name="Again").id
 
     old, new = emulated.row(first), emulated.row(second)
-    sent = {d["uuid"]: emulated.emulator.submitted(d["uuid"])["parameters"]
-            for d in emulated.emulator.deployments()}  # fmt: skip
+    sent = {
+        d["uuid"]: emulated.emulator.submitted(d["uuid"])["parameters"]
+        for d in emulated.emulator.deployments()
+    }
     assert new.name == "Again" and new.parameters == old.parameters
     assert sent[new.uuid]["num_cpus"] == sent[old.uuid]["num_cpus"] == 2
     assert sent[new.uuid]["jupyter_password"] != sent[old.uuid]["jupyter_password"]

@@ -81,8 +81,11 @@ def test_a_stuck_delete_is_reset_then_forced_from_the_page(emulated, people_for)
     assert "The stuck delete was reset" in after_reset
     assert status_after_reset == "DELETE_FAILED"
     assert forced.status_code == 302
-    calls = [(r["method"], r["query"]) for r in emulated.emulator.requests()
-             if r["path"] == f"/deployments/{uuid}"]  # fmt: skip
+    calls = [
+        (r["method"], r["query"])
+        for r in emulated.emulator.requests()
+        if r["path"] == f"/deployments/{uuid}"
+    ]
     assert [method for method, _query in calls if method != "GET"] == ["PATCH", "DELETE"]
     assert [query for method, query in calls if method == "DELETE"] == [{"force": "true"}]
     assert emulated.row(deployment_id).status == "DELETE_IN_PROGRESS"

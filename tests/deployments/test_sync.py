@@ -16,13 +16,17 @@ from tests.deployments.conftest import PARAMETERS, TEMPLATE
 
 def calls_per_deployment(emulator) -> Counter:
     """GET /deployments/<uuid> calls by uuid, from the emulator's request log."""
-    return Counter(r["path"].rsplit("/", 1)[1] for r in emulator.requests()
-                   if r["method"] == "GET" and r["path"].count("/") == 2)  # fmt: skip
+    return Counter(
+        r["path"].rsplit("/", 1)[1]
+        for r in emulator.requests()
+        if r["method"] == "GET" and r["path"].count("/") == 2
+    )
 
 
 def list_calls(emulator) -> int:
-    return sum(1 for r in emulator.requests()
-               if r["method"] == "GET" and r["path"] == "/deployments")  # fmt: skip
+    return sum(
+        1 for r in emulator.requests() if r["method"] == "GET" and r["path"] == "/deployments"
+    )
 
 
 def postpone_listings(app) -> None:
@@ -72,8 +76,9 @@ def test_polling_asks_about_each_deployment_in_progress_once_per_pass(emulated):
 def test_deployments_made_elsewhere_are_adopted_once_for_their_owner(emulated):
     grace = emulated.oidc_user("grace")
     with OrchestratorClient(emulated.emulator.url, lambda: "tok-grace", (2, 5)) as client:
-        made = client.create_deployment(TEMPLATE, {"jupyter_password": "x" * 12},
-                                        user_group="physics")  # fmt: skip
+        made = client.create_deployment(
+            TEMPLATE, {"jupyter_password": "x" * 12}, user_group="physics"
+        )
 
     first, second = emulated.sync(), emulated.sync()
 
@@ -87,8 +92,9 @@ def test_deployments_made_elsewhere_are_adopted_once_for_their_owner(emulated):
 
 
 def test_a_deployment_the_orchestrator_lost_is_marked_vanished(emulated):
-    emulated.app.config.update(DEPLOYMENTS_SYNC_LIST_SECONDS=0,
-                               DEPLOYMENTS_SUBMITTING_STALE_SECONDS=0)  # fmt: skip
+    emulated.app.config.update(
+        DEPLOYMENTS_SYNC_LIST_SECONDS=0, DEPLOYMENTS_SUBMITTING_STALE_SECONDS=0
+    )
     ada = emulated.user("ada")
     deployment_id = emulated.launch(ada)
     [held] = emulated.emulator.deployments()
@@ -120,7 +126,9 @@ def test_a_delete_is_followed_until_the_orchestrator_forgets_the_deployment(emul
     row = emulated.row(deployment_id)
     assert row.deleted and row.status == "DELETE_COMPLETE" and row.deleted_at is not None
     assert [(e.to_status, e.source) for e in row.events][-2:] == [
-        ("DELETE_IN_PROGRESS", "user"), ("DELETE_COMPLETE", "sync")]  # fmt: skip
+        ("DELETE_IN_PROGRESS", "user"),
+        ("DELETE_COMPLETE", "sync"),
+    ]
 
 
 def test_a_second_delete_meets_a_409_and_follows_the_first(emulated):
@@ -200,19 +208,30 @@ def test_a_launch_interrupted_before_its_answer_is_settled_without_submitting(em
     emulated.app.config["DEPLOYMENTS_UNCONFIRMED_GRACE_SECONDS"] = 600
     ada = emulated.user("ada")
     with emulated.app.app_context():
-        stuck = Deployment(user_id=ada, name="stuck", template_slug="test-notebook",
-                           template_name="Test notebook", template_text=TEMPLATE, parameters={},
-                           outputs={}, charge={}, request_options={}, status="SUBMITTING",
-                           callback_secret="s" * 20, check_failures=0,
-                           submitted_at=utcnow() - timedelta(minutes=5))  # fmt: skip
+        stuck = Deployment(
+            user_id=ada,
+            name="stuck",
+            template_slug="test-notebook",
+            template_name="Test notebook",
+            template_text=TEMPLATE,
+            parameters={},
+            outputs={},
+            charge={},
+            request_options={},
+            status="SUBMITTING",
+            callback_secret="s" * 20,
+            check_failures=0,
+            submitted_at=utcnow() - timedelta(minutes=5),
+        )
         db.session.add(stuck)
         db.session.commit()
         stuck_id = stuck.id
 
     emulated.sync()
     assert emulated.row(stuck_id).status == "UNCONFIRMED"
-    emulated.app.config.update(DEPLOYMENTS_UNCONFIRMED_GRACE_SECONDS=60,
-                               DEPLOYMENTS_SYNC_LIST_SECONDS=0)  # fmt: skip
+    emulated.app.config.update(
+        DEPLOYMENTS_UNCONFIRMED_GRACE_SECONDS=60, DEPLOYMENTS_SYNC_LIST_SECONDS=0
+    )
     emulated.sync()
 
     row = emulated.row(stuck_id)

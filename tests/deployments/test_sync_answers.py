@@ -29,8 +29,9 @@ def delete(emulated, user_id, deployment_id):
 def test_a_proxy_404_while_deleting_does_not_count_as_deleted(emulated):
     ada, deployment_id, _ = launched_and_complete(emulated)
     delete(emulated, ada, deployment_id)
-    emulated.emulator.set_faults(error_rate=1.0, error_status=404, error_body=False,
-                                 paths=["GET /deployments/*"])  # fmt: skip
+    emulated.emulator.set_faults(
+        error_rate=1.0, error_status=404, error_body=False, paths=["GET /deployments/*"]
+    )
 
     emulated.sync()
 
@@ -43,8 +44,9 @@ def test_a_proxy_404_does_not_make_a_deployment_vanish(emulated):
     ada = emulated.user("ada")
     deployment_id = emulated.launch(ada)
     emulated.sync()
-    emulated.emulator.set_faults(error_rate=1.0, error_status=404, gateway_errors=True,
-                                 paths=["GET /deployments/*"])  # fmt: skip
+    emulated.emulator.set_faults(
+        error_rate=1.0, error_status=404, gateway_errors=True, paths=["GET /deployments/*"]
+    )
 
     emulated.sync()
 

@@ -37,20 +37,34 @@ COUNT = 200
 def seed(emulated, user_id: int) -> list[str]:
     """COUNT deployments in progress at the emulator and in the portal, all due for a check."""
     with OrchestratorClient(emulated.emulator.url, lambda: SERVICE_TOKEN, (2, 10)) as client:
-        uuids = [client.create_deployment(TEMPLATE, PARAMETERS, user_group="physics")["uuid"]
-                 for _ in range(COUNT)]  # fmt: skip
+        uuids = [
+            client.create_deployment(TEMPLATE, PARAMETERS, user_group="physics")["uuid"]
+            for _ in range(COUNT)
+        ]
     with emulated.app.app_context():
         now = utcnow()
         db.session.add_all(
-            Deployment(uuid=uuid, user_id=user_id, name=f"n{i}", template_slug="test-notebook",
-                       template_name="Test notebook", parameters={}, outputs={}, charge={},
-                       request_options={}, status="CREATE_IN_PROGRESS", next_check_at=now,
-                       submitted_at=now - timedelta(minutes=1), check_failures=0)
+            Deployment(
+                uuid=uuid,
+                user_id=user_id,
+                name=f"n{i}",
+                template_slug="test-notebook",
+                template_name="Test notebook",
+                parameters={},
+                outputs={},
+                charge={},
+                request_options={},
+                status="CREATE_IN_PROGRESS",
+                next_check_at=now,
+                submitted_at=now - timedelta(minutes=1),
+                check_failures=0,
+            )
             for i, uuid in enumerate(uuids)
-        )  # fmt: skip
+        )
         # Listing is another test's subject: here only polling runs.
-        db.session.add(DeploymentListing(identity="service", failures=0,
-                                         next_at=now + timedelta(hours=1)))  # fmt: skip
+        db.session.add(
+            DeploymentListing(identity="service", failures=0, next_at=now + timedelta(hours=1))
+        )
         db.session.commit()
     return uuids
 
@@ -72,12 +86,22 @@ def test_two_worker_processes_never_poll_the_same_deployment(emulated, tmp_path)
     root = Path(__file__).resolve().parents[2]
     workers = [
         subprocess.Popen(
-            [sys.executable, "-c", WORKER, json.dumps(config), str(tmp_path / f"instance-{n}"),
-             str(tmp_path), str(n)],
-            cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                "-c",
+                WORKER,
+                json.dumps(config),
+                str(tmp_path / f"instance-{n}"),
+                str(tmp_path),
+                str(n),
+            ],
+            cwd=root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         for n in (1, 2)
-    ]  # fmt: skip
+    ]
     deadline = time.monotonic() + 60
     while not all((tmp_path / f"ready-{n}").exists() for n in (1, 2)):
         assert time.monotonic() < deadline and all(w.poll() is None for w in workers), [
@@ -89,8 +113,11 @@ def test_two_worker_processes_never_poll_the_same_deployment(emulated, tmp_path)
 
     assert all(w.returncode == 0 for w in workers), outcomes
     checked = [json.loads(out.strip().splitlines()[-1]) for out, _err in outcomes]
-    asked = Counter(r["path"].rsplit("/", 1)[1] for r in emulated.emulator.requests()
-                    if r["method"] == "GET" and r["path"].count("/") == 2)  # fmt: skip
+    asked = Counter(
+        r["path"].rsplit("/", 1)[1]
+        for r in emulated.emulator.requests()
+        if r["method"] == "GET" and r["path"].count("/") == 2
+    )
     assert sorted(asked) == sorted(uuids) and set(asked.values()) == {1}
     assert sum(checked) == COUNT and min(checked) > 0  # both took a share
     with emulated.app.app_context():

@@ -22,8 +22,9 @@ def portal(make_app, starter_catalogue_db, tmp_path, orchestrator_emulator, live
     from app.auth.cli import create_local_user
     from app.extensions import db
 
-    orchestrator_emulator.add_token(SERVICE_TOKEN, "portal-service", "https://iam.test/",
-                                    groups=["physics"])  # fmt: skip
+    orchestrator_emulator.add_token(
+        SERVICE_TOKEN, "portal-service", "https://iam.test/", groups=["physics"]
+    )
     target = tmp_path / "deployments-browser.sqlite"
     shutil.copy(starter_catalogue_db, target)
     app = make_app(

@@ -23,11 +23,15 @@ def app(catalogue_app):
 def ada(app, people):
     user_id = people.create("ada", "correct horse battery", display_name="Ada Lovelace")
     quotas = Quotas(app)
-    quotas.limit("user", user_id, gpus="4", cores="64", memory="256 GB",
-                 gpu_models={"A100": "1"})  # fmt: skip
-    quotas.hold(user_id, {**charge(cores=8, memory=32, gpus=1, gpu_models={"T4": 1}),
-                          "summary": "1 × (8 cores, 32 GB, 1 T4 GPU)"},
-                name="old notebook")  # fmt: skip
+    quotas.limit("user", user_id, gpus="4", cores="64", memory="256 GB", gpu_models={"A100": "1"})
+    quotas.hold(
+        user_id,
+        {
+            **charge(cores=8, memory=32, gpus=1, gpu_models={"T4": 1}),
+            "summary": "1 × (8 cores, 32 GB, 1 T4 GPU)",
+        },
+        name="old notebook",
+    )
     return quotas
 
 

@@ -200,8 +200,10 @@ def carol(orchestrator_emulator):
 
 
 def test_listing_asks_for_large_pages_and_follows_links(carol, orchestrator_emulator):
-    made = {carol.create_deployment(TEMPLATE, PARAMETERS, user_group="physics")["uuid"]
-            for _ in range(5)}  # fmt: skip
+    made = {
+        carol.create_deployment(TEMPLATE, PARAMETERS, user_group="physics")["uuid"]
+        for _ in range(5)
+    }
     orchestrator_emulator.clear_requests()
 
     listed = carol.list_deployments(size=2)

@@ -120,8 +120,12 @@ class AnswerOnce(requests.Session):
 
 def conflict_once(method):
     """The orchestrator's concurrent-update 409 for the first call of ``method``."""
-    body = {"code": 409, "title": "Conflict", "message": "The request couldn't be fulfilled "
-            "because of a concurrent update. Please retry later"}  # fmt: skip
+    body = {
+        "code": 409,
+        "title": "Conflict",
+        "message": "The request couldn't be fulfilled "
+        "because of a concurrent update. Please retry later",
+    }
     return AnswerOnce(method, fake_answer(409, body, {"Retry-After": "0"}))
 
 
@@ -170,8 +174,9 @@ def test_inputs_sent_as_null_are_left_out_so_their_defaults_apply(emulator, alic
 def test_an_overlong_error_text_is_cut_for_people(emulator):
     # Spring's validation errors quote whole Java signatures.
     text = "Validation failed for argument [0] in public " + "x" * 5000
-    session = AnswerOnce("POST", fake_answer(400, {"code": 400, "title": "Bad Request",
-                                                   "message": text}))  # fmt: skip
+    session = AnswerOnce(
+        "POST", fake_answer(400, {"code": 400, "title": "Bad Request", "message": text})
+    )
     with (
         OrchestratorClient(emulator.url, lambda: "token-alice", (2, 2), session) as client,
         pytest.raises(BadRequest) as raised,
@@ -191,8 +196,13 @@ class LoopingSession(requests.Session):
     def request(self, method, url, *args, **kwargs):
         self.calls += 1
         href = "http://orchestrator.invalid/deployments?createdBy=me&page=0&size=100"
-        return fake_answer(200, {"content": [{"uuid": "a"}], "links": [
-            {"rel": "self", "href": href}, {"rel": "next", "href": href}]})  # fmt: skip
+        return fake_answer(
+            200,
+            {
+                "content": [{"uuid": "a"}],
+                "links": [{"rel": "self", "href": href}, {"rel": "next", "href": href}],
+            },
+        )
 
 
 def test_a_next_link_back_to_the_same_page_is_not_followed_forever():

@@ -33,24 +33,37 @@ def create(http, **body):
 @pytest.mark.parametrize(
     ("body", "words"),
     [
-        ({"template": TEMPLATE, "parameters": PARAMETERS, "keepLastAtempt": True},
-         'Unrecognized field "keepLastAtempt"'),
+        (
+            {"template": TEMPLATE, "parameters": PARAMETERS, "keepLastAtempt": True},
+            'Unrecognized field "keepLastAtempt"',
+        ),
         ({"parameters": PARAMETERS}, "A TOSCA template must be provided"),
         ({"template": " ", "parameters": PARAMETERS}, "Failed to parse template"),
         ({"template": "key: [unclosed", "parameters": PARAMETERS}, "Failed to parse template"),
         ({"template": "just text", "parameters": PARAMETERS}, "not a TOSCA document"),
         ({"template": TEMPLATE}, "Input <ssh_public_key> is required"),
         ({"template": TEMPLATE, "parameters": {"ssh_public_key": None}}, "ssh_public_key"),
-        ({"template": TEMPLATE, "parameters": PARAMETERS, "timeoutMins": 0},
-         "Overall timeout value, if provided, must be at least of 1 minute"),
-        ({"template": TEMPLATE, "parameters": PARAMETERS, "timeoutMins": 5,
-          "providerTimeoutMins": 6}, "ProviderTimeout must be <= Timeout"),
-        ({"template": TEMPLATE, "parameters": PARAMETERS, "maxProvidersRetry": 0},
-         "maxProvidersRetry"),
+        (
+            {"template": TEMPLATE, "parameters": PARAMETERS, "timeoutMins": 0},
+            "Overall timeout value, if provided, must be at least of 1 minute",
+        ),
+        (
+            {
+                "template": TEMPLATE,
+                "parameters": PARAMETERS,
+                "timeoutMins": 5,
+                "providerTimeoutMins": 6,
+            },
+            "ProviderTimeout must be <= Timeout",
+        ),
+        (
+            {"template": TEMPLATE, "parameters": PARAMETERS, "maxProvidersRetry": 0},
+            "maxProvidersRetry",
+        ),
         ({"template": TEMPLATE, "parameters": PARAMETERS, "callback": "ftp://x"}, "Callback"),
         ({"template": TEMPLATE, "parameters": ["not", "a", "map"]}, "parameters"),
     ],
-)  # fmt: skip
+)
 def test_the_emulator_refuses_invalid_create_bodies_with_400(http, body, words):
     answer = create(http, **body)
     assert answer.status_code == 400
@@ -59,9 +72,17 @@ def test_the_emulator_refuses_invalid_create_bodies_with_400(http, body, words):
 
 
 def test_the_emulator_accepts_a_full_valid_request_with_201(http):
-    answer = create(http, template=TEMPLATE, parameters=PARAMETERS, callback="https://p.test/cb",
-                    timeoutMins=60, providerTimeoutMins=30, maxProvidersRetry=2,
-                    keepLastAttempt=False, userGroup="physics")  # fmt: skip
+    answer = create(
+        http,
+        template=TEMPLATE,
+        parameters=PARAMETERS,
+        callback="https://p.test/cb",
+        timeoutMins=60,
+        providerTimeoutMins=30,
+        maxProvidersRetry=2,
+        keepLastAttempt=False,
+        userGroup="physics",
+    )
     assert answer.status_code == 201
     assert answer.json["userGroup"] == "physics"
     assert answer.json["creationTime"].endswith("+0000") and len(answer.json["creationTime"]) == 21
@@ -81,8 +102,13 @@ def test_the_emulator_needs_a_valid_bearer_token(http, header):
 
 def test_only_the_owner_may_delete_update_reset_or_read_the_log(http):
     uuid = create(http, template=TEMPLATE, parameters=PARAMETERS).json["uuid"]
-    for method, path in [("delete", ""), ("put", ""), ("patch", ""), ("get", "/log"),
-                         ("get", "/extrainfo")]:  # fmt: skip
+    for method, path in [
+        ("delete", ""),
+        ("put", ""),
+        ("patch", ""),
+        ("get", "/log"),
+        ("get", "/extrainfo"),
+    ]:
         answer = getattr(http, method)(
             f"/deployments/{uuid}{path}",
             headers=BOB_HEADERS,
@@ -152,8 +178,9 @@ def test_failing_creates_end_in_create_failed_with_a_reason(http, emulator_app):
 
 
 def test_deployments_also_complete_after_the_configured_seconds():
-    app = create_emulator(static_tokens(TOKENS), complete_after_polls=99,
-                          complete_after_seconds=0.05)  # fmt: skip
+    app = create_emulator(
+        static_tokens(TOKENS), complete_after_polls=99, complete_after_seconds=0.05
+    )
     http = app.test_client()
     uuid = create(http, template=TEMPLATE, parameters=PARAMETERS).json["uuid"]
     time.sleep(0.06)
@@ -251,16 +278,22 @@ def test_in_process_hangs_and_lost_answers_end_like_they_would_over_a_network(em
 
 @pytest.mark.parametrize(
     ("created_by", "status"),
-    [("me", 200), ("alice-sub@https://iam.test/", 200), ("bob-sub@https://iam.test/", 403),
-     ("nobody", 400), ("a@b@c", 400)],
-)  # fmt: skip
+    [
+        ("me", 200),
+        ("alice-sub@https://iam.test/", 200),
+        ("bob-sub@https://iam.test/", 403),
+        ("nobody", 400),
+        ("a@b@c", 400),
+    ],
+)
 def test_created_by_is_me_or_subject_at_issuer_and_others_are_for_admins(http, created_by, status):
     answer = http.get("/deployments", query_string={"createdBy": created_by}, headers=ALICE_HEADERS)
     assert answer.status_code == status
 
 
 def test_a_body_not_sent_as_json_is_an_unsupported_media_type(http):
-    answer = http.post("/deployments", data="template: x", headers=ALICE_HEADERS,
-                       content_type="text/plain")  # fmt: skip
+    answer = http.post(
+        "/deployments", data="template: x", headers=ALICE_HEADERS, content_type="text/plain"
+    )
     assert answer.status_code == 415
     assert answer.json["message"] == "Content type 'text/plain' not supported"

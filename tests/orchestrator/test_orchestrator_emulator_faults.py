@@ -62,8 +62,9 @@ def test_errors_can_come_with_or_without_a_body_and_only_on_chosen_paths(emu):
             ada.list_deployments()
         assert raised.value.status_code == 503
         assert ada.get_deployment(uuid)["uuid"] == uuid  # another path: untouched
-    plain = requests.get(f"{emu.url}/deployments", timeout=2,
-                         headers={"Authorization": "Bearer tok-ada"})  # fmt: skip
+    plain = requests.get(
+        f"{emu.url}/deployments", timeout=2, headers={"Authorization": "Bearer tok-ada"}
+    )
     assert (plain.status_code, plain.content) == (503, b"")
 
     emu.set_faults(error_rate=1.0, error_status=500)
@@ -75,8 +76,10 @@ def test_errors_can_come_with_or_without_a_body_and_only_on_chosen_paths(emu):
 def test_gateway_errors_use_the_oauth_shape(emu):
     emu.set_faults(gateway_errors=True)
     answer = requests.get(f"{emu.url}/deployments", timeout=2)
-    assert answer.json() == {"error": "unauthorized",
-                             "error_description": "Full authentication is required"}  # fmt: skip
+    assert answer.json() == {
+        "error": "unauthorized",
+        "error_description": "Full authentication is required",
+    }
 
 
 def test_latency_beyond_the_read_timeout_makes_the_orchestrator_unavailable(emu):
@@ -113,8 +116,12 @@ def test_fail_next_creates_fails_only_that_many(emu):
 
 
 def test_bad_fault_switches_are_refused_with_a_reason(emu):
-    answer = requests.put(f"{emu.url}/__emulator__/faults", json={"error_rate": 2}, timeout=2,
-                          headers={"X-Emulator-Secret": emu._secret})  # fmt: skip
+    answer = requests.put(
+        f"{emu.url}/__emulator__/faults",
+        json={"error_rate": 2},
+        timeout=2,
+        headers={"X-Emulator-Secret": emu._secret},
+    )
     assert answer.status_code == 400
     assert answer.json() == {"error": "error_rate must be a number from 0 to 1"}
 
@@ -128,8 +135,9 @@ def test_concurrent_deletes_of_one_deployment_give_one_204_and_409s(emu):
     codes = []
 
     def delete():
-        answer = requests.delete(f"{emu.url}/deployments/{uuid}", timeout=5,
-                                 headers={"Authorization": "Bearer tok-ada"})  # fmt: skip
+        answer = requests.delete(
+            f"{emu.url}/deployments/{uuid}", timeout=5, headers={"Authorization": "Bearer tok-ada"}
+        )
         codes.append(answer.status_code)
 
     threads = [threading.Thread(target=delete) for _ in range(6)]

@@ -37,8 +37,14 @@ def test_an_input_sent_as_null_is_missing_even_when_it_has_a_default(http):
 
 
 def test_optional_fields_sent_as_null_count_as_absent(http):
-    answer = create(http, template=TEMPLATE, parameters=PARAMETERS, keepLastAttempt=None,
-                    userGroup=None, callback=None)  # fmt: skip
+    answer = create(
+        http,
+        template=TEMPLATE,
+        parameters=PARAMETERS,
+        keepLastAttempt=None,
+        userGroup=None,
+        callback=None,
+    )
     assert answer.status_code == 201
 
 
@@ -49,29 +55,35 @@ def test_a_new_deployment_shows_empty_outputs(http):
 
 def test_the_group_is_checked_before_the_template(emulator_app):
     http = emulator_app.test_client()
-    answer = create(http, headers={"Authorization": "Bearer token-alice"}, template=TEMPLATE,
-                    parameters={}, userGroup="chemistry")  # fmt: skip
+    answer = create(
+        http,
+        headers={"Authorization": "Bearer token-alice"},
+        template=TEMPLATE,
+        parameters={},
+        userGroup="chemistry",
+    )
     assert answer.status_code == 403
 
 
 def test_a_state_conflict_wins_over_a_bad_template_on_update(http, emulator_app):
     uuid = create(http, template=TEMPLATE, parameters=PARAMETERS).json["uuid"]
-    answer = http.put(f"/deployments/{uuid}", json={"template": "not: tosca"},
-                      headers=ALICE_HEADERS)  # fmt: skip
+    answer = http.put(
+        f"/deployments/{uuid}", json={"template": "not: tosca"}, headers=ALICE_HEADERS
+    )
     assert answer.status_code == 409
     assert "Retry-After" not in answer.headers
 
 
 def test_an_unreadable_update_body_is_refused_before_looking_the_deployment_up(http):
-    answer = http.put("/deployments/no-such-uuid", json={"parameters": {}},
-                      headers=ALICE_HEADERS)  # fmt: skip
+    answer = http.put("/deployments/no-such-uuid", json={"parameters": {}}, headers=ALICE_HEADERS)
     assert answer.status_code == 400
 
 
 def test_deleting_before_a_site_is_chosen_removes_the_deployment_at_once(http, emulator_app):
     state = emulator_of(emulator_app)
-    uuid = create(http, template=TEMPLATE, parameters=PARAMETERS, callback="http://127.0.0.1:9/cb"
-                  ).json["uuid"]  # fmt: skip
+    uuid = create(
+        http, template=TEMPLATE, parameters=PARAMETERS, callback="http://127.0.0.1:9/cb"
+    ).json["uuid"]
 
     assert http.delete(f"/deployments/{uuid}", headers=ALICE_HEADERS).status_code == 204
     assert http.get(f"/deployments/{uuid}", headers=ALICE_HEADERS).status_code == 404
@@ -81,8 +93,9 @@ def test_deleting_before_a_site_is_chosen_removes_the_deployment_at_once(http, e
 
 def test_a_completed_delete_is_not_called_back(http, emulator_app):
     state = emulator_of(emulator_app)
-    uuid = create(http, template=TEMPLATE, parameters=PARAMETERS, callback="http://127.0.0.1:9/cb"
-                  ).json["uuid"]  # fmt: skip
+    uuid = create(
+        http, template=TEMPLATE, parameters=PARAMETERS, callback="http://127.0.0.1:9/cb"
+    ).json["uuid"]
     state.set_status(uuid, "CREATE_COMPLETE")
     assert http.delete(f"/deployments/{uuid}", headers=ALICE_HEADERS).status_code == 204
     state.set_status(uuid, "DELETE_COMPLETE")
@@ -107,8 +120,11 @@ def test_actions_need_a_deployment_that_could_be_updated(http, emulator_app):
     [vm] = http.get(f"/deployments/{uuid}/resources", headers=ALICE_HEADERS).json["content"]
     emulator_of(emulator_app).set_status(uuid, "UPDATE_IN_PROGRESS")
 
-    answer = http.post(f"/deployments/{uuid}/resources/{vm['uuid']}/actions",
-                       json={"type": "stop"}, headers=ALICE_HEADERS)  # fmt: skip
+    answer = http.post(
+        f"/deployments/{uuid}/resources/{vm['uuid']}/actions",
+        json={"type": "stop"},
+        headers=ALICE_HEADERS,
+    )
 
     assert answer.status_code == 409
     assert answer.json["message"] == (

@@ -48,13 +48,16 @@ def test_every_page_says_when_the_demo_orchestrator_is_in_use(make_app):
     ("text", "token", "identity"),
     [
         ("t1=ada@https://iam.test/", "t1", Identity("ada", "https://iam.test/", ())),
-        ("t2=ada@https://iam.test/:physics,chem", "t2",
-         Identity("ada", "https://iam.test/", ("physics", "chem"))),
+        (
+            "t2=ada@https://iam.test/:physics,chem",
+            "t2",
+            Identity("ada", "https://iam.test/", ("physics", "chem")),
+        ),
         ("t3=ada@https://iam.test:8443/", "t3", Identity("ada", "https://iam.test:8443/", ())),
         ("t4=ada@https://iam.test:8443:g", "t4", Identity("ada", "https://iam.test:8443", ("g",))),
         ("t5=ada@local", "t5", Identity("ada", "local", ())),
     ],
-)  # fmt: skip
+)
 def test_command_line_tokens_name_their_owner_and_groups(text, token, identity):
     assert parse_token(text) == (token, identity)
 
@@ -73,14 +76,27 @@ def test_the_emulate_command_is_part_of_the_portals_cli(make_app):
 
 def test_command_line_options_set_tokens_rules_progress_and_faults():
     emulator = start_orchestrator_emulator(
-        "--token", "tok=ada@https://iam.test/:physics", "--group-rule", "given",
-        "--complete-after-polls", "1", "--fault-path", "GET /info", "--error-rate", "1",
-        "--error-status", "502",
-    )  # fmt: skip
+        "--token",
+        "tok=ada@https://iam.test/:physics",
+        "--group-rule",
+        "given",
+        "--complete-after-polls",
+        "1",
+        "--fault-path",
+        "GET /info",
+        "--error-rate",
+        "1",
+        "--error-status",
+        "502",
+    )
     try:
         headers = {"Authorization": "Bearer tok"}
-        created = requests.post(f"{emulator.url}/deployments", headers=headers, timeout=5,
-                                json={"template": TEMPLATE, "parameters": PARAMETERS})  # fmt: skip
+        created = requests.post(
+            f"{emulator.url}/deployments",
+            headers=headers,
+            timeout=5,
+            json={"template": TEMPLATE, "parameters": PARAMETERS},
+        )
         assert created.status_code == 201  # no userGroup needed under the "given" rule
         uuid = created.json()["uuid"]
         polled = requests.get(f"{emulator.url}/deployments/{uuid}", headers=headers, timeout=5)
@@ -108,16 +124,26 @@ def _normalised(value, uuid_names: dict):
 def _scenario(call, set_status) -> list[str]:
     """The same conversation, through ``call(method, path, json=None) -> (status, body)``."""
     seen, names = [], {}
-    status, created = call("POST", "/deployments",
-                           {"template": TEMPLATE, "parameters": PARAMETERS, "userGroup": "physics",
-                            "keepLastAttempt": False})  # fmt: skip
+    status, created = call(
+        "POST",
+        "/deployments",
+        {
+            "template": TEMPLATE,
+            "parameters": PARAMETERS,
+            "userGroup": "physics",
+            "keepLastAttempt": False,
+        },
+    )
     names[created["uuid"]] = "<uuid>"
     uuid = created["uuid"]
-    steps = [("GET", f"/deployments/{uuid}", None),
-             ("PUT", f"/deployments/{uuid}", {"template": TEMPLATE}),
-             ("POST", "/deployments", {"template": TEMPLATE, "colour": "blue"}),
-             ("GET", "/deployments?size=1", None), ("GET", f"/deployments/{uuid}/resources", None),
-             ("GET", f"/deployments/{uuid}/log", None)]  # fmt: skip
+    steps = [
+        ("GET", f"/deployments/{uuid}", None),
+        ("PUT", f"/deployments/{uuid}", {"template": TEMPLATE}),
+        ("POST", "/deployments", {"template": TEMPLATE, "colour": "blue"}),
+        ("GET", "/deployments?size=1", None),
+        ("GET", f"/deployments/{uuid}/resources", None),
+        ("GET", f"/deployments/{uuid}/log", None),
+    ]
     seen.append(_normalised((status, created), names))
     for index, (method, path, body) in enumerate(steps):
         if index == 1:
@@ -131,8 +157,9 @@ def test_in_process_and_server_modes_answer_alike(orchestrator_emulator):
     headers = {"Authorization": "Bearer token-alice"}
 
     def over_http(method, path, body=None):
-        answer = requests.request(method, orchestrator_emulator.url + path, json=body,
-                                  headers=headers, timeout=5)  # fmt: skip
+        answer = requests.request(
+            method, orchestrator_emulator.url + path, json=body, headers=headers, timeout=5
+        )
         return answer.status_code, answer.json() if answer.content.startswith(b"{") else answer.text
 
     app = create_emulator(lambda token: None, complete_after_polls=None, group_rule="infn")
@@ -156,20 +183,39 @@ def test_in_process_and_server_modes_answer_alike(orchestrator_emulator):
 def test_every_fault_can_be_switched_on_from_the_command_line(tmp_path):
     store = tmp_path / "emulated.sqlite"
     emulator = start_orchestrator_emulator(
-        "--manual", "--latency", "0.01", "--hang", "--lose-create-response", "504",
-        "--no-error-body", "--gateway-errors", "--fail-creates", "--fail-next-creates", "2",
-        "--fault-path", "POST /deployments", "--store", str(store),
-    )  # fmt: skip
+        "--manual",
+        "--latency",
+        "0.01",
+        "--hang",
+        "--lose-create-response",
+        "504",
+        "--no-error-body",
+        "--gateway-errors",
+        "--fail-creates",
+        "--fail-next-creates",
+        "2",
+        "--fault-path",
+        "POST /deployments",
+        "--store",
+        str(store),
+    )
     try:
         faults = emulator._control("GET", "faults")
         settings = emulator._control("GET", "settings")
     finally:
         emulator.stop()
     assert faults == {
-        "latency": 0.01, "error_rate": 0.0, "error_status": 500, "error_body": False,
-        "gateway_errors": True, "hang": True, "lose_create_response": "504",
-        "fail_creates": True, "fail_next_creates": 2, "down": False,
+        "latency": 0.01,
+        "error_rate": 0.0,
+        "error_status": 500,
+        "error_body": False,
+        "gateway_errors": True,
+        "hang": True,
+        "lose_create_response": "504",
+        "fail_creates": True,
+        "fail_next_creates": 2,
+        "down": False,
         "paths": ["POST /deployments"],
-    }  # fmt: skip
+    }
     assert settings["complete_after_polls"] is None and settings["complete_after_seconds"] is None
     assert store.exists()

@@ -21,8 +21,9 @@ def emulator_app():
 def launch(app, template_name: str, parameters: dict) -> dict:
     http = app.test_client()
     template = (CATALOGUE / f"{template_name}.yaml").read_text()
-    created = http.post("/deployments", json={"template": template, "parameters": parameters},
-                        headers=HEADERS)  # fmt: skip
+    created = http.post(
+        "/deployments", json={"template": template, "parameters": parameters}, headers=HEADERS
+    )
     assert created.status_code == 201, created.json
     uuid = created.json["uuid"]
     emulator_of(app).set_status(uuid, "CREATE_COMPLETE")
@@ -45,8 +46,9 @@ def test_concatenated_endpoints_use_the_nodes_address(emulator_app):
 
 
 def test_a_cluster_gets_a_kubeconfig_and_one_resource_per_worker(emulator_app):
-    done = launch(emulator_app, "kubernetes-cluster",
-                  {"admin_token": "t0ken", "num_cpu_workers": 3})  # fmt: skip
+    done = launch(
+        emulator_app, "kubernetes-cluster", {"admin_token": "t0ken", "num_cpu_workers": 3}
+    )
     master = done["outputs"]["api_endpoint"].removeprefix("https://").removesuffix(":6443")
     assert f"server: https://{master}:6443" in done["outputs"]["kubeconfig"]
     resources = (
@@ -66,8 +68,9 @@ def test_a_container_deployment_is_placed_on_marathon_and_cannot_be_updated(emul
     assert done["cloudProviderEndpoint"]["deploymentType"] == "MARATHON"
     assert done["outputs"]["jupyter_endpoint"].startswith("http://203.0.113.")
     template = (CATALOGUE / "marathon-gpu-container.yaml").read_text()
-    update = emulator_app.test_client().put(f"/deployments/{done['uuid']}", headers=HEADERS,
-                                            json={"template": template})  # fmt: skip
+    update = emulator_app.test_client().put(
+        f"/deployments/{done['uuid']}", headers=HEADERS, json={"template": template}
+    )
     assert update.status_code == 400
 
 
@@ -75,8 +78,9 @@ def test_resources_can_be_stopped_and_started_by_their_owner(emulator_app):
     done = launch(emulator_app, "vm", {"username": "ada", "ssh_public_key": "k"})
     http = emulator_app.test_client()
     base = f"/deployments/{done['uuid']}/resources"
-    [vm] = http.get(base, query_string={"type": "tosca.nodes.indigo.Compute"},
-                    headers=HEADERS).json["content"]  # fmt: skip
+    [vm] = http.get(
+        base, query_string={"type": "tosca.nodes.indigo.Compute"}, headers=HEADERS
+    ).json["content"]
     action = f"{base}/{vm['uuid']}/actions"
 
     assert http.post(action, json={"type": "reboot"}, headers=HEADERS).status_code == 400
@@ -86,23 +90,34 @@ def test_resources_can_be_stopped_and_started_by_their_owner(emulator_app):
     assert http.get(f"{base}/{vm['uuid']}", headers=HEADERS).json["state"] == "STOPPED"
     assert http.get(f"{base}/nope", headers=HEADERS).status_code == 404
     # Acting on an unknown resource is a bad request there, not a 404.
-    assert http.post(f"{base}/nope/actions", json={"type": "stop"},
-                     headers=HEADERS).status_code == 400  # fmt: skip
+    assert (
+        http.post(f"{base}/nope/actions", json={"type": "stop"}, headers=HEADERS).status_code == 400
+    )
 
 
 def test_extrainfo_lists_the_vms_once_built(emulator_app):
     done = launch(emulator_app, "vm", {"username": "ada", "ssh_public_key": "k"})
-    text = emulator_app.test_client().get(f"/deployments/{done['uuid']}/extrainfo",
-                                          headers=HEADERS).get_data(as_text=True)  # fmt: skip
+    text = (
+        emulator_app.test_client()
+        .get(f"/deployments/{done['uuid']}/extrainfo", headers=HEADERS)
+        .get_data(as_text=True)
+    )
     [vm] = json.loads(text)
     assert vm["publicIp"] == done["outputs"]["node_ip"]
 
 
 EVERY_REQUIRED_INPUT = {
-    "username": "ada", "ssh_public_key": "k", "jupyter_password": "p", "jupyter_token": "t",
-    "admin_token": "a", "marathon_password": "m", "mesos_password": "m", "chronos_password": "c",
-    "docker_image": "x", "command": "true",
-}  # fmt: skip
+    "username": "ada",
+    "ssh_public_key": "k",
+    "jupyter_password": "p",
+    "jupyter_token": "t",
+    "admin_token": "a",
+    "marathon_password": "m",
+    "mesos_password": "m",
+    "chronos_password": "c",
+    "docker_image": "x",
+    "command": "true",
+}
 
 
 def test_every_starter_template_completes_with_all_its_outputs(emulator_app):

@@ -163,8 +163,9 @@ def test_an_unreachable_callback_is_logged_and_changes_nothing(emu, closed_port_
 def test_delete_complete_makes_the_deployment_unknown(emu):
     uuid = create(emu)["uuid"]
     emu.set_status(uuid, "DELETE_COMPLETE")
-    response = requests.get(f"{emu.url}/deployments/{uuid}", timeout=2,
-                            headers={"Authorization": "Bearer tok-ada"})  # fmt: skip
+    response = requests.get(
+        f"{emu.url}/deployments/{uuid}", timeout=2, headers={"Authorization": "Bearer tok-ada"}
+    )
     assert response.status_code == 404
     assert response.json()["message"] == f"The deployment <{uuid}> doesn't exist"
 
@@ -183,8 +184,10 @@ def test_the_create_body_is_kept_as_received_for_assertions(emu):
 def test_the_control_api_needs_the_secret_and_is_not_logged(emu):
     assert requests.get(f"{emu.url}/__emulator__/deployments", timeout=2).status_code == 404
     wrong = {"X-Emulator-Secret": "guess"}
-    assert requests.get(f"{emu.url}/__emulator__/deployments", headers=wrong,
-                        timeout=2).status_code == 404  # fmt: skip
+    assert (
+        requests.get(f"{emu.url}/__emulator__/deployments", headers=wrong, timeout=2).status_code
+        == 404
+    )
     create(emu)
     emu.deployments()
     assert [(r["method"], r["path"]) for r in emu.requests()] == [("POST", "/deployments")]
@@ -199,8 +202,12 @@ def test_paging_links_are_followed_to_the_end_with_the_chosen_size(emu):
     pages = [r["query"].get("page", "0") for r in emu.requests()]
     assert pages == ["0"]  # the default size (10) holds them all
 
-    first = requests.get(f"{emu.url}/deployments", params={"size": 3, "page": 2}, timeout=2,
-                         headers={"Authorization": "Bearer tok-ada"}).json()  # fmt: skip
+    first = requests.get(
+        f"{emu.url}/deployments",
+        params={"size": 3, "page": 2},
+        timeout=2,
+        headers={"Authorization": "Bearer tok-ada"},
+    ).json()
     assert first["page"] == {"size": 3, "totalElements": 7, "totalPages": 3, "number": 2}
     assert [link["rel"] for link in first["links"]] == ["first", "prev", "self", "last"]
     assert [d["uuid"] for d in first["content"]] == [created[0]]
@@ -247,12 +254,15 @@ def test_the_control_api_refuses_bad_settings_tokens_and_unknown_deployments(emu
     headers = {"X-Emulator-Secret": emu._secret}
 
     def control(method, path, body):
-        answer = requests.request(method, f"{emu.url}/__emulator__/{path}", json=body,
-                                  headers=headers, timeout=2)  # fmt: skip
+        answer = requests.request(
+            method, f"{emu.url}/__emulator__/{path}", json=body, headers=headers, timeout=2
+        )
         return answer.status_code, answer.json()
 
     assert control("PUT", "settings", {"group_rule": "lenient"}) == (
-        400, {"error": "group_rule must be one of infn, given, indigo"})  # fmt: skip
+        400,
+        {"error": "group_rule must be one of infn, given, indigo"},
+    )
     assert control("PUT", "settings", {"colour": 1})[0] == 400
     assert control("PUT", "settings", {"complete_after_seconds": -1})[0] == 400
     assert control("POST", "tokens", {"token": "t", "subject": "s"})[0] == 400

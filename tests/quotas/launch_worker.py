@@ -10,8 +10,17 @@ from app.quotas.operations import reserve
 from tests.quotas.conftest import charge, new_deployment
 
 
-def run(config: dict, instance: str, user_id: int, group, gpus_each: int, apps: int,
-        threads_per_app: int, barrier, results) -> None:  # fmt: skip
+def run(
+    config: dict,
+    instance: str,
+    user_id: int,
+    group,
+    gpus_each: int,
+    apps: int,
+    threads_per_app: int,
+    barrier,
+    results,
+) -> None:
     """Start ``apps`` app instances with ``threads_per_app`` launches each; every launch
     waits at ``barrier`` then reserves; outcomes ("admitted"/"refused"/error text) go to
     ``results``."""

@@ -292,8 +292,14 @@ def test_memory_in_different_units_adds_up_in_bytes():
 
 @pytest.mark.parametrize(
     ("size", "text"),
-    [(8 * GB, "8 GB"), (2 * GiB, "2 GiB"), (1000 * GB, "1 TB"), (1_500_000_000, "1.5 GB"),
-     (4096 * MB, "4.1 GB"), (512 * MB, "512 MB")],
-)  # fmt: skip
+    [
+        (8 * GB, "8 GB"),
+        (2 * GiB, "2 GiB"),
+        (1000 * GB, "1 TB"),
+        (1_500_000_000, "1.5 GB"),
+        (4096 * MB, "4.1 GB"),
+        (512 * MB, "512 MB"),
+    ],
+)
 def test_sizes_are_shown_in_the_unit_they_were_most_likely_written_in(size, text):
     assert format_size(size) == text

@@ -18,10 +18,16 @@ def test_the_charge_of_a_gpu_notebook_names_its_gpu_model(quota_app):
     with quota_app.app_context():
         charged = charge_for(starter("jupyter-ml-gpu"), {"num_gpus": 2, "gpu_model": "A100"})
     assert charged == {
-        "cores": 8.0, "memory": 32 * GB, "disk": 100 * GB, "gpus": 2,
-        "gpu_models": {"A100": 2}, "deployments": 1, "nodes": 1,
-        "summary": "1 × (8 cores, 32 GB, 2 A100 GPUs, 100 GB disk)", "uncounted": [],
-    }  # fmt: skip
+        "cores": 8.0,
+        "memory": 32 * GB,
+        "disk": 100 * GB,
+        "gpus": 2,
+        "gpu_models": {"A100": 2},
+        "deployments": 1,
+        "nodes": 1,
+        "summary": "1 × (8 cores, 32 GB, 2 A100 GPUs, 100 GB disk)",
+        "uncounted": [],
+    }
 
 
 def test_a_charge_that_cannot_be_counted_says_why_and_never_raises(quota_app):
@@ -33,9 +39,16 @@ def test_a_charge_that_cannot_be_counted_says_why_and_never_raises(quota_app):
 
 def test_flavours_from_configuration_are_used_for_the_charge(make_app):
     app = make_app(QUOTA_FLAVOURS={"g4.xl": {"cores": 16, "memory": "64 GB", "gpus": 1}})
-    template = {"topology_template": {"node_templates": {"vm": {
-        "type": "tosca.nodes.indigo.Compute",
-        "capabilities": {"host": {"properties": {"instance_type": "g4.xl"}}}}}}}  # fmt: skip
+    template = {
+        "topology_template": {
+            "node_templates": {
+                "vm": {
+                    "type": "tosca.nodes.indigo.Compute",
+                    "capabilities": {"host": {"properties": {"instance_type": "g4.xl"}}},
+                }
+            }
+        }
+    }
     with app.app_context():
         charged = charge_for(template, {})
     assert (charged["cores"], charged["memory"], charged["gpus"]) == (16, 64 * GB, 1)
@@ -43,10 +56,19 @@ def test_flavours_from_configuration_are_used_for_the_charge(make_app):
 
 
 def flavoured_template(metadata: dict | None = None) -> dict:
-    template = {"topology_template": {"node_templates": {"wn": {
-        "type": "tosca.nodes.indigo.Compute",
-        "capabilities": {"host": {"properties": {"instance_type": "g5.large"}},
-                         "scalable": {"properties": {"count": 2}}}}}}}  # fmt: skip
+    template = {
+        "topology_template": {
+            "node_templates": {
+                "wn": {
+                    "type": "tosca.nodes.indigo.Compute",
+                    "capabilities": {
+                        "host": {"properties": {"instance_type": "g5.large"}},
+                        "scalable": {"properties": {"count": 2}},
+                    },
+                }
+            }
+        }
+    }
     if metadata:
         template["metadata"] = metadata
     return template

@@ -12,10 +12,25 @@ def run(app, *args):
 
 def test_set_then_show_a_users_limits_and_what_holds_them(quota_app, quotas):
     user = quotas.user("ada")
-    quotas.hold(user, {**charge(cores=4, gpus=1, gpu_models={"A100": 1}), "summary": "big"},
-                name="training")  # fmt: skip
-    result = run(quota_app, "set", "--user", "ada", "--gpus", "4", "--gpu-model", "A100=1",
-                 "--memory", "64 GB", "--cores", "unlimited", "--reason", "new grant")  # fmt: skip
+    quotas.hold(
+        user, {**charge(cores=4, gpus=1, gpu_models={"A100": 1}), "summary": "big"}, name="training"
+    )
+    result = run(
+        quota_app,
+        "set",
+        "--user",
+        "ada",
+        "--gpus",
+        "4",
+        "--gpu-model",
+        "A100=1",
+        "--memory",
+        "64 GB",
+        "--cores",
+        "unlimited",
+        "--reason",
+        "new grant",
+    )
     assert result.exit_code == 0, result.output
     assert "4 GPUs" in result.output
     shown = run(quota_app, "show", "ada")
@@ -25,8 +40,12 @@ def test_set_then_show_a_users_limits_and_what_holds_them(quota_app, quotas):
     assert "#1 training [CREATE_COMPLETE] big" in shown.output
     with quota_app.app_context():
         change = db.session.scalar(db.select(QuotaChange))
-        assert change.new == {"cores": None, "gpus": 4, "memory": 64 * GB,
-                              "gpu_models": {"A100": 1}}  # fmt: skip
+        assert change.new == {
+            "cores": None,
+            "gpus": 4,
+            "memory": 64 * GB,
+            "gpu_models": {"A100": 1},
+        }
         assert (change.actor_name, change.reason) == ("command line", "new grant")
 
 

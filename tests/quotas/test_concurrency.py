@@ -16,11 +16,23 @@ PROCESSES, APPS_PER_PROCESS, THREADS_PER_APP = 2, 2, 5  # 20 launches at once
 
 def race(database_url, tmp_path, user_id, group, gpus_each):
     config = {**TEST_CONFIG, "SQLALCHEMY_DATABASE_URI": database_url}
-    arguments = (config, str(tmp_path / "instance"), user_id, group, gpus_each,
-                 APPS_PER_PROCESS, THREADS_PER_APP)  # fmt: skip
+    arguments = (
+        config,
+        str(tmp_path / "instance"),
+        user_id,
+        group,
+        gpus_each,
+        APPS_PER_PROCESS,
+        THREADS_PER_APP,
+    )
     launches = PROCESSES * APPS_PER_PROCESS * THREADS_PER_APP
-    return in_processes(launch_worker.run, [arguments] * PROCESSES, parties=launches,
-                        outcomes=launches, method="spawn")  # fmt: skip
+    return in_processes(
+        launch_worker.run,
+        [arguments] * PROCESSES,
+        parties=launches,
+        outcomes=launches,
+        method="spawn",
+    )
 
 
 @pytest.fixture
@@ -92,8 +104,7 @@ def test_operators_changing_one_users_limits_at_once_lose_nothing(shared, databa
     edits = {"cores": 8, "gpus": 2, "deployments": 3, "memory": 16 * 10**9, "disk": 10**11}
     config = {**TEST_CONFIG, "SQLALCHEMY_DATABASE_URI": database_url}
     arguments = [(config, user, key, value) for key, value in edits.items()]
-    outcomes = in_processes(_edit_in_a_process, arguments, parties=len(edits),
-                            outcomes=len(edits))  # fmt: skip
+    outcomes = in_processes(_edit_in_a_process, arguments, parties=len(edits), outcomes=len(edits))
     assert outcomes == ["saved"] * len(edits), outcomes
     with shared.app.app_context():
         from app.quotas.models import QuotaLimit

@@ -29,10 +29,19 @@ def test_the_users_own_limit_overrides_the_groups_which_override_the_site(quotas
     quotas.limit("member", "physics", cores="16", gpus="2")
     quotas.limit("user", user, cores="32")
     limits = limits_of(quotas, user)
-    assert limits.values == {"cores": 32, "gpus": 2, "memory": 16 * GB, "disk": None,
-                             "deployments": 3}  # fmt: skip
-    assert limits.sources == {"cores": "own limit", "gpus": "group physics",
-                              "memory": "site default", "deployments": "site default"}  # fmt: skip
+    assert limits.values == {
+        "cores": 32,
+        "gpus": 2,
+        "memory": 16 * GB,
+        "disk": None,
+        "deployments": 3,
+    }
+    assert limits.sources == {
+        "cores": "own limit",
+        "gpus": "group physics",
+        "memory": "site default",
+        "deployments": "site default",
+    }
 
 
 def test_several_groups_combine_to_the_most_generous(quotas):
@@ -96,18 +105,28 @@ def test_combining_is_pure_and_ignores_groups_that_set_nothing():
 
 @pytest.mark.parametrize(
     ("key", "text", "value"),
-    [("cores", "2.5", 2.5), ("gpus", "3", 3), ("memory", "8 GiB", 8 * 2**30),
-     ("disk", "1 TB", 10**12), ("gpus", "unlimited", None), ("deployments", " ", INHERIT)],
-)  # fmt: skip
+    [
+        ("cores", "2.5", 2.5),
+        ("gpus", "3", 3),
+        ("memory", "8 GiB", 8 * 2**30),
+        ("disk", "1 TB", 10**12),
+        ("gpus", "unlimited", None),
+        ("deployments", " ", INHERIT),
+    ],
+)
 def test_typed_limits_are_read_as_numbers_sizes_or_unlimited(key, text, value):
     assert parse_limit(key, text) == value
 
 
 @pytest.mark.parametrize(
     ("key", "text", "message"),
-    [("gpus", "1.5", "whole number"), ("cores", "-1", "zero or more"),
-     ("memory", "8", "followed by a unit"), ("deployments", "lots", "whole number")],
-)  # fmt: skip
+    [
+        ("gpus", "1.5", "whole number"),
+        ("cores", "-1", "zero or more"),
+        ("memory", "8", "followed by a unit"),
+        ("deployments", "lots", "whole number"),
+    ],
+)
 def test_unreadable_limits_say_what_is_expected(key, text, message):
     with pytest.raises(InvalidLimit, match=message):
         parse_limit(key, text)

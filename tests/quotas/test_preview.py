@@ -10,9 +10,15 @@ from tests.conftest import People, csrf_from
 from tests.quotas.conftest import Quotas, charge
 
 FORM = "/catalogue/jupyter-ml-gpu/"
-VALUES = {"num_gpus": "1", "gpu_model": "T4", "num_cpus": "8", "mem_size": "32 GB",
-          "disk_size": "100 GB", "cuda_min_version": "12.2",
-          "jupyter_password": "a long enough password 1"}  # fmt: skip
+VALUES = {
+    "num_gpus": "1",
+    "gpu_model": "T4",
+    "num_cpus": "8",
+    "mem_size": "32 GB",
+    "disk_size": "100 GB",
+    "cuda_min_version": "12.2",
+    "jupyter_password": "a long enough password 1",
+}
 
 
 @pytest.fixture
@@ -69,8 +75,9 @@ def test_a_launch_over_the_limit_is_refused_with_the_typed_values_kept(setup):
     client, quotas, user = setup
     quotas.limit("user", user, gpus="1")
     token = csrf_from(client.get(FORM).get_data(as_text=True))
-    response = client.post(FORM, data={"csrf_token": token, **VALUES, "num_gpus": "2",
-                                       "num_cpus": "16"})  # fmt: skip
+    response = client.post(
+        FORM, data={"csrf_token": token, **VALUES, "num_gpus": "2", "num_cpus": "16"}
+    )
     page = " ".join(response.get_data(as_text=True).split())
     assert response.status_code == 409
     assert "This launch does not fit your GPU limit: it needs 2 GPUs" in page
@@ -85,8 +92,9 @@ def test_a_launch_over_the_limit_is_refused_with_the_typed_values_kept(setup):
 def test_my_deployments_shows_the_usage_panel(setup):
     client, quotas, user = setup
     quotas.limit("user", user, gpus="4")
-    quotas.hold(user, {**charge(cores=8, gpus=1), "summary": "1 × (8 cores, 1 GPU)"},
-                name="notebook")  # fmt: skip
+    quotas.hold(
+        user, {**charge(cores=8, gpus=1), "summary": "1 × (8 cores, 1 GPU)"}, name="notebook"
+    )
     page = " ".join(client.get("/deployments/").get_data(as_text=True).split())
     details = " ".join(
         client.get("/quotas/mine", headers={"HX-Request": "true"}).get_data(as_text=True).split()

@@ -19,9 +19,14 @@ def usage(quotas, **kwargs):
 
 def test_hours_are_split_across_the_months_a_deployment_ran_in(quotas):
     user = quotas.user("ada")
-    quotas.hold(user, charge(cores=2, gpus=1, gpu_models={"A100": 1}), status="DELETE_COMPLETE",
-                created_at=datetime(2026, 10, 31, 22), deleted=True,
-                deleted_at=datetime(2026, 11, 1, 2))  # fmt: skip
+    quotas.hold(
+        user,
+        charge(cores=2, gpus=1, gpu_models={"A100": 1}),
+        status="DELETE_COMPLETE",
+        created_at=datetime(2026, 10, 31, 22),
+        deleted=True,
+        deleted_at=datetime(2026, 11, 1, 2),
+    )
     quotas.hold(user, charge(cores=4), created_at=datetime(2026, 11, 10))
     found = usage(quotas)
     october, november = found[("2026-10", "ada")], found[("2026-11", "ada")]
@@ -32,11 +37,18 @@ def test_hours_are_split_across_the_months_a_deployment_ran_in(quotas):
 
 def test_a_failed_create_counts_until_it_failed(quotas):
     user = quotas.user("bob")
-    failed = quotas.hold(user, charge(cores=10), status="CREATE_FAILED",
-                         created_at=datetime(2026, 11, 5))  # fmt: skip
+    failed = quotas.hold(
+        user, charge(cores=10), status="CREATE_FAILED", created_at=datetime(2026, 11, 5)
+    )
     with quotas.app.app_context():
-        db.session.add(DeploymentEvent(deployment_id=failed, at=datetime(2026, 11, 5, 3),
-                                       to_status="CREATE_FAILED", source="sync"))  # fmt: skip
+        db.session.add(
+            DeploymentEvent(
+                deployment_id=failed,
+                at=datetime(2026, 11, 5, 3),
+                to_status="CREATE_FAILED",
+                source="sync",
+            )
+        )
         db.session.commit()
     assert usage(quotas)[("2026-11", "bob")].core_hours == 30
 
@@ -44,8 +56,7 @@ def test_a_failed_create_counts_until_it_failed(quotas):
 def test_usage_per_group_counts_only_deployments_charged_to_a_group(quotas):
     alice, bob = quotas.user("alice"), quotas.user("bob")
     quotas.hold(alice, charge(cores=1), created_at=datetime(2026, 11, 10), group_name="physics")
-    quotas.hold(bob, charge(cores=1), created_at=datetime(2026, 11, 10, 12),
-                group_name="physics")  # fmt: skip
+    quotas.hold(bob, charge(cores=1), created_at=datetime(2026, 11, 10, 12), group_name="physics")
     quotas.hold(bob, charge(cores=100), created_at=datetime(2026, 11, 10))
     found = usage(quotas, by="group")
     assert list(found) == [("2026-11", "physics")]
@@ -61,17 +72,20 @@ def test_one_users_usage_leaves_the_others_out(quotas):
 
 @pytest.mark.parametrize(
     ("now", "expected"),
-    [(datetime(2026, 1, 15), ["2025-11", "2025-12", "2026-01"]),
-     (datetime(2026, 12, 1), ["2026-10", "2026-11", "2026-12"])],
-)  # fmt: skip
+    [
+        (datetime(2026, 1, 15), ["2025-11", "2025-12", "2026-01"]),
+        (datetime(2026, 12, 1), ["2026-10", "2026-11", "2026-12"]),
+    ],
+)
 def test_months_run_back_across_the_new_year(now, expected):
     assert [m.strftime("%Y-%m") for m in month_starts(3, now)] == expected
 
 
 def test_monthly_totals_and_csv_rows(quotas):
     user = quotas.user("ada")
-    quotas.hold(user, charge(cores=1, gpus=2, gpu_models={"T4": 2}),
-                created_at=datetime(2026, 11, 10, 12))  # fmt: skip
+    quotas.hold(
+        user, charge(cores=1, gpus=2, gpu_models={"T4": 2}), created_at=datetime(2026, 11, 10, 12)
+    )
     with quotas.app.app_context():
         found = monthly_usage(3, now=NOW)
     assert per_month(found, ["2026-10", "2026-11"]) == [

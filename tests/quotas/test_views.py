@@ -20,9 +20,18 @@ def operator(people):
 
 
 @pytest.mark.parametrize(
-    "url", ["/quotas/", "/quotas/users/1", "/quotas/groups/", "/quotas/groups/physics",
-            "/quotas/site", "/quotas/history", "/quotas/usage", "/quotas/usage.csv"],
-)  # fmt: skip
+    "url",
+    [
+        "/quotas/",
+        "/quotas/users/1",
+        "/quotas/groups/",
+        "/quotas/groups/physics",
+        "/quotas/site",
+        "/quotas/history",
+        "/quotas/usage",
+        "/quotas/usage.csv",
+    ],
+)
 def test_researchers_are_refused_every_quota_page(people, url):
     people.login_as("user", username="rita")
     assert people.client.get(url).status_code == 403
@@ -45,9 +54,17 @@ def test_operators_see_users_with_their_usage_sorted_heaviest_gpu_users_first(op
 def test_an_operator_sets_a_users_limits_with_a_reason_and_sees_the_history(operator, quotas):
     user = quotas.user("ada")
     url = f"/quotas/users/{user}"
-    response = post_form(operator, url, url, {"gpus": "2", "memory": "64 GB",
-                                               "gpu_models": "A100 = 1\nT4 = unlimited",
-                                               "reason": "thesis deadline"})  # fmt: skip
+    response = post_form(
+        operator,
+        url,
+        url,
+        {
+            "gpus": "2",
+            "memory": "64 GB",
+            "gpu_models": "A100 = 1\nT4 = unlimited",
+            "reason": "thesis deadline",
+        },
+    )
     assert response.status_code == 302
     page = operator.get(url).get_data(as_text=True)
     assert "thesis deadline" in page and "olga" in page
@@ -63,8 +80,9 @@ def test_a_limits_form_with_bad_values_keeps_what_was_typed_and_says_what_is_wro
 ):
     user = quotas.user("ada")
     url = f"/quotas/users/{user}"
-    response = post_form(operator, url, url, {"gpus": "two", "memory": "64", "cores": "12",
-                                               "reason": ""})  # fmt: skip
+    response = post_form(
+        operator, url, url, {"gpus": "two", "memory": "64", "cores": "12", "reason": ""}
+    )
     page = response.get_data(as_text=True)
     assert response.status_code == 400
     assert "GPUs: must be a whole number of zero or more" in page
@@ -76,10 +94,12 @@ def test_a_limits_form_with_bad_values_keeps_what_was_typed_and_says_what_is_wro
 
 def test_group_member_defaults_and_pool_are_edited_separately(operator, quotas):
     url = "/quotas/group?name=physics"
-    post_form(operator, url, url, {"scope": "group", "group-gpus": "32",
-                                    "group-reason": "ReCaS share"})  # fmt: skip
-    post_form(operator, url, url, {"scope": "member", "member-gpus": "4",
-                                    "member-reason": "fair share"})  # fmt: skip
+    post_form(
+        operator, url, url, {"scope": "group", "group-gpus": "32", "group-reason": "ReCaS share"}
+    )
+    post_form(
+        operator, url, url, {"scope": "member", "member-gpus": "4", "member-reason": "fair share"}
+    )
     page = operator.get(url).get_data(as_text=True)
     assert "ReCaS share" in page and "fair share" in page
     listing = operator.get("/quotas/groups/").get_data(as_text=True)
@@ -98,8 +118,12 @@ def test_usage_over_time_is_exported_as_csv(operator, quotas):
     from app.auth.models import utcnow
 
     user = quotas.user("gpu-heavy")
-    quotas.hold(user, charge(cores=2, gpus=1, gpu_models={"A100": 1}),
-                created_at=utcnow() - timedelta(hours=10), group_name="physics")  # fmt: skip
+    quotas.hold(
+        user,
+        charge(cores=2, gpus=1, gpu_models={"A100": 1}),
+        created_at=utcnow() - timedelta(hours=10),
+        group_name="physics",
+    )
     text = operator.get("/quotas/usage.csv").get_data(as_text=True)
     lines = text.splitlines()
     assert lines[0] == "month,owner_kind,owner,resource,hours"
@@ -129,8 +153,9 @@ def test_a_group_whose_name_has_slashes_or_spaces_is_opened_and_edited(operator,
     opened = operator.get("/quotas/groups/", query_string={"name": name})
     assert opened.status_code == 302
     url = opened.location
-    response = post_form(operator, url, url, {"scope": "group", "group-gpus": "8",
-                                               "group-reason": "sub-group"})  # fmt: skip
+    response = post_form(
+        operator, url, url, {"scope": "group", "group-gpus": "8", "group-reason": "sub-group"}
+    )
     assert response.status_code == 302 and response.location == url
     page = operator.get(url).get_data(as_text=True)
     assert "sub-group" in page and f">Group {name}</h1>" in page

@@ -244,9 +244,10 @@ class LibraryForm(FlaskForm):
         description="Letters, digits, dots, dashes and underscores, e.g. site-types-v2.",
     )
     version = StringField(
-        "Version note", validators=[Length(max=200)],
+        "Version note",
+        validators=[Length(max=200)],
         description="Optional: which tag or commit the files are.",
-    )  # fmt: skip
+    )
     patterns = TextAreaField(
         "URL patterns",
         validators=[pattern_list],

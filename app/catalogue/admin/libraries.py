@@ -59,9 +59,13 @@ def upload_library():
     try:
         files = operations.files_from_archive(storage.read(), storage.filename or "")
         library = operations.add_library(
-            form.name.data, files, form.patterns.patterns, author(),
-            version=form.version.data or "", replace=form.replace.data,
-        )  # fmt: skip
+            form.name.data,
+            files,
+            form.patterns.patterns,
+            author(),
+            version=form.version.data or "",
+            replace=form.replace.data,
+        )
     except CatalogueError as error:
         attach_error(form, error)
         return _page(form, 400)

@@ -88,17 +88,19 @@ def list_rows() -> list[Row]:
     for template, number, valid, parsed, published_number in db.session.execute(query):
         name, warnings = _summary(parsed, template.slug)
         states = template_states(template.hidden, valid, number, published_number)
-        rows.append(Row(
-            slug=template.slug,
-            name=name,
-            states=states + (("warnings",) if warnings else ()),
-            latest_number=number,
-            published_number=published_number,
-            updated_by=template.updated_by,
-            updated_at=template.updated_at,
-            warnings=warnings,
-            source=template.source,
-        ))  # fmt: skip
+        rows.append(
+            Row(
+                slug=template.slug,
+                name=name,
+                states=states + (("warnings",) if warnings else ()),
+                latest_number=number,
+                published_number=published_number,
+                updated_by=template.updated_by,
+                updated_at=template.updated_at,
+                warnings=warnings,
+                source=template.source,
+            )
+        )
     return rows
 
 
@@ -166,9 +168,13 @@ def create_blank():
     tosca_text, sidecar_text = skeleton(form.slug.data)
     try:
         revision = operations.save_revision(
-            form.slug.data, tosca_text, sidecar_text, author(), "Started from the skeleton",
+            form.slug.data,
+            tosca_text,
+            sidecar_text,
+            author(),
+            "Started from the skeleton",
             create=True,
-        )  # fmt: skip
+        )
     except CatalogueError as error:
         attach_error(form, error)
         return _render_new(blank=form, status=400)
@@ -216,9 +222,12 @@ def edit(slug: str):
             )
         try:
             revision = operations.save_revision(
-                slug, form.tosca_text.data, form.sidecar_text.data or "", author(),
+                slug,
+                form.tosca_text.data,
+                form.sidecar_text.data or "",
+                author(),
                 form.message.data or "",
-            )  # fmt: skip
+            )
         except CatalogueError as error:
             attach_error(form, error)
         else:

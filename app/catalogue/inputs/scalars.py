@@ -155,8 +155,16 @@ class BooleanInput(InputField):
 
     kind = "boolean"
     widgets = ("checkbox", "select", "radio")
-    _WORDS = {"true": True, "yes": True, "on": True, "1": True,
-              "false": False, "no": False, "off": False, "0": False}  # fmt: skip
+    _WORDS = {
+        "true": True,
+        "yes": True,
+        "on": True,
+        "1": True,
+        "false": False,
+        "no": False,
+        "off": False,
+        "0": False,
+    }
 
     @property
     def required(self) -> bool:
@@ -243,8 +251,10 @@ class ScalarUnitInput(StringInput):
 
     def render_kw(self) -> dict[str, Any]:
         hints = super().render_kw()
-        hints.setdefault("placeholder", {"scalar-unit.size": "4 GB", "scalar-unit.time": "30 m"}
-                         .get(self.spec.type, "2 GHz"))  # fmt: skip
+        hints.setdefault(
+            "placeholder",
+            {"scalar-unit.size": "4 GB", "scalar-unit.time": "30 m"}.get(self.spec.type, "2 GHz"),
+        )
         return hints
 
     def coerce(self, value: Any, *, strict: bool = False) -> str:
@@ -267,6 +277,12 @@ SCALAR_FIELDS: dict[str, type[InputField]] = {
 }
 
 __all__ = [
-    "SCALAR_FIELDS", "BooleanInput", "FloatInput", "IntegerInput", "ScalarUnitInput",
-    "StringInput", "TimestampInput", "VersionInput",
-]  # fmt: skip
+    "SCALAR_FIELDS",
+    "BooleanInput",
+    "FloatInput",
+    "IntegerInput",
+    "ScalarUnitInput",
+    "StringInput",
+    "TimestampInput",
+    "VersionInput",
+]

@@ -20,9 +20,14 @@ SSH_KEY_NAME = re.compile(r"ssh.*key", re.IGNORECASE)
 # Names that mention a secret but hold something else: where it is, what it is called.
 NOT_A_SECRET = re.compile(r"_(path|url|uri|file|name|type|endpoint|id)$", re.IGNORECASE)
 SSH_KEY_TYPES = (
-    "ssh-rsa", "ssh-ed25519", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521",
-    "sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com",
-)  # fmt: skip
+    "ssh-rsa",
+    "ssh-ed25519",
+    "ecdsa-sha2-nistp256",
+    "ecdsa-sha2-nistp384",
+    "ecdsa-sha2-nistp521",
+    "sk-ssh-ed25519@openssh.com",
+    "sk-ecdsa-sha2-nistp256@openssh.com",
+)
 
 
 def generate_password() -> str:

@@ -40,10 +40,17 @@ def _entry_field(spec, entry_schema: Any, position: str) -> InputField | None:
     if entry_type not in SCALAR_FIELDS:
         return None
     entry_spec = dataclasses.replace(
-        spec, name=f"{spec.name} {position}", type=entry_type,
-        constraints=schema.get("constraints"), entry_schema=None, default=None,
-        has_default=False, widget=None, choices=None, required=True,
-    )  # fmt: skip
+        spec,
+        name=f"{spec.name} {position}",
+        type=entry_type,
+        constraints=schema.get("constraints"),
+        entry_schema=None,
+        default=None,
+        has_default=False,
+        widget=None,
+        choices=None,
+        required=True,
+    )
     return SCALAR_FIELDS[entry_type](entry_spec)
 
 
