@@ -1,5 +1,6 @@
 """Flask extensions, created unbound so that any module can import them without an app."""
 
+from flask_babel import Babel
 from flask_bootstrap import Bootstrap5
 from flask_login import LoginManager
 from flask_migrate import Migrate
@@ -19,3 +20,6 @@ login_manager = LoginManager()
 csrf = CSRFProtect()
 bootstrap = Bootstrap5()
 talisman = Talisman()
+# Words for people go through gettext (`_()` in templates, flask_babel.gettext in code), so
+# that every page can be translated.
+babel = Babel()
