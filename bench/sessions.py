@@ -42,7 +42,8 @@ def _app(url: str, instance: Path):
 
 def _fill(app, others: int) -> None:
     from app.auth.cli import create_local_user
-    from app.auth.models import UserSession, utcnow
+    from app.auth.models import UserSession
+    from app.clock import utcnow
     from app.extensions import db
 
     with app.app_context():

@@ -45,7 +45,7 @@ def make_app(folder: Path, emulator_url: str):
 def seed(app, emulator, count: int) -> None:
     """``count`` deployments in progress at the emulator, each with its row in the portal."""
     from app.auth.cli import create_local_user
-    from app.auth.models import utcnow
+    from app.clock import utcnow
     from app.deployments.models import Deployment
     from app.extensions import db
 
@@ -86,7 +86,7 @@ def seed(app, emulator, count: int) -> None:
 
 
 def make_due(app, *, listing: bool) -> None:
-    from app.auth.models import utcnow
+    from app.clock import utcnow
     from app.deployments.models import Deployment, DeploymentListing
     from app.extensions import db
 

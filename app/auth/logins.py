@@ -22,7 +22,8 @@ from datetime import datetime, timedelta
 from flask import current_app, request, session
 from sqlalchemy import delete, or_, select, update
 
-from app.auth.models import User, UserSession, utcnow
+from app.auth.models import User, UserSession
+from app.clock import utcnow
 from app.extensions import db
 
 SESSION_KEY = "login_token"

@@ -1,16 +1,13 @@
 """Who people are: one User per identity (provider + subject), and what they may do."""
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from flask_login import UserMixin
 from sqlalchemy import JSON, ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
+from app.clock import utcnow
 from app.extensions import db
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
 
 
 class User(UserMixin, db.Model):

@@ -10,8 +10,9 @@ from sqlalchemy.exc import IntegrityError
 from app.auth import logins
 from app.auth.errors import GroupsNotEditable, InvalidGroupName
 from app.auth.identity import Identity
-from app.auth.models import RoleGrant, User, utcnow
+from app.auth.models import RoleGrant, User
 from app.auth.roles import roles_from_groups
+from app.clock import utcnow
 from app.extensions import db
 
 log = logging.getLogger(__name__)

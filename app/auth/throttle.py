@@ -17,7 +17,8 @@ from sqlalchemy import case, delete, or_, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from app.auth.errors import LoginThrottled
-from app.auth.models import LoginFailure, utcnow
+from app.auth.models import LoginFailure
+from app.clock import utcnow
 from app.extensions import db
 
 _INSERTS = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}

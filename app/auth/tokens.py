@@ -17,7 +17,8 @@ from sqlalchemy import select
 
 from app.auth import oidc
 from app.auth.errors import ProviderError, TokenUnavailable
-from app.auth.models import OAuthToken, User, utcnow
+from app.auth.models import OAuthToken, User
+from app.clock import utcnow
 from app.errors import ConfigurationError
 from app.extensions import db
 

@@ -19,12 +19,12 @@ from pathlib import Path, PurePosixPath
 from flask import current_app
 from sqlalchemy import func, select
 
-from app.auth.models import utcnow
 from app.catalogue.errors import CatalogueError
 from app.catalogue.models import CatalogueTemplate, TemplateRevision, TypeLibrary, TypeLibraryFile
 from app.catalogue.parsed import shipped_libraries
 from app.catalogue.typelibs import LibraryError, LibrarySet, compile_pattern
 from app.catalogue.typelibs import TypeLibrary as Library
+from app.clock import utcnow
 from app.errors import NotFound
 from app.extensions import db
 

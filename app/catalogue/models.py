@@ -5,7 +5,7 @@ from datetime import datetime
 from sqlalchemy import JSON, ForeignKey, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from app.auth.models import utcnow
+from app.clock import utcnow
 from app.extensions import db
 
 

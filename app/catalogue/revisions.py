@@ -17,13 +17,13 @@ from ruamel.yaml.error import YAMLError
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 from sqlalchemy import func, select
 
-from app.auth.models import utcnow
 from app.catalogue.errors import CatalogueError
 from app.catalogue.libraries import library_set
 from app.catalogue.loader import bump_version, catalogue
 from app.catalogue.models import CatalogueTemplate, TemplateRevision
 from app.catalogue.parsed import Limits, ParsedTemplate, TemplateError, parse_template
 from app.catalogue.typelibs import LibrarySet
+from app.clock import utcnow
 from app.errors import NotFound
 from app.extensions import db
 from app.locks import lock_rows

@@ -18,12 +18,13 @@ from flask import current_app, has_request_context, request
 from sqlalchemy import func, select
 
 from app.auth.errors import TokenUnavailable
-from app.auth.models import User, utcnow
+from app.auth.models import User
 from app.catalogue.inputs import generate_password
 from app.catalogue.loader import Entry
 from app.catalogue.models import TemplateRevision
 from app.catalogue.parsed import ParsedTemplate
 from app.catalogue.yamlsafe import Limits, TemplateError
+from app.clock import utcnow
 from app.deployments import identity, tracking
 from app.deployments.errors import DeploymentError, LaunchError, TooManyLaunches, explain
 from app.deployments.models import NOT_LAUNCHED, SUBMITTING, UNCONFIRMED, Deployment

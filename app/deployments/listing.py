@@ -25,7 +25,8 @@ from sqlalchemy.exc import IntegrityError
 
 from app.auth import oidc
 from app.auth.errors import TokenUnavailable
-from app.auth.models import User, utcnow
+from app.auth.models import User
+from app.clock import utcnow
 from app.deployments import identity, tracking
 from app.deployments.errors import DeploymentError
 from app.deployments.models import (

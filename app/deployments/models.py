@@ -16,7 +16,8 @@ from datetime import datetime
 from sqlalchemy import JSON, ForeignKey, Index, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column, relationship, validates
 
-from app.auth.models import User, utcnow
+from app.auth.models import User
+from app.clock import utcnow
 from app.extensions import db
 from app.orchestrator.schemas import still_changing
 

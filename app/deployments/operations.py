@@ -15,7 +15,8 @@ from flask import current_app
 from sqlalchemy import select
 
 from app.auth.errors import TokenUnavailable
-from app.auth.models import User, utcnow
+from app.auth.models import User
+from app.clock import utcnow
 from app.deployments import identity, tracking
 from app.deployments.errors import DeploymentError, LaunchError, TooManyLaunches, explain
 from app.deployments.identity import groups_for, launch_blocker

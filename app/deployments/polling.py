@@ -22,7 +22,8 @@ from flask import current_app
 from sqlalchemy import or_, select, update
 
 from app.auth.errors import TokenUnavailable
-from app.auth.models import User, utcnow
+from app.auth.models import User
+from app.clock import utcnow
 from app.deployments import identity, tracking
 from app.deployments.errors import DeploymentError
 from app.deployments.models import Deployment

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from flask import current_app
 
-from app.auth.models import utcnow
+from app.clock import utcnow
 from app.deployments.listing import ListResult, claim_listings, list_identity
 from app.deployments.polling import PollResult, poll_due
 from app.extensions import db

@@ -13,9 +13,9 @@ from flask import current_app
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from app.auth.models import utcnow
 from app.catalogue.models import TemplateRevision
 from app.catalogue.parsed import ParsedTemplate
+from app.clock import utcnow
 from app.deployments.models import VANISHED, Deployment, DeploymentListing
 from app.deployments.secrets import seal, split_outputs, unseal
 from app.deployments.timeline import change_status

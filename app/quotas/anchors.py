@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-from app.auth.models import utcnow
+from app.clock import utcnow
 from app.extensions import db
 from app.locks import start_writing
 from app.quotas.models import QuotaLimit

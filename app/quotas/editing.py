@@ -9,7 +9,8 @@ from typing import Any
 
 from sqlalchemy import select
 
-from app.auth.models import User, utcnow
+from app.auth.models import User
+from app.clock import utcnow
 from app.extensions import db
 from app.quotas.anchors import lock_limit_row
 from app.quotas.errors import InvalidLimit

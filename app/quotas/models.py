@@ -21,7 +21,7 @@ from datetime import datetime
 from sqlalchemy import JSON, BigInteger, Float, ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.auth.models import utcnow
+from app.clock import utcnow
 from app.extensions import db
 
 USER, MEMBER, GROUP, SITE = "user", "member", "group", "site"

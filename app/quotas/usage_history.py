@@ -16,7 +16,8 @@ from datetime import datetime, timedelta
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import load_only
 
-from app.auth.models import User, utcnow
+from app.auth.models import User
+from app.clock import utcnow
 from app.deployments.models import Deployment, DeploymentEvent
 from app.extensions import db
 from app.quotas.holding import CREATE_FAILED, RELEASED_STATUSES, holds

@@ -6,7 +6,8 @@ import pytest
 from sqlalchemy import select, update
 
 from app.auth import logins
-from app.auth.models import UserSession, utcnow
+from app.auth.models import UserSession
+from app.clock import utcnow
 from app.extensions import db
 from tests.conftest import csrf_from
 

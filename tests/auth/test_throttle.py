@@ -9,7 +9,8 @@ from sqlalchemy import func, select, update
 
 from app import create_app
 from app.auth import ldap, throttle
-from app.auth.models import LoginFailure, utcnow
+from app.auth.models import LoginFailure
+from app.clock import utcnow
 from app.extensions import db
 from tests.conftest import TEST_CONFIG, People, csrf_from
 

@@ -8,7 +8,8 @@ from sqlalchemy import select, text
 
 from app.auth import oidc, tokens
 from app.auth.errors import ProviderError, TokenUnavailable
-from app.auth.models import OAuthToken, User, utcnow
+from app.auth.models import OAuthToken, User
+from app.clock import utcnow
 from app.extensions import db
 from tests.conftest import csrf_from
 

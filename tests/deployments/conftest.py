@@ -118,8 +118,8 @@ def make_deployment(app):
     import secrets as random
     from datetime import timedelta
 
-    from app.auth.models import utcnow
     from app.catalogue.models import CatalogueTemplate
+    from app.clock import utcnow
     from app.deployments.models import Deployment, DeploymentEvent
 
     def make(user_id: int, events=(), secrets=None, secret_outputs=None, **fields) -> int:

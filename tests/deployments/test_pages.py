@@ -132,7 +132,7 @@ def test_words_with_like_wildcards_match_only_themselves(client, login_as, make_
 def test_paging_shows_newest_first_and_links_to_older_ones(app, client, login_as, make_deployment):
     from datetime import timedelta
 
-    from app.auth.models import utcnow
+    from app.clock import utcnow
 
     user_id = login_as()
     app.config["DEPLOYMENTS_PAGE_SIZE"] = 10

@@ -6,7 +6,8 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
-from app.auth.models import User, utcnow
+from app.auth.models import User
+from app.clock import utcnow
 from app.deployments import operations
 from app.deployments.models import Deployment, DeploymentListing
 from app.extensions import db

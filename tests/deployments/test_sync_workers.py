@@ -9,7 +9,7 @@ from collections import Counter
 from datetime import timedelta
 from pathlib import Path
 
-from app.auth.models import utcnow
+from app.clock import utcnow
 from app.deployments.models import Deployment, DeploymentListing
 from app.extensions import db
 from app.orchestrator.client import OrchestratorClient

@@ -115,7 +115,7 @@ def test_the_site_default_is_edited_and_listed_in_the_history(operator):
 def test_usage_over_time_is_exported_as_csv(operator, quotas):
     from datetime import timedelta
 
-    from app.auth.models import utcnow
+    from app.clock import utcnow
 
     user = quotas.user("gpu-heavy")
     quotas.hold(
