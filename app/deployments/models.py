@@ -147,8 +147,12 @@ class Deployment(db.Model):
 class DeploymentEvent(db.Model):
     """One step of a deployment's timeline: a status change, or an action someone took.
 
-    ``source`` is one of "launch", "callback", "sync", "user", "admin"; ``actor_id`` is who acted
-    for "user" and "admin" entries (admins acting on someone else's deployment are recorded).
+    ``source`` is one of "launch", "callback", "sync", "user", "admin", "portal" (the portal
+    acting by itself, e.g. at the end of a lease); ``actor_id`` is who acted for "user" and
+    "admin" entries (admins acting on someone else's deployment are recorded). ``kind`` names
+    events that are not status changes (e.g. "lease-extended"); None for a status change or a
+    plain action. ``details`` holds what such an event needs to be told again (an end time, a
+    warning's distance), as JSON.
     """
 
     __tablename__ = "deployment_events"
@@ -165,6 +169,8 @@ class DeploymentEvent(db.Model):
     actor_id: Mapped[int | None] = mapped_column(
         ForeignKey("users.id", ondelete="SET NULL"), nullable=True
     )
+    kind: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    details: Mapped[dict | None] = mapped_column(JSON, nullable=True)
 
     deployment: Mapped[Deployment] = relationship(back_populates="events")
 

@@ -88,6 +88,7 @@ SOURCE_WORDS = {
     "sync": "status check",
     "user": "owner",
     "admin": "administrator",
+    "portal": "the portal",
 }
 
 

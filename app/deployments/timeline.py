@@ -8,7 +8,7 @@ from app.auth.models import User
 from app.deployments.models import Deployment, DeploymentEvent
 from app.extensions import db
 
-SOURCES = frozenset({"launch", "callback", "sync", "user", "admin"})
+SOURCES = frozenset({"launch", "callback", "sync", "user", "admin", "portal"})
 
 
 def actor_source(actor: User, deployment: Deployment) -> str:
@@ -23,12 +23,14 @@ def record_event(
     source: str,
     reason: str | None = None,
     actor: User | None = None,
+    kind: str | None = None,
+    details: dict | None = None,
 ) -> DeploymentEvent:
     """Add a timeline entry from the deployment's current status to ``to_status`` and set it.
 
     ``to_status`` equal to the current status records an action without a change (e.g. a delete
-    asked for). The entry is added to the session; the caller commits. Raises ValueError for an
-    unknown ``source``.
+    asked for); ``kind`` and ``details`` name an event that is not a status change. The entry is
+    added to the session; the caller commits. Raises ValueError for an unknown ``source``.
     """
     if source not in SOURCES:
         raise ValueError(f"unknown timeline source: {source!r}")
@@ -38,6 +40,8 @@ def record_event(
         reason=reason,
         source=source,
         actor_id=actor.id if actor is not None else None,
+        kind=kind,
+        details=details,
     )
     deployment.events.append(event)
     if to_status is not None:
