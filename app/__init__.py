@@ -40,6 +40,7 @@ def _init_extensions(app: Flask) -> None:
     from app.catalogue import init_catalogue
     from app.errors import register_error_handlers
     from app.extensions import babel, bootstrap, csrf, db, migrate
+    from app.notifications import init_notifications
     from app.security import init_security
     from app.templating import init_templating
 
@@ -52,6 +53,7 @@ def _init_extensions(app: Flask) -> None:
     init_security(app)
     init_auth(app)
     init_catalogue(app)
+    init_notifications(app)
     init_templating(app)
     register_error_handlers(app)
 
@@ -65,6 +67,7 @@ def _register_blueprints(app: Flask) -> None:
     from app.deployments.callbacks import bp as deployment_callbacks_bp
     from app.deployments.views import bp as deployments_bp
     from app.main.views import bp as main_bp
+    from app.notifications.views import bp as notifications_bp
     from app.quotas.views import bp as quotas_bp
 
     for blueprint in (
@@ -77,6 +80,7 @@ def _register_blueprints(app: Flask) -> None:
         deployments_bp,
         deployment_callbacks_bp,
         quotas_bp,
+        notifications_bp,
     ):
         app.register_blueprint(blueprint)
 
@@ -85,8 +89,16 @@ def _register_cli(app: Flask) -> None:
     from app.auth.cli import users_cli
     from app.catalogue.cli import catalogue_cli
     from app.deployments.cli import deployments_cli
+    from app.notifications.cli import notifications_cli
     from app.orchestrator.cli import orchestrator_cli
     from app.quotas.cli import quota_cli
 
-    for group in (users_cli, catalogue_cli, deployments_cli, orchestrator_cli, quota_cli):
+    for group in (
+        users_cli,
+        catalogue_cli,
+        deployments_cli,
+        orchestrator_cli,
+        quota_cli,
+        notifications_cli,
+    ):
         app.cli.add_command(group)

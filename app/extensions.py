@@ -3,6 +3,7 @@
 from flask_babel import Babel
 from flask_bootstrap import Bootstrap5
 from flask_login import LoginManager
+from flask_mailman import Mail
 from flask_migrate import Migrate
 from flask_sqlalchemy import SQLAlchemy
 from flask_talisman import Talisman
@@ -23,3 +24,5 @@ talisman = Talisman()
 # Words for people go through gettext (`_()` in templates, flask_babel.gettext in code), so
 # that every page can be translated.
 babel = Babel()
+# Notifications by e-mail (app.notifications): composition and the SMTP conversation.
+mail = Mail()

@@ -269,3 +269,42 @@ DEPLOYMENTS_SYNC_TICK_SECONDS = 5
 # for its answer after DEPLOYMENTS_SUBMITTING_STALE_SECONDS is taken as interrupted.
 DEPLOYMENTS_UNCONFIRMED_GRACE_SECONDS = 300
 DEPLOYMENTS_SUBMITTING_STALE_SECONDS = 120
+
+# --- Notifications and e-mail -------------------------------------------------------------------
+
+# The SMTP server notification mails go through. Empty: no e-mail at all; notifications are
+# shown in the portal only (the menu in the navigation bar and its page). When set,
+# MAIL_DEFAULT_SENDER and PORTAL_BASE_URL must be set too (mails link to the portal). Check the
+# settings with `flask notifications send-test ADDRESS`.
+MAIL_SERVER = ""
+MAIL_PORT = 25
+
+# STARTTLS after connecting (usually port 587), or TLS from the first byte (usually port 465);
+# not both.
+MAIL_USE_TLS = False
+MAIL_USE_SSL = False
+
+# The login at the mail server; empty for none.
+MAIL_USERNAME = ""
+MAIL_PASSWORD = ""
+
+# The From of every mail, e.g. "Research Cloud Portal <cloud@example.org>".
+MAIL_DEFAULT_SENDER = ""
+
+# Seconds to wait for the mail server at each step of the conversation before the attempt
+# counts as failed (and is retried).
+MAIL_TIMEOUT = 30
+
+# The mail worker (`flask notifications send --loop`, which `make run` starts) looks for due
+# mails every NOTIFICATIONS_SEND_TICK_SECONDS and sends up to NOTIFICATIONS_SEND_BATCH per pass,
+# each claimed for NOTIFICATIONS_CLAIM_SECONDS (other workers skip it meanwhile; keep it well
+# above the batch's sending time). A failed attempt is retried after
+# NOTIFICATIONS_RETRY_SECONDS, the wait doubling each time up to NOTIFICATIONS_RETRY_MAX_SECONDS;
+# after NOTIFICATIONS_MAX_ATTEMPTS attempts the mail is given up and listed for operators under
+# Notifications -> Undelivered mail.
+NOTIFICATIONS_SEND_TICK_SECONDS = 5
+NOTIFICATIONS_SEND_BATCH = 50
+NOTIFICATIONS_CLAIM_SECONDS = 600
+NOTIFICATIONS_RETRY_SECONDS = 60
+NOTIFICATIONS_RETRY_MAX_SECONDS = 3600
+NOTIFICATIONS_MAX_ATTEMPTS = 8

@@ -1,11 +1,22 @@
 """The person's own account: who they are to the portal, and where they are logged in."""
 
-from flask import Blueprint, flash, redirect, render_template, url_for
+from collections.abc import Callable
+
+from flask import Blueprint, Flask, current_app, flash, redirect, render_template, url_for
 from flask_login import current_user, login_required
 
 from app.auth import logins
 
 bp = Blueprint("account", __name__, url_prefix="/account")
+
+# Features above this one add their own sections to the page (e.g. what to get by e-mail)
+# without this module knowing them.
+SECTIONS = "account_sections"
+
+
+def add_account_section(app: Flask, render: Callable) -> None:
+    """Show ``render(user)`` (HTML) on the Account page, below the sessions."""
+    app.extensions.setdefault(SECTIONS, []).append(render)
 
 
 @bp.get("/")
@@ -16,6 +27,7 @@ def index():
         "auth/account.html",
         user=current_user,
         sessions=logins.sessions_of(current_user, current),
+        sections=[render(current_user) for render in current_app.extensions.get(SECTIONS, ())],
     )
 
 

@@ -31,6 +31,9 @@ from app.orchestrator.errors import Conflict, DeploymentNotFound, OrchestratorEr
 
 log = logging.getLogger(__name__)
 
+# The timeline kind of a delete someone asked for (a lease's expiry records its own kind).
+DELETE_REQUESTED = "delete-requested"
+
 __all__ = [
     "DeploymentError",
     "LaunchError",
@@ -118,6 +121,7 @@ def delete(actor: User, deployment: Deployment, *, force: bool = False) -> None:
             source=source,
             actor=actor,
             reason="Removed from the list; the orchestrator holds nothing.",
+            kind=DELETE_REQUESTED,
         )
         deployment.deleted, deployment.deleted_at = True, utcnow()
         db.session.commit()
@@ -127,7 +131,14 @@ def delete(actor: User, deployment: Deployment, *, force: bool = False) -> None:
         with _owner_client(deployment, _action_timeout()) as client:
             client.delete_deployment(deployment.uuid, force=True if force else None)
     except DeploymentNotFound:
-        record_event(deployment, deployment.status, source=source, actor=actor, reason=reason)
+        record_event(
+            deployment,
+            deployment.status,
+            source=source,
+            actor=actor,
+            reason=reason,
+            kind=DELETE_REQUESTED,
+        )
         tracking.mark_gone(deployment, source=source)
         if not deployment.deleted:  # it was not being deleted: it vanished; drop it anyway
             deployment.deleted, deployment.deleted_at = True, utcnow()
@@ -142,6 +153,7 @@ def delete(actor: User, deployment: Deployment, *, force: bool = False) -> None:
             source=source,
             actor=actor,
             reason="A delete was already under way.",
+            kind=DELETE_REQUESTED,
         )
     except OrchestratorError as error:
         raise DeploymentError(explain(error, "the deployment was not deleted")) from error
@@ -149,7 +161,12 @@ def delete(actor: User, deployment: Deployment, *, force: bool = False) -> None:
         raise DeploymentError(error.message) from error
     else:
         record_event(
-            deployment, schemas.DELETE_IN_PROGRESS, source=source, actor=actor, reason=reason
+            deployment,
+            schemas.DELETE_IN_PROGRESS,
+            source=source,
+            actor=actor,
+            reason=reason,
+            kind=DELETE_REQUESTED,
         )
         deployment.status_reason = None
     if not deployment.deleted:

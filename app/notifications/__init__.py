@@ -1,0 +1,50 @@
+"""Notifications: telling people what happened to their deployments, in the portal and by mail.
+
+Timeline entries become notifications in the same transaction (``listener``); the portal shows
+them at once (a menu in the navigation bar and a page); e-mails are sent by a worker
+(``flask notifications send --loop``) when a mail server is configured.
+"""
+
+from flask import Flask
+
+from app.errors import ConfigurationError
+
+
+def init_notifications(app: Flask) -> None:
+    from app.auth.account import add_account_section
+    from app.extensions import mail
+    from app.notifications import models  # noqa: F401  (registers the tables)
+    from app.notifications.listener import init_listener
+    from app.notifications.views import account_section, navigation_menu
+
+    _check_settings(app)
+    # SMTP always: Flask-Mailman would otherwise keep mail in memory when TESTING is on, and
+    # the tests talk to a real SMTP server.
+    app.config["MAIL_BACKEND"] = "smtp"
+    mail.init_app(app)
+    init_listener()
+    app.context_processor(lambda: {"notifications_menu": navigation_menu})
+    add_account_section(app, account_section)
+
+
+def _check_settings(app: Flask) -> None:
+    config = app.config
+    if not config.get("MAIL_SERVER"):
+        return
+    if not config.get("MAIL_DEFAULT_SENDER"):
+        raise ConfigurationError(
+            "Refusing to start: MAIL_SERVER is set but MAIL_DEFAULT_SENDER is not. Set "
+            'PORTAL_MAIL_DEFAULT_SENDER to the address mails come from, e.g. "Research Cloud '
+            'Portal <cloud@example.org>".'
+        )
+    if not config.get("PORTAL_BASE_URL"):
+        raise ConfigurationError(
+            "Refusing to start: MAIL_SERVER is set but PORTAL_BASE_URL is not, and mails link "
+            'to the portal. Set PORTAL_PORTAL_BASE_URL, e.g. "https://portal.example.org".'
+        )
+    if config.get("MAIL_USE_TLS") and config.get("MAIL_USE_SSL"):
+        raise ConfigurationError(
+            "Refusing to start: MAIL_USE_TLS and MAIL_USE_SSL are both on. Use MAIL_USE_SSL "
+            "for a server that speaks TLS from the start (port 465), MAIL_USE_TLS for STARTTLS "
+            "(port 587), not both."
+        )

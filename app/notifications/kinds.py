@@ -1,0 +1,77 @@
+"""The kinds of notification, which timeline entries cause which, and the e-mail defaults.
+
+The mapping follows the agreement with the features that record timeline entries (leases,
+deployments): they record events; this module alone decides which of them someone is told.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask_babel import lazy_gettext as _l
+
+from app.deployments.models import DeploymentEvent
+
+READY = "ready"
+FAILED = "failed"
+LEASE_WARNING = "lease-warning"
+LEASE_EXPIRED = "lease-expired"
+LEASE_DELETED = "lease-deleted"
+FAILED_CLEANUP = "failed-cleanup"
+DELETED_BY_ADMIN = "deleted-by-admin"
+DELETE_FAILED = "delete-failed"
+LEASE_EXTENDED = "lease-extended"
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    label: object  # a lazy string: the checkbox's label on the Account page
+    email_by_default: bool = False
+
+
+# In the order the Account page lists them.
+KINDS = (
+    Kind(READY, _l("A deployment is ready")),
+    Kind(FAILED, _l("A deployment failed to start"), email_by_default=True),
+    Kind(LEASE_WARNING, _l("A deployment's time is running out"), email_by_default=True),
+    Kind(LEASE_EXTENDED, _l("An operator extended a deployment's time")),
+    Kind(LEASE_EXPIRED, _l("A deployment's time is up")),
+    Kind(LEASE_DELETED, _l("A deployment was deleted when its time was up")),
+    Kind(FAILED_CLEANUP, _l("A failed deployment was removed")),
+    Kind(DELETED_BY_ADMIN, _l("An administrator deleted a deployment")),
+    Kind(DELETE_FAILED, _l("Deleting a deployment failed")),
+)
+BY_NAME = {kind.name: kind for kind in KINDS}
+DEFAULT_EMAIL_KINDS = frozenset(kind.name for kind in KINDS if kind.email_by_default)
+
+# Timeline kinds that always tell the owner.
+_EVENT_KINDS = {
+    "lease-warned": LEASE_WARNING,
+    "lease-expired": LEASE_EXPIRED,
+    "lease-deleted": LEASE_DELETED,
+    "failed-cleanup": FAILED_CLEANUP,
+}
+# Status changes that tell the owner, when the orchestrator's news brings them (a person
+# resetting a stuck delete to DELETE_FAILED knows already).
+_STATUS_KINDS = {
+    "CREATE_COMPLETE": READY,
+    "CREATE_FAILED": FAILED,
+    "DELETE_FAILED": DELETE_FAILED,
+}
+_NEWS_SOURCES = frozenset({"launch", "callback", "sync"})
+
+
+def kind_for(event: DeploymentEvent, owner_id: int) -> str | None:
+    """The notification ``event`` on a deployment owned by ``owner_id`` causes, if any."""
+    if event.kind in _EVENT_KINDS:
+        return _EVENT_KINDS[event.kind]
+    acted_for_owner = event.source == "admin" and event.actor_id not in (None, owner_id)
+    if event.kind == "lease-extended":
+        return LEASE_EXTENDED if acted_for_owner else None
+    if event.kind == "delete-requested":
+        return DELETED_BY_ADMIN if acted_for_owner else None
+    news = event.kind is None and event.source in _NEWS_SOURCES
+    if news and event.to_status != event.from_status:
+        return _STATUS_KINDS.get(event.to_status)
+    return None

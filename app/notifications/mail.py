@@ -1,0 +1,118 @@
+"""Composing a notification's e-mail (plain text and HTML) and talking to the SMTP server.
+
+Flask-Mailman does the composition and the SMTP conversation; this module adds the portal's
+words, the link to the deployment's page, and sentences that say what failed.
+"""
+
+from __future__ import annotations
+
+import smtplib
+import socket
+import ssl
+
+from flask import current_app, render_template, url_for
+from flask_mailman import EmailMultiAlternatives
+
+from app.extensions import mail
+from app.notifications.models import Notification
+from app.notifications.wording import Message, compose
+
+# What the worker catches around one SMTP conversation: everything else is a bug.
+MAIL_ERRORS = (OSError, smtplib.SMTPException)
+
+
+def page_url(notification: Notification) -> str | None:
+    """The absolute address of the deployment's page (needs a request context whose base
+    URL is PORTAL_BASE_URL; see ``portal_links``)."""
+    if notification.deployment_id is None:
+        return None
+    return url_for("deployments.detail", deployment_id=notification.deployment_id, _external=True)
+
+
+def portal_links():
+    """A request context in which ``url_for(..., _external=True)`` gives the portal's public
+    addresses, for work done outside any request (the worker, the command line)."""
+    return current_app.test_request_context(base_url=current_app.config["PORTAL_BASE_URL"])
+
+
+def build(notification: Notification, connection=None) -> EmailMultiAlternatives:
+    """The e-mail for ``notification``: subject, plain text and an HTML alternative."""
+    message = compose(notification)
+    return _email(
+        message,
+        page_url(notification),
+        notification.details.get("name"),
+        [notification.mail_to],
+        connection,
+    )
+
+
+def _email(message: Message, link: str | None, name: str | None, to: list[str], connection):
+    context = {"message": message, "page_url": link, "name": name}
+    email = EmailMultiAlternatives(
+        subject=message.subject,
+        body=render_template("notifications/mail.txt", **context),
+        from_email=current_app.config["MAIL_DEFAULT_SENDER"],
+        to=to,
+        connection=connection,
+        # RFC 3834: tells vacation responders not to answer a machine.
+        headers={"Auto-Submitted": "auto-generated"},
+    )
+    email.attach_alternative(render_template("notifications/mail.html", **context), "text/html")
+    return email
+
+
+def test_email(address: str, connection=None) -> EmailMultiAlternatives:
+    """A short message proving that the settings reach ``address``."""
+    from flask_babel import gettext as _
+
+    message = Message(
+        _("Test message from %(portal)s", portal=current_app.config["PORTAL_NAME"]),
+        [_("The portal's mail settings work: this message reached you.")],
+    )
+    return _email(message, None, None, [address], connection)
+
+
+def connection():
+    """An SMTP connection with the portal's settings, not yet open."""
+    return mail.get_connection(backend="smtp")
+
+
+def describe(error: BaseException) -> str:
+    """What went wrong in one SMTP conversation, in a sentence for an operator."""
+    config = current_app.config
+    server = f"{config['MAIL_SERVER']}:{config['MAIL_PORT']}"
+    if isinstance(error, ConnectionRefusedError):
+        return f"The mail server {server} refused the connection (is it running on that port?)."
+    if isinstance(error, TimeoutError | socket.timeout):
+        return f"The mail server {server} did not answer within {config['MAIL_TIMEOUT']} seconds."
+    if isinstance(error, socket.gaierror):
+        return f"The mail server's name {config['MAIL_SERVER']!r} could not be resolved."
+    if isinstance(error, ssl.SSLError):
+        return (
+            f"TLS with the mail server {server} failed: {error}. Check MAIL_USE_TLS/MAIL_USE_SSL."
+        )
+    if isinstance(error, smtplib.SMTPAuthenticationError):
+        return f"The mail server {server} refused the login: {_said(error)}"
+    if isinstance(error, smtplib.SMTPRecipientsRefused):
+        refused = "; ".join(
+            f"{address}: {_said(answer)}" for address, answer in error.recipients.items()
+        )
+        return f"The mail server {server} refused the recipient ({refused})."
+    if isinstance(error, smtplib.SMTPSenderRefused):
+        return f"The mail server {server} refused the sender {error.sender}: {_said(error)}"
+    if isinstance(error, smtplib.SMTPResponseException):
+        return f"The mail server {server} refused the message: {_said(error)}"
+    if isinstance(error, smtplib.SMTPServerDisconnected):
+        return f"The mail server {server} closed the connection unexpectedly."
+    if isinstance(error, smtplib.SMTPException):
+        return f"The conversation with the mail server {server} failed: {error}"
+    return f"The mail server {server} could not be reached: {error}"
+
+
+def _said(error) -> str:
+    """The server's own answer: "550 No such user here"."""
+    code, text = error if isinstance(error, tuple) else (error.smtp_code, error.smtp_error)
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    return f"{code} {text}".strip()

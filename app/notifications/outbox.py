@@ -1,0 +1,182 @@
+"""The outbox's operations: claiming mails to send, recording each attempt, reading notices.
+
+Several workers (on several hosts) may send from one database: a worker claims a batch of due
+mails by writing its claim token on them, and only rows whose claim it still holds are marked
+sent. On PostgreSQL the candidates are locked with ``FOR UPDATE SKIP LOCKED`` so that workers
+pass each other by; on SQLite, which has one writer at a time, the claiming UPDATE re-checks
+that each row is still unclaimed (compare-and-set). Every operation here commits.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime, timedelta
+
+from flask import current_app
+from sqlalchemy import and_, func, or_, select, update
+
+from app.auth.models import User
+from app.clock import utcnow
+from app.errors import NotFound
+from app.extensions import db
+from app.notifications.models import MAIL_FAILED, MAIL_QUEUED, MAIL_SENT, Notification
+
+
+def _due(now: datetime):
+    return and_(
+        Notification.mail_status == MAIL_QUEUED,
+        Notification.mail_next_at <= now,
+        or_(Notification.mail_claimed_until.is_(None), Notification.mail_claimed_until < now),
+    )
+
+
+def claim(limit: int) -> tuple[str, list[Notification]]:
+    """Claim up to ``limit`` due mails for this worker; returns its claim token and the rows."""
+    now = utcnow()
+    token = secrets.token_hex(16)
+    candidates = (
+        select(Notification.id)
+        .where(_due(now))
+        .order_by(Notification.mail_next_at, Notification.id)
+        .limit(limit)
+    )
+    if db.engine.dialect.name == "postgresql":
+        candidates = candidates.with_for_update(skip_locked=True)
+    ids = list(db.session.scalars(candidates))
+    if not ids:
+        db.session.rollback()
+        return token, []
+    lease = timedelta(seconds=current_app.config["NOTIFICATIONS_CLAIM_SECONDS"])
+    # The WHERE clause again: the compare-and-set that keeps a row from two claims on SQLite.
+    db.session.execute(
+        update(Notification)
+        .where(Notification.id.in_(ids), _due(now))
+        .values(mail_claim=token, mail_claimed_until=now + lease)
+        .execution_options(synchronize_session=False)
+    )
+    db.session.commit()
+    rows = db.session.scalars(
+        select(Notification).where(Notification.mail_claim == token).order_by(Notification.id)
+    )
+    return token, list(rows)
+
+
+def mark_sent(notification_id: int, token: str) -> bool:
+    """Record a delivered mail; False if this worker's claim had lapsed meanwhile."""
+    done = db.session.execute(
+        update(Notification)
+        .where(Notification.id == notification_id, Notification.mail_claim == token)
+        .values(
+            mail_status=MAIL_SENT,
+            mail_sent_at=utcnow(),
+            mail_claim=None,
+            mail_claimed_until=None,
+            mail_attempts=Notification.mail_attempts + 1,
+            mail_error=None,
+        )
+        .execution_options(synchronize_session=False)
+    ).rowcount
+    db.session.commit()
+    return bool(done)
+
+
+def retry_delay(attempts: int) -> timedelta:
+    """How long to wait after ``attempts`` failed attempts: doubling, up to the maximum."""
+    config = current_app.config
+    seconds = config["NOTIFICATIONS_RETRY_SECONDS"] * 2 ** min(max(attempts - 1, 0), 16)
+    return timedelta(seconds=min(seconds, config["NOTIFICATIONS_RETRY_MAX_SECONDS"]))
+
+
+def mark_attempt_failed(notification: Notification, token: str, error: str) -> str:
+    """Record a failed attempt: queued again after a back-off, or failed for good after the
+    last allowed attempt. Returns the mail status now."""
+    attempts = (notification.mail_attempts or 0) + 1
+    final = attempts >= current_app.config["NOTIFICATIONS_MAX_ATTEMPTS"]
+    status = MAIL_FAILED if final else MAIL_QUEUED
+    db.session.execute(
+        update(Notification)
+        .where(Notification.id == notification.id, Notification.mail_claim == token)
+        .values(
+            mail_status=status,
+            mail_attempts=attempts,
+            mail_error=error,
+            mail_claim=None,
+            mail_claimed_until=None,
+            mail_next_at=None if final else utcnow() + retry_delay(attempts),
+        )
+        .execution_options(synchronize_session=False)
+    )
+    db.session.commit()
+    return status
+
+
+def requeue(notification_id: int) -> None:
+    """Send a failed mail again from the next pass (operators, once the server is fixed).
+
+    Raises NotFound when there is no such failed mail.
+    """
+    notification = db.session.get(Notification, notification_id)
+    if notification is None or notification.mail_status != MAIL_FAILED:
+        raise NotFound("There is no such undelivered mail; it may have been sent meanwhile.")
+    notification.mail_status, notification.mail_attempts = MAIL_QUEUED, 0
+    notification.mail_next_at = utcnow()
+    db.session.commit()
+
+
+def undelivered(limit: int = 200) -> list[Notification]:
+    """Mails that failed for good, and queued ones that have failed at least once, newest
+    first: what operators look at when the mail server misbehaves."""
+    return list(
+        db.session.scalars(
+            select(Notification)
+            .where(
+                or_(
+                    Notification.mail_status == MAIL_FAILED,
+                    and_(Notification.mail_status == MAIL_QUEUED, Notification.mail_attempts > 0),
+                )
+            )
+            .order_by(Notification.created_at.desc(), Notification.id.desc())
+            .limit(limit)
+        )
+    )
+
+
+def unread_count(user: User) -> int:
+    return db.session.scalar(
+        select(func.count())
+        .select_from(Notification)
+        .where(Notification.user_id == user.id, Notification.read_at.is_(None))
+    )
+
+
+def notifications_of(user: User, limit: int = 100) -> list[Notification]:
+    """``user``'s notifications, newest first."""
+    return list(
+        db.session.scalars(
+            select(Notification)
+            .where(Notification.user_id == user.id)
+            .order_by(Notification.created_at.desc(), Notification.id.desc())
+            .limit(limit)
+        )
+    )
+
+
+def mark_read(user: User, notification_id: int) -> None:
+    """Mark one of ``user``'s notifications read. Raises NotFound if it is not theirs."""
+    notification = db.session.get(Notification, notification_id)
+    if notification is None or notification.user_id != user.id:
+        raise NotFound("There is no such notification among yours.")
+    notification.read_at = notification.read_at or utcnow()
+    db.session.commit()
+
+
+def mark_all_read(user: User) -> int:
+    """Mark every unread notification of ``user`` read; returns how many were."""
+    count = db.session.execute(
+        update(Notification)
+        .where(Notification.user_id == user.id, Notification.read_at.is_(None))
+        .values(read_at=utcnow())
+        .execution_options(synchronize_session=False)
+    ).rowcount
+    db.session.commit()
+    return count

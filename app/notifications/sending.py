@@ -1,0 +1,114 @@
+"""The mail worker: sends the outbox's due mails, never from a web request.
+
+``flask notifications send --loop`` runs it beside the web server (``make run`` starts it). A
+pass claims a batch of due mails (see ``outbox.claim``), sends them over one SMTP connection,
+and records each outcome as soon as it is known, so a worker that dies mid-batch resends at
+most the mail it was sending; its claims lapse and another worker takes the rest.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+from dataclasses import dataclass
+
+from flask import current_app
+
+from app.extensions import db
+from app.notifications import mail, outbox
+from app.notifications.models import MAIL_FAILED
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class SendResult:
+    sent: int = 0
+    retrying: int = 0
+    failed: int = 0
+
+    def summary(self) -> str:
+        return f"{self.sent} sent, {self.retrying} to retry, {self.failed} failed for good"
+
+
+def send_once() -> SendResult:
+    """Send one batch of due mails. Does nothing without a mail server configured."""
+    result = SendResult()
+    if not current_app.config.get("MAIL_SERVER"):
+        return result
+    token, claimed = outbox.claim(current_app.config["NOTIFICATIONS_SEND_BATCH"])
+    if not claimed:
+        return result
+    connection = mail.connection()
+    with mail.portal_links():
+        try:
+            for notification in claimed:
+                try:
+                    connection.open()
+                    connection.send_messages([mail.build(notification, connection)])
+                except mail.MAIL_ERRORS as error:
+                    _close(connection)
+                    status = outbox.mark_attempt_failed(notification, token, mail.describe(error))
+                    if status == MAIL_FAILED:
+                        result.failed += 1
+                        log.warning("Mail %s failed for good: %s", notification.id, error)
+                    else:
+                        result.retrying += 1
+                else:
+                    result.sent += outbox.mark_sent(notification.id, token)
+        finally:
+            _close(connection)
+    return result
+
+
+def _close(connection) -> None:
+    try:
+        connection.close()
+    except mail.MAIL_ERRORS:  # the server already went away: nothing left to close
+        connection.connection = None
+
+
+def send_loop(stop: threading.Event | None = None) -> None:
+    """Run passes until SIGTERM or SIGINT (or ``stop`` is set); a pass under way finishes."""
+    stop = stop or threading.Event()
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, lambda *_: stop.set())
+    tick = current_app.config["NOTIFICATIONS_SEND_TICK_SECONDS"]
+    log.info("Notification mail worker started")
+    while not stop.is_set():
+        started = time.monotonic()
+        try:
+            result = send_once()
+        except Exception:  # keep the worker alive; the next pass retries
+            log.exception("Notification mail pass failed")
+            db.session.rollback()
+        else:
+            if result.sent or result.retrying or result.failed:
+                log.info("Mail pass: %s", result.summary())
+        stop.wait(max(tick - (time.monotonic() - started), 0.1))
+    log.info("Notification mail worker stopped")
+
+
+def send_test(address: str) -> None:
+    """Send a test message to ``address`` now. Raises MailSettingsError saying what failed."""
+    from app.notifications.errors import MailSettingsError
+
+    config = current_app.config
+    if not config.get("MAIL_SERVER"):
+        raise MailSettingsError(
+            "No mail server is configured: set PORTAL_MAIL_SERVER (and PORTAL_MAIL_PORT, "
+            "PORTAL_MAIL_DEFAULT_SENDER); until then notifications are shown in the portal only."
+        )
+    if "@" not in address:
+        raise MailSettingsError(f"{address!r} is not an e-mail address.")
+    connection = mail.connection()
+    try:
+        connection.open()
+        connection.send_messages([mail.test_email(address, connection)])
+    except mail.MAIL_ERRORS as error:
+        raise MailSettingsError(mail.describe(error)) from error
+    finally:
+        _close(connection)

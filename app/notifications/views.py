@@ -1,0 +1,106 @@
+"""The notifications page, the navigation bar's menu, the Account page's e-mail choices, and
+the operators' list of undelivered mail."""
+
+from __future__ import annotations
+
+from flask import Blueprint, flash, redirect, render_template, url_for
+from flask_babel import gettext as _
+from flask_babel import ngettext
+from flask_login import current_user, login_required
+from markupsafe import Markup
+
+from app.auth.roles import role_required
+from app.notifications import outbox
+from app.notifications.forms import EmailChoicesForm
+from app.notifications.preferences import choose_email_kinds, email_kinds
+from app.notifications.wording import compose
+
+bp = Blueprint("notifications", __name__, url_prefix="/notifications")
+
+MENU_SHOWN = 5
+
+
+class Shown:
+    """A notification with its words, as the page and the menu list it."""
+
+    def __init__(self, notification):
+        self.notification = notification
+        self.message = compose(notification)
+
+    def __getattr__(self, name):
+        return getattr(self.notification, name)
+
+
+def navigation_menu() -> dict:
+    """The menu's unread count and latest unread notices (asked only when the bar is drawn)."""
+    unread = outbox.unread_count(current_user)
+    latest = outbox.notifications_of(current_user, limit=MENU_SHOWN) if unread else []
+    return {"unread": unread, "latest": [Shown(n) for n in latest if n.read_at is None]}
+
+
+def account_section(user) -> Markup:
+    """The Account page's section where people choose what they get by e-mail."""
+    form = EmailChoicesForm(kinds=sorted(email_kinds(user.id)), formdata=None)
+    html = render_template("notifications/_email_choices.html", form=form, user=user)
+    return Markup(html)  # noqa: S704 - rendered by an autoescaping template
+
+
+@bp.get("/")
+@login_required
+def index():
+    shown = [Shown(n) for n in outbox.notifications_of(current_user)]
+    return render_template("notifications/index.html", notifications=shown)
+
+
+@bp.post("/<int:notification_id>/read")
+@login_required
+def read(notification_id: int):
+    outbox.mark_read(current_user, notification_id)
+    return redirect(url_for("notifications.index"))
+
+
+@bp.post("/read-all")
+@login_required
+def read_all():
+    count = outbox.mark_all_read(current_user)
+    flash(
+        ngettext("%(num)d notification marked read.", "%(num)d notifications marked read.", count),
+        "success",
+    )
+    return redirect(url_for("notifications.index"))
+
+
+@bp.post("/email-choices")
+@login_required
+def choose():
+    form = EmailChoicesForm()
+    if not form.validate_on_submit():
+        flash(
+            _("Your e-mail choices were not saved: %(problem)s", problem=_problem(form)), "danger"
+        )
+        return redirect(url_for("account.index"))
+    choose_email_kinds(current_user, set(form.kinds.data or ()))
+    flash(_("Your e-mail choices are saved."), "success")
+    return redirect(url_for("account.index"))
+
+
+def _problem(form) -> str:
+    for errors in form.errors.values():
+        return " ".join(str(error) for error in errors)
+    return _("the form was incomplete.")
+
+
+@bp.get("/undelivered")
+@role_required("operator")
+def undelivered():
+    return render_template(
+        "notifications/undelivered.html", mails=[Shown(n) for n in outbox.undelivered()]
+    )
+
+
+@bp.post("/<int:notification_id>/resend")
+@role_required("operator")
+def resend(notification_id: int):
+    outbox.requeue(notification_id)
+    flash(_("The mail is queued again; the mail worker sends it at its next pass."), "success")
+    return redirect(url_for("notifications.undelivered"))

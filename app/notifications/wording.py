@@ -1,0 +1,181 @@
+"""What a notification says: its subject and sentences, the same in the portal and in mail.
+
+The words are composed from the notification's kind and the details kept with it when it was
+written; nothing here reads the database.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from flask_babel import gettext as _
+from flask_babel import ngettext
+
+from app.notifications import kinds
+from app.notifications.models import Notification
+
+
+@dataclass(frozen=True)
+class Message:
+    subject: str
+    paragraphs: list[str]
+    # The deployment's main way in (its first link output), for "ready".
+    access_link: str | None = None
+
+
+def when(iso: str | None) -> str:
+    """An ISO 8601 UTC time as people read it: "Thu 27 Nov 14:00 UTC"; "" for none."""
+    if not iso:
+        return ""
+    try:
+        moment = datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    except ValueError:
+        return iso
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return moment.strftime("%a %d %b %H:%M") + " UTC"
+
+
+def distance(minutes: int) -> str:
+    """A warning's distance from the end in whole days, hours or minutes."""
+    if minutes and minutes % 1440 == 0:
+        return ngettext("%(num)d day", "%(num)d days", minutes // 1440)
+    if minutes and minutes % 60 == 0:
+        return ngettext("%(num)d hour", "%(num)d hours", minutes // 60)
+    return ngettext("%(num)d minute", "%(num)d minutes", minutes)
+
+
+def compose(notification: Notification) -> Message:
+    """The words of ``notification``; raises KeyError for a kind this portal does not know."""
+    details = notification.details or {}
+    name = details.get("name") or _("Your deployment")
+    return _COMPOSERS[notification.kind](name, details)
+
+
+def _ready(name: str, details: dict) -> Message:
+    link = details.get("link")
+    paragraphs = [_("%(name)s is running and can be used.", name=name)]
+    if link:
+        paragraphs.append(_("Its address: %(link)s", link=link))
+    return Message(_("%(name)s is ready", name=name), paragraphs, access_link=link)
+
+
+def _failed(name: str, details: dict) -> Message:
+    paragraphs = [_("The cloud could not create %(name)s; nothing of it is running.", name=name)]
+    if details.get("plain_reason"):
+        paragraphs.append(details["plain_reason"])
+    if details.get("reason"):
+        paragraphs.append(_("The orchestrator said: %(reason)s", reason=details["reason"]))
+    paragraphs.append(
+        _(
+            "What to try next: launch it again from its page (Relaunch keeps your settings), "
+            "perhaps asking for fewer resources or at a quieter time; if it fails again, write "
+            "to the site's support and quote the reason above."
+        )
+    )
+    return Message(_("%(name)s failed to start", name=name), paragraphs)
+
+
+def _lease_warning(name: str, details: dict) -> Message:
+    left = distance(int(details.get("before_minutes") or 0))
+    ends = when(details.get("ends_at"))
+    return Message(
+        _("%(name)s ends in %(left)s", name=name, left=left),
+        [
+            _("%(name)s ends at %(ends)s, in %(left)s.", name=name, ends=ends, left=left),
+            _(
+                "Save your work before then, or extend it from its page if you need more time "
+                "and extending is allowed."
+            ),
+        ],
+    )
+
+
+def _lease_expired(name: str, details: dict) -> Message:
+    return Message(
+        _("Time is up for %(name)s", name=name),
+        [
+            _(
+                "The time of %(name)s ended at %(ends)s.",
+                name=name,
+                ends=when(details.get("ends_at")),
+            ),
+            _(
+                "It will be deleted at %(delete_at)s; copy what you need off it before then.",
+                delete_at=when(details.get("delete_at")),
+            ),
+        ],
+    )
+
+
+def _lease_deleted(name: str, _details: dict) -> Message:
+    return Message(
+        _("%(name)s was deleted when its time was up", name=name),
+        [_("%(name)s was deleted because its time was up; its quota is free again.", name=name)],
+    )
+
+
+def _failed_cleanup(name: str, details: dict) -> Message:
+    return Message(
+        _("Failed deployment %(name)s was removed", name=name),
+        [
+            _(
+                "%(name)s failed to start (%(failed_at)s) and has now been removed, with "
+                "whatever the cloud kept of it.",
+                name=name,
+                failed_at=when(details.get("failed_at")),
+            )
+        ],
+    )
+
+
+def _deleted_by_admin(name: str, _details: dict) -> Message:
+    return Message(
+        _("%(name)s was deleted by an administrator", name=name),
+        [
+            _(
+                "An administrator deleted %(name)s. Ask the site's support if you do not know why.",
+                name=name,
+            )
+        ],
+    )
+
+
+def _delete_failed(name: str, details: dict) -> Message:
+    paragraphs = [
+        _(
+            "Deleting %(name)s did not finish; it still holds its resources and your quota.",
+            name=name,
+        ),
+    ]
+    if details.get("reason"):
+        paragraphs.append(_("The orchestrator said: %(reason)s", reason=details["reason"]))
+    paragraphs.append(_("Open its page and delete it again; a forced delete is offered too."))
+    return Message(_("Deleting %(name)s failed", name=name), paragraphs)
+
+
+def _lease_extended(name: str, details: dict) -> Message:
+    paragraphs = [
+        _(
+            "An operator extended %(name)s; it now ends at %(ends)s.",
+            name=name,
+            ends=when(details.get("ends_at")),
+        )
+    ]
+    if details.get("reason"):
+        paragraphs.append(_("Their reason: %(reason)s", reason=details["reason"]))
+    return Message(_("An operator extended %(name)s", name=name), paragraphs)
+
+
+_COMPOSERS = {
+    kinds.READY: _ready,
+    kinds.FAILED: _failed,
+    kinds.LEASE_WARNING: _lease_warning,
+    kinds.LEASE_EXPIRED: _lease_expired,
+    kinds.LEASE_DELETED: _lease_deleted,
+    kinds.FAILED_CLEANUP: _failed_cleanup,
+    kinds.DELETED_BY_ADMIN: _deleted_by_admin,
+    kinds.DELETE_FAILED: _delete_failed,
+    kinds.LEASE_EXTENDED: _lease_extended,
+}
