@@ -40,10 +40,11 @@ setup: $(VENV)/.installed
 
 ## run: set up, then serve the portal on http://$(HOST):$(PORT)/
 run: setup
-	@echo "Serving the portal on http://$(HOST):$(PORT)/ with its sync worker (Ctrl-C stops both)"
+	@echo "Serving the portal on http://$(HOST):$(PORT)/ with its sync and mail workers (Ctrl-C stops all three)"
 	@export PORTAL_PORTAL_BASE_URL=http://$(HOST):$(PORT); \
 	$(BIN)/flask deployments sync --loop & sync=$$!; \
-	trap 'kill $$sync 2>/dev/null; wait $$sync' EXIT; \
+	$(BIN)/flask notifications send --loop & mail=$$!; \
+	trap 'kill $$sync $$mail 2>/dev/null; wait $$sync $$mail' EXIT; \
 	PORTAL_SESSION_COOKIE_SECURE=false $(BIN)/gunicorn --bind $(HOST):$(PORT) --workers $(WORKERS) \
 	  --access-logfile - wsgi:app
 

@@ -84,7 +84,8 @@ def describe(error: BaseException) -> str:
     server = f"{config['MAIL_SERVER']}:{config['MAIL_PORT']}"
     if isinstance(error, ConnectionRefusedError):
         return f"The mail server {server} refused the connection (is it running on that port?)."
-    if isinstance(error, TimeoutError | socket.timeout):
+    # smtplib reports a read that timed out as a disconnection, the timeout as its cause.
+    if isinstance(error, TimeoutError) or isinstance(error.__context__, TimeoutError):
         return f"The mail server {server} did not answer within {config['MAIL_TIMEOUT']} seconds."
     if isinstance(error, socket.gaierror):
         return f"The mail server's name {config['MAIL_SERVER']!r} could not be resolved."

@@ -149,16 +149,13 @@ def unread_count(user: User) -> int:
     )
 
 
-def notifications_of(user: User, limit: int = 100) -> list[Notification]:
-    """``user``'s notifications, newest first."""
-    return list(
-        db.session.scalars(
-            select(Notification)
-            .where(Notification.user_id == user.id)
-            .order_by(Notification.created_at.desc(), Notification.id.desc())
-            .limit(limit)
-        )
-    )
+def notifications_of(user: User, limit: int = 100, unread: bool = False) -> list[Notification]:
+    """``user``'s notifications (``unread``: only those not yet read), newest first."""
+    query = select(Notification).where(Notification.user_id == user.id)
+    if unread:
+        query = query.where(Notification.read_at.is_(None))
+    order = (Notification.created_at.desc(), Notification.id.desc())
+    return list(db.session.scalars(query.order_by(*order).limit(limit)))
 
 
 def mark_read(user: User, notification_id: int) -> None:

@@ -34,8 +34,8 @@ class Shown:
 def navigation_menu() -> dict:
     """The menu's unread count and latest unread notices (asked only when the bar is drawn)."""
     unread = outbox.unread_count(current_user)
-    latest = outbox.notifications_of(current_user, limit=MENU_SHOWN) if unread else []
-    return {"unread": unread, "latest": [Shown(n) for n in latest if n.read_at is None]}
+    latest = outbox.notifications_of(current_user, MENU_SHOWN, unread=True) if unread else []
+    return {"unread": unread, "latest": [Shown(n) for n in latest]}
 
 
 def account_section(user) -> Markup:
