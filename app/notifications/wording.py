@@ -54,11 +54,8 @@ def compose(notification: Notification) -> Message:
 
 
 def _ready(name: str, details: dict) -> Message:
-    link = details.get("link")
     paragraphs = [_("%(name)s is running and can be used.", name=name)]
-    if link:
-        paragraphs.append(_("Its address: %(link)s", link=link))
-    return Message(_("%(name)s is ready", name=name), paragraphs, access_link=link)
+    return Message(_("%(name)s is ready", name=name), paragraphs, access_link=details.get("link"))
 
 
 def _failed(name: str, details: dict) -> Message:

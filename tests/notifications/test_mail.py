@@ -33,7 +33,7 @@ def test_a_mail_arrives_with_its_headers_both_parts_and_a_link_to_the_page(porta
     html = message.get_body(("html",)).get_content()
     page = f"https://portal.test/deployments/{deployment}"
     assert f"See Notebook for the course in the portal: {page}" in text
-    assert "Its address: https://203.0.113.7:8888/lab" in text
+    assert "Open Notebook for the course: https://203.0.113.7:8888/lab" in text
     assert f'<a href="{page}">See Notebook for the course in the portal</a>' in html
     assert '<a href="https://203.0.113.7:8888/lab">Open Notebook for the course</a>' in html
     [notice] = portal.notifications(ada)
