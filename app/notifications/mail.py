@@ -11,6 +11,7 @@ import socket
 import ssl
 
 from flask import current_app, render_template, url_for
+from flask_babel import gettext as _
 from flask_mailman import EmailMultiAlternatives
 
 from app.extensions import mail
@@ -64,8 +65,6 @@ def _email(message: Message, link: str | None, name: str | None, to: list[str], 
 
 def test_email(address: str, connection=None) -> EmailMultiAlternatives:
     """A short message proving that the settings reach ``address``."""
-    from flask_babel import gettext as _
-
     message = Message(
         _("Test message from %(portal)s", portal=current_app.config["PORTAL_NAME"]),
         [_("The portal's mail settings work: this message reached you.")],
@@ -83,32 +82,63 @@ def describe(error: BaseException) -> str:
     config = current_app.config
     server = f"{config['MAIL_SERVER']}:{config['MAIL_PORT']}"
     if isinstance(error, ConnectionRefusedError):
-        return f"The mail server {server} refused the connection (is it running on that port?)."
+        return _(
+            "The mail server %(server)s refused the connection (is it running on that port?).",
+            server=server,
+        )
     # smtplib reports a read that timed out as a disconnection, the timeout as its cause.
     if isinstance(error, TimeoutError) or isinstance(error.__context__, TimeoutError):
-        return f"The mail server {server} did not answer within {config['MAIL_TIMEOUT']} seconds."
+        return _(
+            "The mail server %(server)s did not answer within %(seconds)s seconds.",
+            server=server,
+            seconds=config["MAIL_TIMEOUT"],
+        )
     if isinstance(error, socket.gaierror):
-        return f"The mail server's name {config['MAIL_SERVER']!r} could not be resolved."
+        return _(
+            "The mail server's name %(name)s could not be resolved.", name=config["MAIL_SERVER"]
+        )
     if isinstance(error, ssl.SSLError):
-        return (
-            f"TLS with the mail server {server} failed: {error}. Check MAIL_USE_TLS/MAIL_USE_SSL."
+        return _(
+            "TLS with the mail server %(server)s failed (%(error)s); check MAIL_USE_TLS and "
+            "MAIL_USE_SSL.",
+            server=server,
+            error=error,
         )
     if isinstance(error, smtplib.SMTPAuthenticationError):
-        return f"The mail server {server} refused the login: {_said(error)}"
+        return _(
+            "The mail server %(server)s refused the login: %(answer)s",
+            server=server,
+            answer=_said(error),
+        )
     if isinstance(error, smtplib.SMTPRecipientsRefused):
         refused = "; ".join(
             f"{address}: {_said(answer)}" for address, answer in error.recipients.items()
         )
-        return f"The mail server {server} refused the recipient ({refused})."
+        return _(
+            "The mail server %(server)s refused the recipient (%(refused)s).",
+            server=server,
+            refused=refused,
+        )
     if isinstance(error, smtplib.SMTPSenderRefused):
-        return f"The mail server {server} refused the sender {error.sender}: {_said(error)}"
+        return _(
+            "The mail server %(server)s refused the sender %(sender)s: %(answer)s",
+            server=server,
+            sender=error.sender,
+            answer=_said(error),
+        )
     if isinstance(error, smtplib.SMTPResponseException):
-        return f"The mail server {server} refused the message: {_said(error)}"
+        return _(
+            "The mail server %(server)s refused the message: %(answer)s",
+            server=server,
+            answer=_said(error),
+        )
     if isinstance(error, smtplib.SMTPServerDisconnected):
-        return f"The mail server {server} closed the connection unexpectedly."
-    if isinstance(error, smtplib.SMTPException):
-        return f"The conversation with the mail server {server} failed: {error}"
-    return f"The mail server {server} could not be reached: {error}"
+        return _("The mail server %(server)s closed the connection unexpectedly.", server=server)
+    return _(
+        "The conversation with the mail server %(server)s failed: %(error)s",
+        server=server,
+        error=error,
+    )
 
 
 def _said(error) -> str:
