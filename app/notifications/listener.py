@@ -11,6 +11,7 @@ from flask import current_app
 from sqlalchemy import event as sqlalchemy_event
 from sqlalchemy.orm import Session
 
+from app.auth.models import User
 from app.clock import utcnow
 from app.deployments import presenters
 from app.deployments.models import Deployment, DeploymentEvent
@@ -82,7 +83,8 @@ def _address(session: Session, notification: Notification, deployment: Deploymen
     notification.mail_status = MAIL_NONE
     if not current_app.config.get("MAIL_SERVER"):
         return
-    owner = deployment.user
+    # By id: a deployment added in this very flush has not loaded its relationships.
+    owner = session.get(User, deployment.user_id)
     if owner is None or not owner.email or not owner.active:
         return
     if notification.kind not in email_kinds(owner.id):

@@ -193,3 +193,16 @@ def test_without_a_mail_server_notifications_are_for_the_portal_only(portal_with
     [notice] = portal_without_mail.notifications(ada)
     assert notice.mail_status == MAIL_NONE
     assert portal_without_mail.send().summary() == "0 sent, 0 to retry, 0 failed for good"
+
+
+def test_a_deployment_recorded_in_the_same_flush_as_its_event_gets_its_notice_and_mail(portal):
+    ada = portal.user()
+    with portal.app.app_context():
+        deployment = Deployment(
+            user_id=ada, name="Fresh", template_slug="vm", template_name="VM", status="SUBMITTING"
+        )
+        db.session.add(deployment)
+        record_event(deployment, "CREATE_FAILED", source="launch", reason="refused")
+        db.session.commit()
+    [notice] = portal.notifications(ada)
+    assert notice.kind == "failed" and notice.mail_status == MAIL_QUEUED
