@@ -176,3 +176,22 @@ def test_a_refused_recipient_is_named_in_the_failure(portal, smtp_server):
     portal.send()
     error = portal.notifications(ada)[0].mail_error
     assert "refused the recipient (ada@example.org: 550 5.1.1 No such user here)" in error
+
+
+def test_mail_goes_to_the_address_the_directory_or_identity_provider_gave_at_login(
+    portal, smtp_server
+):
+    from app.auth.identity import Identity
+    from app.auth.operations import record_identity
+
+    with portal.app.app_context():
+        ldap = record_identity(Identity("ldap", "grace", "grace", "Grace", "grace@lab.example"))
+        oidc = record_identity(Identity("iam", "sub-7", "alan", "Alan", "alan@iam.example"))
+        owners = {ldap.id: "grace@lab.example", oidc.id: "alan@iam.example"}
+    for owner in owners:
+        _failed_deployment(portal, owner, name=f"Run of {owner}")
+    assert portal.send().sent == 2
+    received = {m["To"]: m["Subject"] for m in smtp_server.wait_for(2)}
+    assert received == {
+        address: f"Run of {owner} failed to start" for owner, address in owners.items()
+    }
