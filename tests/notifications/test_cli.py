@@ -71,3 +71,32 @@ def test_incomplete_mail_settings_stop_the_portal_with_a_reason(tmp_path, settin
     }
     with pytest.raises(ConfigurationError, match=words):
         create_app(config, instance_path=str(tmp_path / "instance"))
+
+
+def test_the_worker_loop_sends_mail_written_while_it_runs_and_stops_when_told(
+    make_app, smtp_server
+):
+    import threading
+
+    from app.notifications.sending import send_loop
+    from tests.notifications.conftest import Portal
+
+    portal = Portal(make_app(**smtp_server.settings(), NOTIFICATIONS_SEND_TICK_SECONDS=0.1))
+    ada = portal.user()
+    stop = threading.Event()
+
+    def run():
+        with portal.app.app_context():
+            send_loop(stop)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    try:
+        deployment = portal.deployment(ada)
+        portal.record(deployment, "CREATE_FAILED", source="sync", reason="boom")
+        [message] = smtp_server.wait_for(1)
+        assert message["Subject"] == "Notebook for the course failed to start"
+    finally:
+        stop.set()
+        worker.join(10)
+    assert not worker.is_alive()
