@@ -49,7 +49,12 @@ def build(notification: Notification, connection=None) -> EmailMultiAlternatives
 
 
 def _email(message: Message, link: str | None, name: str | None, to: list[str], connection):
-    context = {"message": message, "page_url": link, "name": name}
+    context = {
+        "message": message,
+        "page_url": link,
+        "name": name,
+        "account_url": url_for("account.index", _external=True, _anchor="email-choices"),
+    }
     email = EmailMultiAlternatives(
         subject=message.subject,
         body=render_template("notifications/mail.txt", **context),

@@ -107,7 +107,8 @@ def send_test(address: str) -> None:
     connection = mail.connection()
     try:
         connection.open()
-        connection.send_messages([mail.test_email(address, connection)])
+        with mail.portal_links():
+            connection.send_messages([mail.test_email(address, connection)])
     except mail.MAIL_ERRORS as error:
         raise MailSettingsError(mail.describe(error)) from error
     finally:

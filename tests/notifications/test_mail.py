@@ -36,6 +36,7 @@ def test_a_mail_arrives_with_its_headers_both_parts_and_a_link_to_the_page(porta
     assert "Open Notebook for the course: https://203.0.113.7:8888/lab" in text
     assert f'<a href="{page}">See Notebook for the course in the portal</a>' in html
     assert '<a href="https://203.0.113.7:8888/lab">Open Notebook for the course</a>' in html
+    assert "Choose what you get by e-mail: https://portal.test/account/#email-choices" in text
     [notice] = portal.notifications(ada)
     assert notice.mail_status == MAIL_SENT and notice.mail_attempts == 1
 
