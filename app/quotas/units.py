@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from app.catalogue.types import SIZE_UNITS
+from app.tosca.types import SIZE_UNITS
 
 __all__ = ["Size", "format_size", "read_size", "size_in_bytes"]
 

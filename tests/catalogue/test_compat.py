@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from app.catalogue.forms import build_form_class, check_parameters
-from app.catalogue.parsed import parse_template
+from app.tosca.parsed import parse_template
 from tests.catalogue.conftest import TYPES_DIR, form_data
 
 COMPAT = Path(__file__).parents[2].parent / "shared" / "tosca-compat"

@@ -156,8 +156,8 @@ def test_gpus_are_split_by_model_and_any_means_no_particular_model():
 
 @pytest.mark.parametrize("text", ["4 GB", "4gib", "1.5 TB", "512 MiB", "2 KB", "0.5 GiB"])
 def test_the_launch_form_and_accounting_read_a_size_the_same_way(text):
-    from app.catalogue.inputs.scalars import ScalarUnitInput
-    from app.catalogue.parsed import InputSpec
+    from app.tosca.inputs.scalars import ScalarUnitInput
+    from app.tosca.parsed import InputSpec
 
     spec = InputSpec(name="mem_size", type="scalar-unit.size")
     submitted = ScalarUnitInput(spec).coerce(text)

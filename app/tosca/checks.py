@@ -8,8 +8,8 @@ type-level validation is a warning instead (see ``tosca``).
 
 from __future__ import annotations
 
-from app.catalogue.leniency import calls
-from app.catalogue.yamlsafe import Problem
+from app.tosca.leniency import calls
+from app.tosca.yamlsafe import Problem
 
 # Names a function may use instead of a node template's name.
 _KEYWORDS = {"SELF", "SOURCE", "TARGET", "HOST", "SOURCES", "TARGETS"}

@@ -17,7 +17,7 @@ from wtforms import (
     TextAreaField,
 )
 
-from app.catalogue.inputs import (
+from app.tosca.inputs import (
     BooleanInput,
     CredentialInput,
     FloatInput,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from app.catalogue.yamlsafe import Limits, TemplateError, load_yaml, load_yaml_lines
+from app.tosca.yamlsafe import Limits, TemplateError, load_yaml, load_yaml_lines
 
 LIMITS = {"max_bytes": 512 * 1024, "max_depth": 40, "max_aliases": 50}
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.catalogue.types import SCALAR_UNITS, Scalar, parse_scalar, parse_timestamp, parse_version
+from app.tosca.types import SCALAR_UNITS, Scalar, parse_scalar, parse_timestamp, parse_version
 
 OPERATORS = (
     "equal",

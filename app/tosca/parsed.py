@@ -17,13 +17,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from app.catalogue import leniency
-from app.catalogue.constraints import ConstraintError
-from app.catalogue.inputs import WidgetError, field_for
-from app.catalogue.metadata import DEFAULT_TAB, read_metadata
-from app.catalogue.tosca import validate_template
-from app.catalogue.typelibs import LibrarySet, from_folder
-from app.catalogue.yamlsafe import Limits, Problem, TemplateError
+from app.tosca import leniency
+from app.tosca.constraints import ConstraintError
+from app.tosca.inputs import WidgetError, field_for
+from app.tosca.metadata import DEFAULT_TAB, read_metadata
+from app.tosca.tosca import validate_template
+from app.tosca.typelibs import LibrarySet, from_folder
+from app.tosca.yamlsafe import Limits, Problem, TemplateError
 
 __all__ = [
     "FORMAT",

@@ -20,11 +20,11 @@ import re
 import threading
 from dataclasses import dataclass, field
 
-from app.catalogue import leniency
-from app.catalogue.checks import structural_problems
-from app.catalogue.type_imports import ImportGraph, resolve_imports
-from app.catalogue.typelibs import LibrarySet
-from app.catalogue.yamlsafe import Problem
+from app.tosca import leniency
+from app.tosca.checks import structural_problems
+from app.tosca.type_imports import ImportGraph, resolve_imports
+from app.tosca.typelibs import LibrarySet
+from app.tosca.yamlsafe import Problem
 
 _LOCK = threading.Lock()  # tosca-parser collects errors in class attributes: one run at a time
 _QUIET = threading.Event()

@@ -21,7 +21,7 @@ from typing import Any, ClassVar, NamedTuple
 from wtforms import Field, RadioField, SelectField, StringField
 from wtforms.validators import StopValidation, ValidationError
 
-from app.catalogue.constraints import (
+from app.tosca.constraints import (
     Constraint,
     browser_hints,
     describe_pattern,
@@ -29,8 +29,8 @@ from app.catalogue.constraints import (
     valid_values,
     violations,
 )
-from app.catalogue.inputs.limits import max_length, too_long
-from app.catalogue.metadata import humanise
+from app.tosca.inputs.limits import max_length, too_long
+from app.tosca.metadata import humanise
 
 REQUIRED_MESSAGE = "This field is required."
 

@@ -3,7 +3,7 @@ key comments are refused in words, and pattern errors say what is expected."""
 
 import pytest
 
-from app.catalogue.inputs import field_for
+from app.tosca.inputs import field_for
 
 
 @pytest.mark.parametrize(
@@ -25,7 +25,7 @@ def test_every_typed_input_has_a_maximum_length_stated_to_the_browser(make_spec,
 
 def test_an_over_long_value_is_refused_in_words_before_anything_else(make_spec, form_app):
     from app.catalogue.forms import build_form_class
-    from app.catalogue.parsed import ParsedTemplate
+    from app.tosca.parsed import ParsedTemplate
     from tests.catalogue.conftest import form_data
 
     parsed = ParsedTemplate("t", inputs=[make_spec("notes", "string")])
@@ -98,7 +98,7 @@ def test_the_sidecar_gives_a_message_per_pattern(make_spec):
 
 def test_a_huge_number_in_a_number_box_is_refused_in_the_portals_words(make_spec, form_app):
     from app.catalogue.forms import build_form_class, field_name
-    from app.catalogue.parsed import ParsedTemplate
+    from app.tosca.parsed import ParsedTemplate
 
     form_class = build_form_class(ParsedTemplate("t", inputs=[make_spec("count", "integer")]))
     for typed, message in [

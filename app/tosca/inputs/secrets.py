@@ -11,9 +11,9 @@ from typing import Any
 
 from wtforms import Form, FormField, PasswordField, StringField, TextAreaField
 
-from app.catalogue.inputs.base import InputField, ToscaValue
-from app.catalogue.inputs.limits import ssh_comment_max
-from app.catalogue.inputs.scalars import StringInput
+from app.tosca.inputs.base import InputField, ToscaValue
+from app.tosca.inputs.limits import ssh_comment_max
+from app.tosca.inputs.scalars import StringInput
 
 PASSWORD_NAME = re.compile(r"passw|secret|token|passphrase", re.IGNORECASE)
 SSH_KEY_NAME = re.compile(r"ssh.*key", re.IGNORECASE)

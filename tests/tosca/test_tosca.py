@@ -5,11 +5,11 @@ import urllib.request
 
 import pytest
 
-from app.catalogue.metadata import read_metadata
-from app.catalogue.parsed import ParsedTemplate
-from app.catalogue.tosca import find_line
-from app.catalogue.typelibs import from_folder
-from app.catalogue.yamlsafe import Limits
+from app.tosca.metadata import read_metadata
+from app.tosca.parsed import ParsedTemplate
+from app.tosca.tosca import find_line
+from app.tosca.typelibs import from_folder
+from app.tosca.yamlsafe import Limits
 
 MASTER = "https://raw.githubusercontent.com/indigo-dc/tosca-types/master/custom_types.yaml"
 

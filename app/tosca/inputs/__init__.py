@@ -15,8 +15,8 @@ one for an input.
 
 from __future__ import annotations
 
-from app.catalogue.inputs.base import REQUIRED_MESSAGE, InputField, ToscaValue, WidgetError
-from app.catalogue.inputs.scalars import (
+from app.tosca.inputs.base import REQUIRED_MESSAGE, InputField, ToscaValue, WidgetError
+from app.tosca.inputs.scalars import (
     SCALAR_FIELDS,
     BooleanInput,
     FloatInput,
@@ -26,7 +26,7 @@ from app.catalogue.inputs.scalars import (
     TimestampInput,
     VersionInput,
 )
-from app.catalogue.inputs.secrets import (
+from app.tosca.inputs.secrets import (
     NOT_A_SECRET,
     PASSWORD_NAME,
     SSH_KEY_NAME,
@@ -36,7 +36,7 @@ from app.catalogue.inputs.secrets import (
     check_ssh_public_key,
     generate_password,
 )
-from app.catalogue.inputs.structured import (
+from app.tosca.inputs.structured import (
     PORT_TYPES,
     JsonInput,
     ListInput,

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from app.catalogue.yamlsafe import Problem
+from app.tosca.yamlsafe import Problem
 
 FUNCTIONS = ("get_input", "get_property", "get_attribute")
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from app.catalogue.typelibs import LibrarySet, Resolved, TypeLibrary, absolute, nested_imports
-from app.catalogue.yamlsafe import Problem, TemplateError
+from app.tosca.typelibs import LibrarySet, Resolved, TypeLibrary, absolute, nested_imports
+from app.tosca.yamlsafe import Problem, TemplateError
 
 MAX_DEPTH = 8
 MAX_FILES = 200

@@ -2,7 +2,7 @@
 
 import pytest
 
-from app.catalogue.constraints import (
+from app.tosca.constraints import (
     Constraint,
     ConstraintError,
     browser_hints,

@@ -11,8 +11,8 @@ from typing import Any
 
 from wtforms import TextAreaField
 
-from app.catalogue.inputs.base import InputField
-from app.catalogue.inputs.scalars import SCALAR_FIELDS
+from app.tosca.inputs.base import InputField
+from app.tosca.inputs.scalars import SCALAR_FIELDS
 
 PORT_TYPES = ("tosca.datatypes.network.PortSpec", "tosca.datatypes.indigo.network.PortSpec")
 PROTOCOLS = ("tcp", "udp", "igmp")  # valid_values of tosca.datatypes.network.PortSpec

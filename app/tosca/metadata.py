@@ -12,7 +12,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.catalogue.yamlsafe import Limits, Problem, TemplateError
+from app.tosca.yamlsafe import Limits, Problem, TemplateError
 
 WIDGETS = ("text", "textarea", "select", "radio", "number", "slider", "password", "checkbox")
 SHOW_KINDS = ("link", "copy", "secret", "ssh", "download")
