@@ -13,7 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.tosca.types import SCALAR_UNITS, Scalar, parse_scalar, parse_timestamp, parse_version
+from app.tosca.types import parse_timestamp, parse_version
+from app.tosca.units import SCALAR_UNITS, Scalar, parse_scalar
 
 OPERATORS = (
     "equal",

@@ -1,4 +1,5 @@
-"""TOSCA value types that need more than a Python built-in: scalar-units, versions, timestamps.
+"""TOSCA value types that need more than a Python built-in: versions and timestamps (the
+scalar-units are read in ``app.tosca.units``).
 
 Each parser accepts what a person types or what a template holds and raises ``ValueError`` with a
 message for that person when the text is not a valid value.
@@ -8,98 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
-
-# Units per TOSCA Simple Profile 1.3, section 3.3.6; the factor converts to the base unit.
-SIZE_UNITS = {
-    "B": 1,
-    "kB": 1000,
-    "KiB": 1024,
-    "MB": 1000**2,
-    "MiB": 1024**2,
-    "GB": 1000**3,
-    "GiB": 1024**3,
-    "TB": 1000**4,
-    "TiB": 1024**4,
-}
-TIME_UNITS = {
-    "d": 86400,
-    "h": 3600,
-    "m": 60,
-    "s": 1,
-    "ms": 1e-3,
-    "us": 1e-6,
-    "ns": 1e-9,
-}
-FREQUENCY_UNITS = {"Hz": 1, "kHz": 1e3, "MHz": 1e6, "GHz": 1e9}
-
-SCALAR_UNITS = {
-    "scalar-unit.size": SIZE_UNITS,
-    "scalar-unit.time": TIME_UNITS,
-    "scalar-unit.frequency": FREQUENCY_UNITS,
-}
-
-# "KB" is common in the wild (and accepted by tosca-parser) though TOSCA spells it "kB".
-_UNIT_ALIASES = {"KB": "kB"}
-_SCALAR_RE = re.compile(r"\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*([A-Za-z]+)\s*")
-
-
-@dataclass(frozen=True)
-class Scalar:
-    """A number with a unit, e.g. ``Scalar(4, "GiB", "scalar-unit.size")``."""
-
-    number: int | float
-    unit: str
-    kind: str
-
-    @property
-    def base(self) -> float:
-        """The value in the kind's base unit (bytes, seconds or hertz)."""
-        return self.number * SCALAR_UNITS[self.kind][self.unit]
-
-    def __str__(self) -> str:
-        return f"{self.number} {self.unit}"
-
-
-def _canonical_unit(unit: str, units: dict) -> str | None:
-    if unit in units:
-        return unit
-    if unit in _UNIT_ALIASES and _UNIT_ALIASES[unit] in units:
-        return _UNIT_ALIASES[unit]
-    # Units are matched case-insensitively as a last resort ("4 gb"), as tosca-parser does.
-    matches = [known for known in units if known.lower() == unit.lower()]
-    return matches[0] if len(matches) == 1 else None
-
-
-def parse_scalar(value, kind: str) -> Scalar:
-    """Parse ``"4 GB"``, ``"4GiB"`` or ``"1.5 h"`` into a ``Scalar`` of ``kind``.
-
-    Raises ``ValueError`` when the number or unit is missing or the unit does not suit ``kind``.
-    """
-    units = SCALAR_UNITS[kind]
-    if isinstance(value, Scalar):
-        return value
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise ValueError(f"must be a number followed by a unit ({', '.join(units)})")
-    match = _SCALAR_RE.fullmatch(str(value))
-    if not match:
-        raise ValueError(
-            f"must be a number followed by a unit, e.g. {_example(kind)} "
-            f"(units: {', '.join(units)})"
-        )
-    number_text, unit_text = match.groups()
-    unit = _canonical_unit(unit_text, units)
-    if unit is None:
-        raise ValueError(f'unit "{unit_text}" is not one of: {", ".join(units)}')
-    number = float(number_text) if "." in number_text else int(number_text)
-    if isinstance(number, float) and number.is_integer():
-        number = int(number)
-    return Scalar(number, unit, kind)
-
-
-def _example(kind: str) -> str:
-    return {"scalar-unit.size": "4 GB", "scalar-unit.time": "30 m"}.get(kind, "2 GHz")
-
 
 _VERSION_RE = re.compile(r"(\d+)\.(\d+)(?:\.(\d+)(?:\.([A-Za-z0-9_]+)(?:-(\d+))?)?)?")
 

@@ -18,16 +18,10 @@ from wtforms import (
     TextAreaField,
 )
 
-from app.quotas.units import read_size
 from app.tosca.inputs.base import InputField
 from app.tosca.inputs.limits import max_digits
-from app.tosca.types import (
-    SCALAR_UNITS,
-    format_timestamp,
-    parse_scalar,
-    parse_timestamp,
-    parse_version,
-)
+from app.tosca.types import format_timestamp, parse_timestamp, parse_version
+from app.tosca.units import SCALAR_UNITS, parse_scalar, read_size
 
 _INTEGER_RE = re.compile(r"\s*[-+]?\d+\s*")
 
