@@ -2,6 +2,8 @@
 whole number, and the comment of an SSH key (see config/defaults.py).
 
 Outside a request (parsing a template from the command line) the committed defaults apply.
+This is the one place in the TOSCA library that reads the app's settings (``_setting``): the
+limits bound every field class, and threading them through each call would touch them all.
 """
 
 from __future__ import annotations
