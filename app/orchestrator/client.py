@@ -1,4 +1,4 @@
-"""One client for the orchestrator's REST API (see ../shared/orchestrator-api.md).
+"""One client for the INDIGO PaaS Orchestrator's REST API.
 
 Every method either returns the decoded answer or raises an ``errors.OrchestratorError``.
 """

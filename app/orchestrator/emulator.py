@@ -1,6 +1,6 @@
 """An emulator of the INDIGO PaaS Orchestrator's REST API, for the tests and the demo mode.
 
-It follows the contract in ../shared/orchestrator-api.md, and is stricter in one place on
+It follows the orchestrator's REST API as published, and is stricter in one place on
 purpose: a create or update body with a field DeploymentRequest does not have is refused with
 400, where the real service would drop it silently. The same WSGI app runs in-process (the
 demo, ``emulator_demo``) or as a real HTTP server (``emulator_server``, ``flask orchestrator
