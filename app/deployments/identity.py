@@ -25,7 +25,7 @@ from app.deployments.models import Deployment
 from app.errors import ConfigurationError
 from app.extensions import db
 from app.orchestrator.client import OrchestratorClient, Timeout
-from app.orchestrator.emulator_demo import DEMO_BASE_URL, DemoTokens, demo_identity, demo_session
+from app.orchestrator.emulator.demo import DEMO_BASE_URL, DemoTokens, demo_identity, demo_session
 
 log = logging.getLogger(__name__)
 

@@ -30,7 +30,7 @@ from app.deployments.models import Deployment
 from app.extensions import db
 from app.orchestrator import schemas
 from app.orchestrator.client import OrchestratorClient
-from app.orchestrator.emulator_demo import demo_session
+from app.orchestrator.emulator.demo import demo_session
 from app.orchestrator.errors import DeploymentNotFound, OrchestratorError
 
 log = logging.getLogger(__name__)

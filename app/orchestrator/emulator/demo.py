@@ -22,9 +22,9 @@ from requests.structures import CaseInsensitiveDict
 from requests.utils import get_encoding_from_headers
 from werkzeug.test import Client
 
-from app.orchestrator.emulator import Faults, Identity, create_emulator, emulator_of
-from app.orchestrator.emulator_faults import ConnectionDropped, ConnectionHung
-from app.orchestrator.emulator_store import EmulatorStore
+from app.orchestrator.emulator.core import Faults, Identity, create_emulator, emulator_of
+from app.orchestrator.emulator.faults import ConnectionDropped, ConnectionHung
+from app.orchestrator.emulator.store import EmulatorStore
 
 DEMO_BASE_URL = "http://orchestrator.demo.invalid"
 TOKEN_SECONDS = 300
