@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 
-import requests
 from flask import current_app
 from sqlalchemy import select
 
 from app.auth import oidc
-from app.auth.errors import TokenUnavailable
 from app.auth.models import OAuthToken, User
+from app.auth.service_identity import ServiceIdentity
 from app.auth.tokens import access_token_for
 from app.deployments.errors import DeploymentError
 from app.deployments.models import Deployment
@@ -30,9 +28,7 @@ from app.orchestrator.emulator.demo import DEMO_BASE_URL, DemoTokens, demo_ident
 log = logging.getLogger(__name__)
 
 SERVICE = "service"
-# Renew a service token this many seconds before the issuer says it expires.
-_SERVICE_TOKEN_MARGIN = 60
-_service_tokens: dict[tuple[str, str], tuple[str, float]] = {}
+_SERVICE_KEY = "portal.service_identity"
 _service_lock = threading.Lock()
 
 
@@ -94,59 +90,27 @@ def client_for(user: User, timeout: Timeout | None = None) -> OrchestratorClient
 def service_client(timeout: Timeout | None = None) -> OrchestratorClient:
     """A client calling the orchestrator as the portal's service identity."""
     config = current_app.config
-    settings = config.get("ORCHESTRATOR_SERVICE_IDENTITY") or {}
+    tokens = service_identity()
     timeout = timeout if timeout is not None else config["ORCHESTRATOR_TIMEOUT"]
-    return OrchestratorClient(config["ORCHESTRATOR_URL"], lambda: service_token(settings), timeout)
+    return OrchestratorClient(config["ORCHESTRATOR_URL"], tokens.access_token, timeout)
 
 
-def service_token(settings: dict) -> str:
-    """The service identity's access token: the static ``token``, or one obtained with a
-    client-credentials grant from ``issuer`` and cached until shortly before it expires.
+def service_identity() -> ServiceIdentity:
+    """The portal's service identity (ORCHESTRATOR_SERVICE_IDENTITY), kept with the app so
+    that its token is granted once and shared until near expiry.
 
-    Raises TokenUnavailable when the issuer refuses or cannot be reached, ConfigurationError
-    when the settings are incomplete.
+    Raises ConfigurationError when the setting is missing or incomplete.
     """
-    if settings.get("token"):
-        return str(settings["token"])
-    try:
-        issuer, client_id = settings["issuer"].rstrip("/"), settings["client_id"]
-        secret = settings["client_secret"]
-    except KeyError as missing:
-        raise ConfigurationError(
-            f"ORCHESTRATOR_SERVICE_IDENTITY needs {missing} (or a static token)."
-        ) from None
-    key = (issuer, client_id)
+    settings = current_app.config.get("ORCHESTRATOR_SERVICE_IDENTITY")
+    if not settings:
+        raise ConfigurationError("ORCHESTRATOR_SERVICE_IDENTITY is not set.")
+    extensions = current_app.extensions
     with _service_lock:
-        cached = _service_tokens.get(key)
-        if cached and cached[1] - _SERVICE_TOKEN_MARGIN > time.time():
-            return cached[0]
-        token, lifetime = _client_credentials(issuer, client_id, secret, settings.get("scope"))
-        _service_tokens[key] = (token, time.time() + lifetime)
-        return token
-
-
-def _client_credentials(
-    issuer: str, client_id: str, secret: str, scope: str | None
-) -> tuple[str, float]:
-    timeout = (5, 10)
-    try:
-        metadata = requests.get(
-            f"{issuer}/.well-known/openid-configuration", timeout=timeout
-        ).json()
-        answer = requests.post(
-            metadata["token_endpoint"],
-            data={"grant_type": "client_credentials", **({"scope": scope} if scope else {})},
-            auth=(client_id, secret),
-            timeout=timeout,
-        )
-        answer.raise_for_status()
-        body = answer.json()
-        return str(body["access_token"]), float(body.get("expires_in") or 300)
-    except (requests.RequestException, ValueError, KeyError, TypeError) as error:
-        log.error("Service identity token from %s failed: %r", issuer, error)
-        raise TokenUnavailable(
-            "The portal could not obtain its own login for the orchestrator; try again later."
-        ) from error
+        kept = extensions.get(_SERVICE_KEY)
+        # Settings changed since (an operator's reload): a grant for the old client is useless.
+        if kept is None or kept.settings != dict(settings):
+            kept = extensions[_SERVICE_KEY] = ServiceIdentity(settings)
+        return kept
 
 
 def groups_for(user: User) -> list[str]:
