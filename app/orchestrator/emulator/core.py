@@ -1,7 +1,7 @@
 """The emulator's WSGI app: the orchestrator's REST API over the store, rules and lifecycle.
 
-It follows the orchestrator's REST API as published, stricter in one place on purpose: a body with a field
-DeploymentRequest lacks is refused with 400, where the real service would drop it silently.
+It follows the orchestrator's REST API as published, stricter in one place on purpose: a body
+with a field DeploymentRequest lacks is refused with 400, where the real one drops it silently.
 """
 
 from __future__ import annotations
