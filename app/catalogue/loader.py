@@ -15,8 +15,8 @@ from sqlalchemy import select
 
 from app.auth.groups import normalise_groups
 from app.catalogue.models import CatalogueTemplate, CatalogueVersion, TemplateRevision
-from app.catalogue.parsed import ParsedTemplate
 from app.extensions import db
+from app.tosca.parsed import ParsedTemplate
 
 
 @dataclass(frozen=True)

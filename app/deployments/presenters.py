@@ -15,12 +15,12 @@ from urllib.parse import urlsplit
 from flask import url_for
 from sqlalchemy import select
 
-from app.catalogue.metadata import humanise
 from app.catalogue.models import TemplateRevision
-from app.catalogue.parsed import OutputSpec, ParsedTemplate
 from app.deployments.models import Deployment, DeploymentEvent
 from app.deployments.status import Status
 from app.extensions import db
+from app.tosca.metadata import humanise
+from app.tosca.parsed import OutputSpec, ParsedTemplate
 
 
 @dataclass(frozen=True)
@@ -327,7 +327,7 @@ def shown_settings(deployment: Deployment, template: ParsedTemplate | None) -> l
 
 def resources_summary(charge: dict | None) -> str:
     """What a deployment holds, on one line: ``2 cores · 8 GB memory · 50 GB disk · 1 GPU``."""
-    from app.quotas.accounting import format_size
+    from app.tosca.units import format_size
 
     if not charge:
         return ""

@@ -6,10 +6,10 @@ from sqlalchemy import select
 
 from app.caches import cached
 from app.catalogue.forms import build_form_class, field_name
-from app.catalogue.inputs import SECRET_KINDS, is_secret
 from app.catalogue.loader import Entry
 from app.catalogue.models import LaunchDefaults
 from app.extensions import db
+from app.tosca.inputs import SECRET_KINDS, is_secret
 
 # Launch form classes kept per app: one per revision, and revisions never change.
 FORM_CLASSES = 256

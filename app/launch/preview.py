@@ -8,9 +8,9 @@ from app.caches import cached
 from app.catalogue.forms import field_name
 from app.catalogue.loader import Entry
 from app.catalogue.models import TemplateRevision
-from app.catalogue.yamlsafe import Limits
 from app.extensions import db
 from app.quotas.preview import launch_preview
+from app.tosca.yamlsafe import Limits
 
 # Loaded TOSCA documents kept per app, one per revision (revisions never change).
 DOCUMENTS = 256

@@ -8,10 +8,10 @@ def init_quotas(app: Flask) -> None:
     deployments, its pages, its template helpers, and the usage panel it lends My deployments
     (through the deployments feature's panel slot, so that feature never imports this one)."""
     from app.quotas import models  # noqa: F401  (the tables, for create_all and migrations)
-    from app.quotas.accounting import format_size
     from app.quotas.charges import register_charge_listeners
     from app.quotas.operations import usage_panel_context
     from app.quotas.views import bp
+    from app.tosca.units import format_size
 
     register_charge_listeners()
     app.register_blueprint(bp)

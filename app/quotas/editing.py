@@ -26,7 +26,7 @@ from app.quotas.models import (
     QuotaChange,
     QuotaLimit,
 )
-from app.quotas.units import read_size
+from app.tosca.units import read_size
 
 # What an operator types to lift a limit, and to let the next level decide again.
 UNLIMITED_WORDS = ("unlimited", "none", "∞")
