@@ -9,14 +9,16 @@ from app.auth import logins
 
 bp = Blueprint("account", __name__, url_prefix="/account")
 
-# Features above this one add their own sections to the page (e.g. what to get by e-mail)
-# without this module knowing them.
-SECTIONS = "account_sections"
+# Features above this one lend the page sections of their own (what to get by e-mail): each
+# fills this slot at start with a template and a context function of the user, so the page
+# shows them without this feature knowing theirs.
+SECTIONS = "account.sections"
 
 
-def add_account_section(app: Flask, render: Callable) -> None:
-    """Show ``render(user)`` (HTML) on the Account page, below the sessions."""
-    app.extensions.setdefault(SECTIONS, []).append(render)
+def add_account_section(app: Flask, template: str, context_of: Callable) -> None:
+    """Show ``template`` on the Account page, below the sessions, with ``context_of(user)``
+    as ``section`` in its context."""
+    app.extensions.setdefault(SECTIONS, []).append((template, context_of))
 
 
 @bp.get("/")
@@ -27,7 +29,10 @@ def index():
         "auth/account.html",
         user=current_user,
         sessions=logins.sessions_of(current_user, current),
-        sections=[render(current_user) for render in current_app.extensions.get(SECTIONS, ())],
+        sections=[
+            (template, context_of(current_user))
+            for template, context_of in current_app.extensions.get(SECTIONS, ())
+        ],
     )
 
 

@@ -7,32 +7,30 @@ Every writer of orchestrator news (the launch, the callback, the sync worker) go
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from functools import lru_cache
 
 from flask import current_app
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
+from app.caches import cached
 from app.catalogue.models import TemplateRevision
-from app.catalogue.parsed import ParsedTemplate
 from app.clock import utcnow
 from app.deployments.models import VANISHED, Deployment, DeploymentListing
 from app.deployments.secrets import seal, split_outputs, unseal
 from app.deployments.timeline import change_status
 from app.extensions import db
 from app.orchestrator import schemas
+from app.tosca.parsed import ParsedTemplate
 
 
 def parsed_template(revision_id: int | None) -> ParsedTemplate | None:
     """The parsed template of a revision (cached: revisions never change); ``None`` if gone."""
     if revision_id is None:
         return None
-    return _parsed(current_app.config["SQLALCHEMY_DATABASE_URI"], revision_id)
+    return cached("parsed_templates", 256, revision_id, lambda: _parsed(revision_id))
 
 
-@lru_cache(maxsize=256)
-def _parsed(database: str, revision_id: int) -> ParsedTemplate | None:
-    # Keyed by database too: one process may serve several (the tests do).
+def _parsed(revision_id: int) -> ParsedTemplate | None:
     text = db.session.scalar(
         select(TemplateRevision.parsed).where(TemplateRevision.id == revision_id)
     )

@@ -15,7 +15,7 @@ def init_notifications(app: Flask) -> None:
     from app.extensions import mail
     from app.notifications import models  # noqa: F401  (registers the tables)
     from app.notifications.listener import init_listener
-    from app.notifications.views import account_section, navigation_menu
+    from app.notifications.views import bp, email_choices_context, navigation_menu
 
     _check_settings(app)
     # SMTP always: Flask-Mailman would otherwise keep mail in memory when TESTING is on, and
@@ -23,8 +23,9 @@ def init_notifications(app: Flask) -> None:
     app.config["MAIL_BACKEND"] = "smtp"
     mail.init_app(app)
     init_listener()
+    app.register_blueprint(bp)
     app.context_processor(lambda: {"notifications_menu": navigation_menu})
-    add_account_section(app, account_section)
+    add_account_section(app, "notifications/_email_choices.html", email_choices_context)
 
 
 def _check_settings(app: Flask) -> None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from flask_babel import lazy_gettext as _l
 
 from app.deployments.models import DeploymentEvent
+from app.deployments.status import Status
 
 READY = "ready"
 FAILED = "failed"
@@ -55,9 +56,9 @@ _EVENT_KINDS = {
 # Status changes that tell the owner, when the orchestrator's news brings them (a person
 # resetting a stuck delete to DELETE_FAILED knows already).
 _STATUS_KINDS = {
-    "CREATE_COMPLETE": READY,
-    "CREATE_FAILED": FAILED,
-    "DELETE_FAILED": DELETE_FAILED,
+    Status.CREATE_COMPLETE: READY,
+    Status.CREATE_FAILED: FAILED,
+    Status.DELETE_FAILED: DELETE_FAILED,
 }
 _NEWS_SOURCES = frozenset({"launch", "callback", "sync"})
 

@@ -1,7 +1,7 @@
 """notifications: the outbox and what people want by e-mail
 
 Revision ID: 8d15e3f4a5b6
-Revises: 7e0a1b2c3d4e
+Revises: 7f13a0b1c2d3
 Create Date: 2026-11-25 10:00:00
 
 """
@@ -12,7 +12,9 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = "8d15e3f4a5b6"
-down_revision = "7e0a1b2c3d4e"
+# Chained after the group-names revision that reached main first (both branched from
+# 7e0a1b2c3d4e); two heads would stop `flask db upgrade`.
+down_revision = "7f13a0b1c2d3"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,369 @@
+"""The launch workflow: record the deployment, reserve its quota, then ask the orchestrator.
+
+Who commits: this workflow, in exactly two documented steps, and nothing it calls.
+
+1. Record and reserve: the row (status SUBMITTING, with its charge) is checked against the
+   quotas under their locks (``app.quotas.operations.reserve``, which does not commit) and
+   committed here, before the create request leaves, so no answer lost on the way can leave a
+   deployment the portal does not know of, and no racing launch can pass a limit.
+2. Submit outcome: the orchestrator's answer (created, refused, or lost) is written and
+   committed here, together with the values to offer next time.
+
+An ambiguous outcome (no answer, a timeout, a 5xx, an unreadable answer) leaves the row
+UNCONFIRMED for the sync worker to match with the orchestrator's record; it is never submitted
+again. Only a clear refusal, or a request that never left, means "nothing was launched"
+(NOT_LAUNCHED).
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from datetime import timedelta
+from typing import Any
+
+from flask import current_app, has_request_context, request
+from sqlalchemy import func, select
+
+from app.auth.errors import TokenUnavailable
+from app.auth.models import User
+from app.catalogue.loader import Entry
+from app.catalogue.models import TemplateRevision
+from app.clock import utcnow
+from app.deployments import identity, tracking
+from app.deployments.errors import DeploymentError, LaunchError, TooManyLaunches, explain
+from app.deployments.models import Deployment
+from app.deployments.secrets import seal, secret_inputs, split_parameters
+from app.deployments.status import AWAITING_ANSWER, Status
+from app.deployments.timeline import record_event
+from app.errors import ConfigurationError
+from app.extensions import db
+from app.launch import prefill
+from app.orchestrator import schemas
+from app.orchestrator.errors import OrchestratorError, OrchestratorUnavailable, Unreachable
+from app.quotas.operations import charge_for, reserve, uncounted_charge
+from app.tosca.inputs import generate_password
+from app.tosca.parsed import ParsedTemplate
+from app.tosca.yamlsafe import Limits, TemplateError
+
+log = logging.getLogger(__name__)
+
+NOTHING_LAUNCHED = "nothing was launched"
+
+
+class LaunchPending(LaunchError):
+    """An earlier launch of the same thing is still unconfirmed; launching again could create
+    it twice. ``deployment_id`` is that earlier deployment."""
+
+    status_code = 409
+
+    def __init__(self, message: str, deployment_id: int):
+        super().__init__(message)
+        self.deployment_id = deployment_id
+
+
+def default_name(entry: Entry) -> str:
+    """The template's name plus a short random suffix, e.g. "Jupyter notebook 3f9a"."""
+    return f"{entry.parsed.name or entry.slug} {secrets.token_hex(2)}"
+
+
+def callback_url(deployment: Deployment) -> str | None:
+    """Where the orchestrator reports on ``deployment``; ``None`` when the portal does not
+    know its own address (no PORTAL_BASE_URL and no request to read it from)."""
+    base = current_app.config.get("PORTAL_BASE_URL") or (
+        request.host_url if has_request_context() else ""
+    )
+    if not base.startswith(("http://", "https://")):
+        return None
+    return f"{base.rstrip('/')}/deployments/callback/{deployment.id}/{deployment.callback_secret}"
+
+
+def request_options() -> dict[str, Any]:
+    """The steering options sent with every create, from the configuration."""
+    config = current_app.config
+    options = {
+        "keepLastAttempt": config["ORCHESTRATOR_KEEP_LAST_ATTEMPT"],
+        "timeoutMins": config["ORCHESTRATOR_TIMEOUT_MINS"],
+        "providerTimeoutMins": config["ORCHESTRATOR_PROVIDER_TIMEOUT_MINS"],
+        "maxProvidersRetry": config["ORCHESTRATOR_MAX_PROVIDERS_RETRY"],
+    }
+    return {key: value for key, value in options.items() if value is not None}
+
+
+def _check_rate(user: User) -> None:
+    limit = current_app.config["LAUNCHES_PER_MINUTE"]
+    if not limit:
+        return
+    recent = db.session.scalar(
+        select(func.count(Deployment.id)).where(
+            Deployment.user_id == user.id,
+            Deployment.adopted.is_(False),
+            Deployment.created_at >= utcnow() - timedelta(minutes=1),
+        )
+    )
+    if recent >= limit:
+        raise TooManyLaunches(
+            f"You launched {recent} times in the last minute, the most this portal allows; "
+            "wait a minute and launch again. Nothing was launched."
+        )
+
+
+def _check_pending(user: User, entry: Entry, clear: dict) -> None:
+    pending = db.session.scalars(
+        select(Deployment).where(
+            Deployment.user_id == user.id,
+            Deployment.template_slug == entry.slug,
+            Deployment.status.in_(sorted(AWAITING_ANSWER)),
+            Deployment.deleted.is_(False),
+        )
+    )
+    for earlier in pending:
+        if earlier.parameters == clear:
+            raise LaunchPending(
+                f"Your earlier launch \u201c{earlier.name}\u201d with the same settings is still "
+                "being confirmed with the orchestrator; launching again could create it twice. "
+                "Follow it in My deployments; it is settled within a few minutes.",
+                earlier.id,
+            )
+
+
+def _chosen_group(user: User, group: str | None) -> str | None:
+    """The group to charge: ``group`` if the user is in it, else their first, else none."""
+    groups = identity.groups_for(user)
+    if group and group not in groups:
+        raise LaunchError(f"You are not a member of the group \u201c{group}\u201d.", "group")
+    return group or (groups[0] if groups else None)
+
+
+def _generate_missing(entry: Entry, parameters: dict, generated: set[str]) -> dict:
+    filled = dict(parameters)
+    for name, can_generate in secret_inputs(entry.parsed).items():
+        if can_generate and not filled.get(name):
+            filled[name] = generate_password()
+            generated.add(name)
+    return filled
+
+
+def _template_text(entry: Entry) -> str:
+    text = db.session.scalar(
+        select(TemplateRevision.tosca_text).where(TemplateRevision.id == entry.revision_id)
+    )
+    if text is None:
+        raise LaunchError(
+            "This application changed while you were filling in the form; reload the page "
+            "and launch again."
+        )
+    return text
+
+
+def _charge(text: str, parameters: dict) -> dict:
+    try:
+        document, _lines = Limits().load(text)
+    except TemplateError as error:
+        # Counting nothing would let the launch past every limit: it is of unknown cost.
+        return uncounted_charge(f"the template could not be read ({error.message})")
+    return charge_for(document, parameters)
+
+
+def launch(
+    user: User,
+    entry: Entry,
+    parameters: dict,
+    *,
+    name: str | None = None,
+    group: str | None = None,
+    generated: set[str] | frozenset[str] = frozenset(),
+    remember: bool = False,
+) -> Deployment:
+    """Launch ``entry``'s revision with ``parameters`` (checked TOSCA values) for ``user``.
+
+    Commits twice (see the module's docstring): the record with its reservation, then the
+    submission's outcome. With ``remember``, the non-secret values are kept for the user's
+    next launch of the same template once the orchestrator was asked (in the second commit).
+
+    ``generated`` names the secret inputs whose values the portal generated (kept sealed so
+    the owner can read them); secrets with generation allowed that are missing are generated
+    here. Returns the deployment, in CREATE_IN_PROGRESS, or UNCONFIRMED when the orchestrator's
+    answer was lost. Raises LaunchError (nothing launched; LaunchPending when an identical
+    launch is still unconfirmed, TooManyLaunches over the rate limit) or QuotaExceeded.
+    """
+    blocker = identity.launch_blocker(user)
+    if blocker:
+        raise LaunchError(blocker)
+    _check_rate(user)
+    generated = set(generated)
+    parameters = _generate_missing(entry, parameters, generated)
+    clear, kept = split_parameters(entry.parsed, parameters, generated)
+    _check_pending(user, entry, clear)
+    charged_group = _chosen_group(user, group)
+    try:
+        user_group = identity.user_group_to_send(user, charged_group)
+    except DeploymentError as error:
+        raise LaunchError(error.message, "group") from error
+    options = request_options()
+    if user_group:
+        options["userGroup"] = user_group
+    text = _template_text(entry)
+    deployment = Deployment(
+        user_id=user.id,
+        name=(name or "").strip()[:255] or default_name(entry),
+        template_slug=entry.slug,
+        revision_id=entry.revision_id,
+        template_name=entry.parsed.name,
+        template_text=text,
+        parameters=clear,
+        secrets_sealed=seal(kept),
+        group_name=charged_group,
+        request_options=options,
+        charge=_charge(text, parameters),
+        outputs={},
+        callback_secret=secrets.token_urlsafe(32),
+        orchestrator_owner=None,
+        submitted_at=utcnow(),
+        check_failures=0,
+    )
+    record_event(
+        deployment, Status.SUBMITTING, source="launch", reason="Recorded; submitting.", actor=user
+    )
+    reserve(user, charged_group, deployment.charge, deployment)
+    db.session.commit()  # step 1: recorded and reserved, before anything leaves
+    asked = parameters if remember else None
+    return _submit(user, deployment, parameters, entry if remember else None, asked)
+
+
+def _submit(
+    user: User,
+    deployment: Deployment,
+    parameters: dict,
+    remembered_entry: Entry | None = None,
+    remembered: dict | None = None,
+) -> Deployment:
+    options = deployment.request_options or {}
+    try:
+        with identity.client_for(user) as client:
+            answer = client.create_deployment(
+                deployment.template_text,
+                parameters,
+                callback=callback_url(deployment),
+                user_group=options.get("userGroup"),
+                timeout_mins=options.get("timeoutMins"),
+                provider_timeout_mins=options.get("providerTimeoutMins"),
+                max_providers_retry=options.get("maxProvidersRetry"),
+                keep_last_attempt=options.get("keepLastAttempt"),
+            )
+        state = schemas.DeploymentState.from_json(answer)
+    except Unreachable as error:
+        message = explain(error, NOTHING_LAUNCHED)
+        _not_launched(deployment, message)
+        raise LaunchError(message) from error
+    except (TokenUnavailable, DeploymentError) as error:
+        message = f"{error.message} Nothing was launched."
+        _not_launched(deployment, message)
+        raise LaunchError(message) from error
+    except ConfigurationError as error:
+        log.error("Launch of deployment %s: %s", deployment.id, error)
+        message = (
+            "The portal's connection to the orchestrator is not set up correctly; nothing was "
+            "launched. Please tell your administrators."
+        )
+        _not_launched(deployment, message)
+        raise LaunchError(message) from error
+    except OrchestratorUnavailable as error:
+        _remember(user, remembered_entry, remembered)
+        return _unconfirmed(deployment, error.message)
+    except OrchestratorError as error:
+        if error.status_code is not None and 200 <= error.status_code < 300:
+            _remember(user, remembered_entry, remembered)
+            return _unconfirmed(deployment, "The orchestrator's answer could not be read.")
+        message = explain(error, NOTHING_LAUNCHED)
+        _not_launched(deployment, message)
+        raise LaunchError(message) from error
+    except ValueError:
+        _remember(user, remembered_entry, remembered)
+        return _unconfirmed(deployment, "The orchestrator's answer had no deployment id.")
+    deployment.uuid = state.uuid
+    tracking.apply_state(deployment, state, source="launch")
+    _remember(user, remembered_entry, remembered)
+    db.session.commit()  # step 2: the outcome
+    log.info(
+        "User %s launched %s as deployment %s (%s)",
+        user.id,
+        deployment.template_slug,
+        deployment.id,
+        state.uuid,
+    )
+    return deployment
+
+
+def _remember(user: User, entry: Entry | None, parameters: dict | None) -> None:
+    if entry is not None and parameters is not None:
+        prefill.remember_values(user, entry, parameters)
+
+
+def _not_launched(deployment: Deployment, reason: str) -> None:
+    record_event(deployment, Status.NOT_LAUNCHED, source="launch", reason=reason)
+    deployment.status_reason = reason
+    deployment.next_check_at = None
+    db.session.commit()  # step 2: the outcome
+
+
+def _unconfirmed(deployment: Deployment, why: str) -> Deployment:
+    reason = (
+        f"{why} The orchestrator may have created the deployment; the portal is checking "
+        "and will not submit it again."
+    )
+    log.warning("Launch of deployment %s unconfirmed: %s", deployment.id, why)
+    record_event(deployment, Status.UNCONFIRMED, source="launch", reason=reason)
+    deployment.status_reason = reason
+    deployment.next_check_at = utcnow()
+    tracking.list_soon(identity.identity_of(deployment.user))
+    db.session.commit()  # step 2: the outcome
+    return deployment
+
+
+def entry_of(deployment: Deployment) -> Entry:
+    """The catalogue entry of the revision ``deployment`` was launched from.
+
+    Raises LaunchError when that revision no longer exists (or it was adopted).
+    """
+    revision = (
+        db.session.get(TemplateRevision, deployment.revision_id)
+        if deployment.revision_id is not None
+        else None
+    )
+    if revision is None:
+        raise LaunchError(
+            "The application this deployment was launched from is no longer in the "
+            "catalogue; launch it anew from the catalogue."
+        )
+    return Entry(
+        deployment.template_slug,
+        revision.id,
+        revision.number,
+        ParsedTemplate.from_json(revision.parsed),
+        revision.created_at,
+    )
+
+
+def relaunch(actor: User, deployment: Deployment, *, name: str | None = None) -> Deployment:
+    """Launch ``deployment``'s template again with the same settings, for ``actor``.
+
+    Generated secrets are generated anew. Raises LaunchError when a secret the user typed is
+    required (the portal did not keep it: edit and relaunch instead), or as ``launch`` does.
+    """
+    entry = entry_of(deployment)
+    typed = [
+        spec.label or spec.name
+        for spec in entry.parsed.inputs
+        if spec.name in secret_inputs(entry.parsed)
+        and not spec.generate
+        and spec.required
+        and not spec.has_default
+    ]
+    if typed:
+        raise LaunchError(
+            f"{', '.join(typed)} was typed at launch and the portal does not keep it; use "
+            "\u201cEdit and relaunch\u201d to type it again."
+        )
+    group = deployment.group_name if deployment.group_name in identity.groups_for(actor) else None
+    return launch(actor, entry, dict(deployment.parameters or {}), name=name, group=group)
