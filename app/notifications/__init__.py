@@ -16,6 +16,7 @@ def init_notifications(app: Flask) -> None:
     from app.notifications import models  # noqa: F401  (registers the tables)
     from app.notifications.listener import init_listener
     from app.notifications.views import bp, email_choices_context, navigation_menu
+    from app.templating import add_navigation_menu
 
     _check_settings(app)
     # SMTP always: Flask-Mailman would otherwise keep mail in memory when TESTING is on, and
@@ -25,6 +26,7 @@ def init_notifications(app: Flask) -> None:
     init_listener()
     app.register_blueprint(bp)
     app.context_processor(lambda: {"notifications_menu": navigation_menu})
+    add_navigation_menu(app, "notifications/_menu.html")
     add_account_section(app, "notifications/_email_choices.html", email_choices_context)
 
 
