@@ -57,6 +57,7 @@ def _init_extensions(app: Flask) -> None:
 
 
 def _register_blueprints(app: Flask) -> None:
+    from app.api import init_api
     from app.auth.account import bp as account_bp
     from app.auth.admin_views import bp as users_admin_bp
     from app.auth.views import bp as auth_bp
@@ -79,14 +80,23 @@ def _register_blueprints(app: Flask) -> None:
         quotas_bp,
     ):
         app.register_blueprint(blueprint)
+    init_api(app)
 
 
 def _register_cli(app: Flask) -> None:
     from app.auth.cli import users_cli
+    from app.auth.token_cli import tokens_cli
     from app.catalogue.cli import catalogue_cli
     from app.deployments.cli import deployments_cli
     from app.orchestrator.cli import orchestrator_cli
     from app.quotas.cli import quota_cli
 
-    for group in (users_cli, catalogue_cli, deployments_cli, orchestrator_cli, quota_cli):
+    for group in (
+        users_cli,
+        tokens_cli,
+        catalogue_cli,
+        deployments_cli,
+        orchestrator_cli,
+        quota_cli,
+    ):
         app.cli.add_command(group)

@@ -51,6 +51,13 @@ def render_error(status: int, message: str | None = None):
     return render_template("errors/error.html", status=status, title=title, message=message), status
 
 
+def _api_answer(error: Exception):
+    """The JSON API's problem+json answer when ``error`` arose on one of its routes, else None."""
+    from app.api import is_api_request, problem_for
+
+    return problem_for(error) if is_api_request() else None
+
+
 def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(CSRFError)
     def csrf_error(error):
@@ -62,16 +69,20 @@ def register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(PortalError)
     def portal_error(error):
-        return render_error(error.status_code, error.message)
+        answer = _api_answer(error)
+        return answer if answer is not None else render_error(error.status_code, error.message)
 
     @app.errorhandler(HTTPException)
     def http_error(error):
         if error.code is None or error.code < 400:
             return error
+        if (answer := _api_answer(error)) is not None:
+            return answer
         message = error.description if error.code not in (404, 500) else None
         return render_error(error.code, message)
 
     @app.errorhandler(Exception)
     def unexpected_error(error):
         log.exception("Unhandled error on %s %s", request.method, request.path)
-        return render_error(500)
+        answer = _api_answer(error)
+        return answer if answer is not None else render_error(500)

@@ -8,6 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from app.auth import logins
+from app.auth.access_tokens import revoke_all
 from app.auth.errors import GroupsNotEditable, InvalidGroupName
 from app.auth.identity import Identity
 from app.auth.models import RoleGrant, User
@@ -104,9 +105,10 @@ def change_local_groups(user: User, add=(), remove=()) -> list[str]:
 
 
 def set_active(user: User, active: bool) -> None:
-    """Enable or disable an account; disabling ends all of its sessions."""
+    """Enable or disable an account; disabling ends all of its sessions and access tokens."""
     user.active = active
     if not active:
+        revoke_all(user, commit=False)
         end_all_sessions(user)
     else:
         db.session.commit()

@@ -16,7 +16,8 @@ from typing import Any, ClassVar
 from flask_wtf import FlaskForm
 
 from app.catalogue.constraints import ConstraintError
-from app.catalogue.inputs import InputField, WidgetError, field_for
+from app.catalogue.inputs import REQUIRED_MESSAGE, InputField, WidgetError, field_for
+from app.catalogue.inputs.limits import too_long
 from app.catalogue.parsed import ParsedTemplate
 from app.errors import PortalError
 
@@ -133,10 +134,14 @@ def check_parameters(parsed: ParsedTemplate, parameters: Any) -> dict[str, Any]:
         spec = input_field.spec
         if name not in parameters or parameters[name] is None:
             if input_field.required:
-                errors[name] = ["This input is required."]
+                errors[name] = [REQUIRED_MESSAGE]  # the form's words, so both say the same
             continue
         if spec.hidden:
             errors[name] = ["This input is fixed by the template and can't be set."]
+            continue
+        limit = input_field.max_length
+        if limit and isinstance(parameters[name], str) and len(parameters[name]) > limit:
+            errors[name] = [too_long(parameters[name], limit)]
             continue
         value, messages = input_field.check(parameters[name], strict=True)
         if messages:
