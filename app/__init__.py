@@ -58,6 +58,7 @@ def _init_extensions(app: Flask) -> None:
 
 def _register_blueprints(app: Flask) -> None:
     from app.api import init_api
+    from app.auth import token_views  # noqa: F401  (token routes on the two blueprints below)
     from app.auth.account import bp as account_bp
     from app.auth.admin_views import bp as users_admin_bp
     from app.auth.views import bp as auth_bp

@@ -1,9 +1,11 @@
-"""The person's own account: who they are to the portal, and where they are logged in."""
+"""The person's own account: who they are to the portal, where they are logged in, and their
+access tokens (whose create and revoke views are in ``token_views``)."""
 
 from flask import Blueprint, flash, redirect, render_template, url_for
 from flask_login import current_user, login_required
 
-from app.auth import logins
+from app.auth import access_tokens, logins
+from app.auth.forms import TokenForm
 
 bp = Blueprint("account", __name__, url_prefix="/account")
 
@@ -16,6 +18,9 @@ def index():
         "auth/account.html",
         user=current_user,
         sessions=logins.sessions_of(current_user, current),
+        tokens=access_tokens.tokens_of(current_user),
+        token_form=TokenForm(formdata=None),
+        new_token=None,
     )
 
 
