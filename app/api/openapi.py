@@ -21,6 +21,7 @@ from app.api.problems import KINDS, MEDIA_TYPE
 API_VERSION = "1.0.0"
 # Kinds every authenticated route can answer with.
 COMMON_PROBLEMS = ("unauthenticated", "missing-scope")
+BASE = "/api/v1"
 _RULE_ARGUMENT = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>")
 
 
@@ -65,7 +66,8 @@ def api_rules(app: Flask):
 
 
 def openapi_path(rule) -> str:
-    return _RULE_ARGUMENT.sub(r"{\1}", rule.rule)
+    """The rule's path in OpenAPI's template syntax, relative to the API's base."""
+    return _RULE_ARGUMENT.sub(r"{\1}", rule.rule).removeprefix(BASE)
 
 
 def build(app: Flask, server_url: str) -> dict[str, Any]:
@@ -117,7 +119,7 @@ def _operation(rule, view, doc: dict) -> dict:
     operation: dict[str, Any] = {
         "operationId": rule.endpoint.removeprefix("api."),
         "summary": doc["summary"],
-        "tags": [rule.rule.removeprefix("/api/v1/").split("/")[0] or "api"],
+        "tags": [openapi_path(rule).split("/")[1]],
     }
     if doc["description"]:
         operation["description"] = doc["description"]
