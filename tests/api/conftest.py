@@ -102,3 +102,17 @@ class Callers:
 def callers(app):
     """``callers(username, scopes=..., admin=False)`` -> a Caller with a fresh token."""
     return Callers(app)
+
+
+@pytest.fixture
+def live_portal(database_url, tmp_path):
+    """The portal served by gunicorn with its sync worker (see ``live``), stopped afterwards."""
+    from tests.api.live import LivePortal
+
+    portal = LivePortal(database_url, tmp_path)
+    portal.prepare()
+    try:
+        portal.start()
+        yield portal
+    finally:
+        portal.stop()
