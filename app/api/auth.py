@@ -1,4 +1,5 @@
-"""Who is calling the API: a personal access token in ``Authorization: Bearer``, and its scopes.
+"""Who is calling the API: a personal access token in ``Authorization: Bearer``, and its scopes,
+or an access token from one of the portal's identity providers (see ``auth.provider_tokens``).
 
 The API never reads or writes the browser session: a cookie sent along is ignored, nothing is
 stored in the session, and no login is recorded. The caller is kept in ``g.api_caller`` for the
@@ -14,7 +15,7 @@ from flask import g, request
 from flask_babel import gettext as _
 
 from app.api.problems import Problem
-from app.auth import access_tokens
+from app.auth import access_tokens, provider_tokens
 from app.auth.models import User
 
 
@@ -47,6 +48,18 @@ def authenticate() -> Caller:
             headers={"WWW-Authenticate": 'Bearer realm="api"'},
         )
     token = token.strip()
+    if not token.startswith(access_tokens.PREFIX):
+        # An identity provider's own access token: the person themself, so every scope.
+        user = provider_tokens.user_for(token)
+        if user is None:
+            raise _unauthenticated(
+                _(
+                    "This token is not valid here: it is neither a personal access token nor a "
+                    "current token of this portal's identity providers for someone who has "
+                    "logged in to the portal."
+                )
+            )
+        return Caller(user, frozenset(access_tokens.SCOPES), None)
     record = access_tokens.authenticate(token, request.remote_addr or "")
     if record is None:
         raise _unauthenticated(

@@ -23,8 +23,11 @@ from app.cli_client.tables import deployment_lines, table
 
 READY = {"CREATE_COMPLETE", "UPDATE_COMPLETE"}
 FAILED = {"CREATE_FAILED", "UPDATE_FAILED", "NOT_LAUNCHED", "VANISHED", "DELETE_FAILED"}
-# Answers worth the same request again, with the same Idempotency-Key, after a pause.
-RETRIED_KINDS = {"idempotency-key-in-use"}
+# Answers worth the same request again, with the same Idempotency-Key, after a pause: the key
+# is still being answered, or an identical launch (another key's) is still being confirmed. The
+# key makes the retry safe: the portal launches once per key whatever happens.
+RETRIED_KINDS = {"idempotency-key-in-use", "launch-pending"}
+RETRY_SECONDS = 300
 
 
 def _portal() -> Portal:
@@ -136,17 +139,18 @@ def _values(pairs, from_file) -> dict:
 def _post_retrying(portal: Portal, path: str, body: dict, key: str, **params):
     """POST with ``key``; a request still under way or a lost answer is asked again with the
     same key, so that the portal acts once whatever happens on the way."""
-    for attempt in range(30):
+    deadline, lost = time.monotonic() + RETRY_SECONDS, 0
+    while True:
         try:
             return portal.post(path, body, key=key, **params)
         except Failed as error:
-            if error.problem or attempt >= 2:
+            lost += 1
+            if error.problem or lost > 2:
                 raise
         except ApiError as error:
-            if error.kind not in RETRIED_KINDS:
+            if error.kind not in RETRIED_KINDS or time.monotonic() > deadline:
                 raise
         time.sleep(1)
-    raise Failed("The portal kept the request under way too long; try again with the same key.")
 
 
 def _wait(portal: Portal, deployment_id: int, interval: float, timeout: float, gone: bool):

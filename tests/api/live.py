@@ -105,7 +105,11 @@ class LivePortal:
         for process in self.processes:
             process.terminate()
         for process in self.processes:
-            process.wait(timeout=20)
+            try:
+                process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                process.kill()  # a process of this test's own, stuck on a busy machine
+                process.wait(timeout=30)
         self.log.close()
 
     def token_from_account_page(self, scopes) -> str:
