@@ -21,10 +21,10 @@ import time
 
 import requests
 from authlib.common.errors import AuthlibBaseError
+from flask import current_app
 from joserfc import jwt
 from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
-from flask import current_app
 from sqlalchemy import select
 
 from app.auth import oidc
