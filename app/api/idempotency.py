@@ -5,7 +5,8 @@ The key is claimed first, by inserting its row and committing, before anything i
 unique index on (user, key) lets exactly one request win, whichever process it runs in. The
 others find the row and either replay the stored answer or, while the first is still under
 way, are told so (409 with ``Retry-After``) and try again. Answers that say "try again later"
-(429, 5xx, a crash) release the key, so that the retry can act.
+(429, an identical launch still being confirmed, 5xx, a crash) release the key, so that the
+retry can act.
 """
 
 from __future__ import annotations
@@ -119,10 +120,11 @@ def _answer_of(existing: IdempotentRequest, print_: str) -> Replay:
     return Replay(existing.status, existing.body or {}, existing.headers or {})
 
 
-def settle(record_id: int, status: int, body: dict, headers: dict) -> None:
-    """Store the answer to replay, or release the key when the answer says "try later"."""
+def settle(record_id: int, status: int, body: dict, headers: dict, *, final: bool) -> None:
+    """Store the answer to replay, or release the key when it is not ``final`` (it says "try
+    again later": a rate limit, an identical launch still being confirmed, a failure)."""
     db.session.rollback()  # whatever the request left uncommitted is not part of the answer
-    if status == 429 or status >= 500:
+    if not final:
         release(record_id)
         return
     db.session.execute(

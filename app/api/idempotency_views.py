@@ -13,6 +13,8 @@ from app.api.auth import caller
 from app.api.problems import MEDIA_TYPE, Problem
 from app.errors import PortalError
 
+# Problem kinds that ask for the same request again later: the key must stay free for it.
+_TRY_LATER = {"launch-pending", "rate-limited"}
 # Headers of the first answer that a replay repeats.
 _KEPT_HEADERS = ("Location", "Retry-After")
 
@@ -40,15 +42,24 @@ def idempotent(view):
         except BaseException:
             idempotency.release(record_id)
             raise
+        body = response.get_json(silent=True) or {}
         idempotency.settle(
             record_id,
             response.status_code,
-            response.get_json(silent=True) or {},
+            body,
             {name: response.headers[name] for name in _KEPT_HEADERS if name in response.headers},
+            final=_final(response.status_code, body),
         )
         return response
 
     return wrapped
+
+
+def _final(status: int, body: dict) -> bool:
+    """Whether an answer is the request's outcome, rather than "try again later"."""
+    if status == 429 or status >= 500:
+        return False
+    return str(body.get("type", "")).rsplit("/", 1)[-1] not in _TRY_LATER
 
 
 def _replayed(replay: idempotency.Replay) -> Response:

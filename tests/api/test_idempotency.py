@@ -100,3 +100,22 @@ def test_the_same_key_from_several_processes_at_once_launches_once(callers, app,
     assert _count(app) == 1
     replay = ada.post("/api/v1/deployments", json=BODY, headers={"Idempotency-Key": "race"})
     assert replay.get_json()["id"] in launched
+
+
+def test_an_identical_launch_still_being_confirmed_leaves_the_key_free(callers, app):
+    from app.deployments.models import SUBMITTING
+
+    ada = callers("ada")
+    first = ada.post("/api/v1/deployments", json=BODY, headers={"Idempotency-Key": "a"})
+    with app.app_context():
+        db.session.get(Deployment, first.get_json()["id"]).status = SUBMITTING
+        db.session.commit()
+    pending = ada.post("/api/v1/deployments", json=BODY, headers={"Idempotency-Key": "b"})
+    assert pending.status_code == 409
+    assert pending.get_json()["type"].endswith("/problems/launch-pending")
+    with app.app_context():
+        db.session.get(Deployment, first.get_json()["id"]).status = "CREATE_COMPLETE"
+        db.session.commit()
+    retried = ada.post("/api/v1/deployments", json=BODY, headers={"Idempotency-Key": "b"})
+    assert retried.status_code == 201
+    assert _count(app) == 2

@@ -9,6 +9,7 @@ from app.auth.models import User
 from app.auth.operations import set_active
 from app.clock import use_clock, utcnow
 from app.extensions import db
+from tests.api.conftest import ALL_SCOPES
 from tests.conftest import csrf_from
 
 TOKEN_RE = re.compile(r"rcp_[A-Za-z0-9_-]{40,}")
@@ -188,3 +189,30 @@ def test_the_api_sets_no_cookie_and_ignores_a_browser_session(app, people, clien
 def test_the_api_needs_no_csrf_token(callers):
     ada = callers("ada")
     assert ada.launch().status_code == 201
+
+
+def test_every_protected_route_needs_a_token_and_its_own_scope(app, callers):
+    """Walks the OpenAPI document, so that a new route is covered as soon as it exists."""
+    document = app.test_client().get("/api/v1/openapi.json").get_json()
+    ada = callers("ada")
+    others = {
+        scope: callers(f"only-{scope.replace(':', '-')}", scopes=(scope,)) for scope in ALL_SCOPES
+    }
+    checked = 0
+    for path, operations in document["paths"].items():
+        url = "/api/v1" + path.replace("{deployment_id}", "1").replace("{slug}", "test-notebook")
+        for method, operation in operations.items():
+            if method == "parameters" or operation["security"] == []:
+                continue
+            [scope] = operation["security"][0]["token"]
+            anonymous = app.test_client().open(url, method=method.upper(), json={})
+            assert anonymous.status_code == 401, (method, path)
+            for other_scope, caller in others.items():
+                if other_scope != scope:
+                    answer = caller.client.open(
+                        url, method=method.upper(), json={}, headers=caller.headers()
+                    )
+                    assert answer.status_code == 403, (method, path, other_scope)
+                    assert answer.get_json()["required_scope"] == scope
+            checked += 1
+    assert checked >= 8 and ada.token
