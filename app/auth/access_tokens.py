@@ -18,7 +18,7 @@ from flask import current_app
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext
 from sqlalchemy import JSON, ForeignKey, String, select, update
-from sqlalchemy.orm import Mapped, mapped_column, relationship
+from sqlalchemy.orm import Mapped, joinedload, mapped_column, relationship
 
 from app.auth.models import User
 from app.clock import utcnow
@@ -142,7 +142,12 @@ def create(
 
 def authenticate(token: str, address: str) -> AccessToken | None:
     """The live token record for ``token`` (its user active), or None; notes its use."""
-    record = db.session.scalar(select(AccessToken).where(AccessToken.digest == digest(token)))
+    # The user comes in the same query: every API request needs both.
+    record = db.session.scalar(
+        select(AccessToken)
+        .options(joinedload(AccessToken.user))
+        .where(AccessToken.digest == digest(token))
+    )
     if record is None or not record.live or not record.user.active:
         return None
     now = utcnow()
