@@ -15,13 +15,13 @@ from flask_babel import gettext as _
 
 from app.api.problems import Problem
 from app.catalogue.forms import ParameterError, check_parameters
-from app.catalogue.inputs import is_secret
 from app.catalogue.launching import template_document
 from app.catalogue.loader import Entry
 from app.deployments import operations
 from app.deployments.models import Deployment
 from app.quotas.errors import QuotaExceeded
 from app.quotas.preview import launch_preview
+from app.tosca.inputs import is_secret
 
 
 def checked(entry: Entry, parameters: Any) -> dict:

@@ -9,9 +9,9 @@ from app.api import bp, schemas
 from app.api.auth import caller, requires
 from app.api.openapi import operation
 from app.api.problems import Problem
-from app.catalogue.inputs import is_secret
 from app.catalogue.loader import Entry, catalogue
-from app.catalogue.metadata import humanise
+from app.tosca.inputs import is_secret
+from app.tosca.metadata import humanise
 
 
 def visible_entry(user, slug: str) -> Entry:

@@ -15,11 +15,11 @@ from typing import Any, ClassVar
 
 from flask_wtf import FlaskForm
 
-from app.catalogue.constraints import ConstraintError
-from app.catalogue.inputs import REQUIRED_MESSAGE, InputField, WidgetError, field_for
-from app.catalogue.inputs.limits import too_long
-from app.catalogue.parsed import ParsedTemplate
 from app.errors import PortalError
+from app.tosca.constraints import ConstraintError
+from app.tosca.inputs import REQUIRED_MESSAGE, InputField, WidgetError, field_for
+from app.tosca.inputs.limits import too_long
+from app.tosca.parsed import ParsedTemplate
 
 CACHE_SIZE = 256
 _cache: OrderedDict[Any, type] = OrderedDict()
