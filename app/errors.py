@@ -2,11 +2,13 @@
 
 import logging
 
-from flask import Flask, render_template, request
+from flask import Flask, current_app, render_template, request
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
 
 log = logging.getLogger(__name__)
+# Extension slot: a callable (error) -> response or None, set by a face that answers in JSON.
+JSON_ANSWER = "errors.json_answer"
 
 
 class ConfigurationError(RuntimeError):
@@ -52,10 +54,10 @@ def render_error(status: int, message: str | None = None):
 
 
 def _api_answer(error: Exception):
-    """The JSON API's problem+json answer when ``error`` arose on one of its routes, else None."""
-    from app.api import is_api_request, problem_for
-
-    return problem_for(error) if is_api_request() else None
+    """The JSON answer for ``error`` when a face registered one for this request (the API's
+    problem+json, see ``app.api.init_api``), else None for the HTML page."""
+    answer_for = current_app.extensions.get(JSON_ANSWER)
+    return answer_for(error) if answer_for is not None else None
 
 
 def register_error_handlers(app: Flask) -> None:

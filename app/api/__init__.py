@@ -15,10 +15,16 @@ bp = Blueprint("api", __name__, url_prefix="/api/v1")
 def init_api(app: Flask) -> None:
     """Register the API: its routes, its error answers, no CSRF (nothing is a browser form)."""
     from app.api import deployments, quota, reference, templates  # noqa: F401  (routes)
+    from app.errors import JSON_ANSWER
     from app.extensions import csrf
 
     csrf.exempt(bp)
     app.register_blueprint(bp)
+    app.extensions[JSON_ANSWER] = _answer_if_api
+
+
+def _answer_if_api(error: Exception):
+    return problem_for(error) if is_api_request() else None
 
 
 def is_api_request() -> bool:
