@@ -65,6 +65,8 @@ def _init_extensions(app: Flask) -> None:
 
 
 def _register_blueprints(app: Flask) -> None:
+    from app.api import init_api
+    from app.auth import token_views  # noqa: F401  (token routes on the two blueprints below)
     from app.auth.account import bp as account_bp
     from app.auth.admin_views import bp as users_admin_bp
     from app.auth.views import bp as auth_bp
@@ -85,10 +87,12 @@ def _register_blueprints(app: Flask) -> None:
         deployment_callbacks_bp,
     ):
         app.register_blueprint(blueprint)
+    init_api(app)
 
 
 def _register_cli(app: Flask) -> None:
     from app.auth.cli import users_cli
+    from app.auth.token_cli import tokens_cli
     from app.catalogue.cli import catalogue_cli
     from app.deployments.cli import deployments_cli
     from app.notifications.cli import notifications_cli
@@ -97,6 +101,7 @@ def _register_cli(app: Flask) -> None:
 
     for group in (
         users_cli,
+        tokens_cli,
         catalogue_cli,
         deployments_cli,
         orchestrator_cli,

@@ -2,11 +2,13 @@
 
 import logging
 
-from flask import Flask, render_template, request
+from flask import Flask, current_app, render_template, request
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
 
 log = logging.getLogger(__name__)
+# Extension slot: a callable (error) -> response or None, set by a face that answers in JSON.
+JSON_ANSWER = "errors.json_answer"
 
 
 class ConfigurationError(RuntimeError):
@@ -51,6 +53,13 @@ def render_error(status: int, message: str | None = None):
     return render_template("errors/error.html", status=status, title=title, message=message), status
 
 
+def _api_answer(error: Exception):
+    """The JSON answer for ``error`` when a face registered one for this request (the API's
+    problem+json, see ``app.api.init_api``), else None for the HTML page."""
+    answer_for = current_app.extensions.get(JSON_ANSWER)
+    return answer_for(error) if answer_for is not None else None
+
+
 def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(CSRFError)
     def csrf_error(error):
@@ -62,16 +71,20 @@ def register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(PortalError)
     def portal_error(error):
-        return render_error(error.status_code, error.message)
+        answer = _api_answer(error)
+        return answer if answer is not None else render_error(error.status_code, error.message)
 
     @app.errorhandler(HTTPException)
     def http_error(error):
         if error.code is None or error.code < 400:
             return error
+        if (answer := _api_answer(error)) is not None:
+            return answer
         message = error.description if error.code not in (404, 500) else None
         return render_error(error.code, message)
 
     @app.errorhandler(Exception)
     def unexpected_error(error):
         log.exception("Unhandled error on %s %s", request.method, request.path)
-        return render_error(500)
+        answer = _api_answer(error)
+        return answer if answer is not None else render_error(500)

@@ -2,7 +2,7 @@
 
 import sys
 
-from bench import catalogue, deployments_page, mail, quotas, sessions, sync
+from bench import api, catalogue, deployments_page, mail, quotas, sessions, sync
 
 if __name__ == "__main__":
     catalogue.main(quick="--quick" in sys.argv)
@@ -11,3 +11,4 @@ if __name__ == "__main__":
     deployments_page.main(quick="--quick" in sys.argv)
     sessions.main(quick="--quick" in sys.argv)
     mail.main(quick="--quick" in sys.argv)
+    api.main(quick="--quick" in sys.argv)

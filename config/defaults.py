@@ -194,6 +194,22 @@ DEPLOYMENTS_PAGE_SIZE = 25
 # the portal's database only; the sync worker and callbacks keep that current.
 DEPLOYMENTS_POLL_SECONDS = 5
 
+# --- API and access tokens ----------------------------------------------------------------------
+
+# The longest lifetime, in days, a personal access token may be given.
+API_TOKEN_MAX_DAYS = 365
+
+# Deployments per page of the API's list when the caller names no size, and the most it may ask.
+API_PAGE_SIZE = 25
+API_PAGE_SIZE_MAX = 200
+
+# Hours during which a repeated Idempotency-Key returns the first answer instead of acting again.
+API_IDEMPOTENCY_HOURS = 24
+
+# Audience an identity provider's access token must name to be accepted by the API (as the
+# orchestrator's own clients send them); empty: the provider's client_id.
+API_OIDC_AUDIENCE = ""
+
 # --- Quotas -------------------------------------------------------------------------------------
 
 # What happens to a launch whose cost cannot be computed from its template (a node sized only by

@@ -19,7 +19,7 @@ class Anonymous(AnonymousUserMixin):
 
 
 def init_auth(app: Flask) -> None:
-    from app.auth import models  # noqa: F401  (registers the tables)
+    from app.auth import access_tokens, models  # noqa: F401  (registers the tables)
     from app.auth.ldap import check_settings as check_ldap_settings
     from app.auth.oidc import init_oidc
     from app.auth.sessions import PageSessionInterface

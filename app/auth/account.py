@@ -1,11 +1,13 @@
-"""The person's own account: who they are to the portal, and where they are logged in."""
+"""The person's own account: who they are to the portal, where they are logged in, and their
+access tokens (whose create and revoke views are in ``token_views``)."""
 
 from collections.abc import Callable
 
 from flask import Blueprint, Flask, current_app, flash, redirect, render_template, url_for
 from flask_login import current_user, login_required
 
-from app.auth import logins
+from app.auth import access_tokens, logins
+from app.auth.forms import TokenForm
 
 bp = Blueprint("account", __name__, url_prefix="/account")
 
@@ -21,19 +23,27 @@ def add_account_section(app: Flask, template: str, context_of: Callable) -> None
     app.extensions.setdefault(SECTIONS, []).append((template, context_of))
 
 
-@bp.get("/")
-@login_required
-def index():
-    current = logins.current_id()
+def render_account(token_form: TokenForm | None = None, new_token: str | None = None) -> str:
+    """The Account page of the person logged in, with the token form as given (its errors, or
+    the token just created, shown once)."""
     return render_template(
         "auth/account.html",
         user=current_user,
-        sessions=logins.sessions_of(current_user, current),
+        sessions=logins.sessions_of(current_user, logins.current_id()),
         sections=[
             (template, context_of(current_user))
             for template, context_of in current_app.extensions.get(SECTIONS, ())
         ],
+        tokens=access_tokens.tokens_of(current_user),
+        token_form=token_form or TokenForm(formdata=None),
+        new_token=new_token,
     )
+
+
+@bp.get("/")
+@login_required
+def index():
+    return render_account()
 
 
 @bp.post("/sessions/<int:session_id>/end")

@@ -4,7 +4,7 @@ from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 from sqlalchemy import func, or_, select
 
-from app.auth import logins
+from app.auth import access_tokens, logins
 from app.auth.errors import GroupsNotEditable, InvalidGroupName
 from app.auth.models import User
 from app.auth.operations import change_local_groups, grant_role, revoke_role, set_active
@@ -52,6 +52,7 @@ def show(user_id: int):
         "auth/admin/user.html",
         user=user,
         sessions=logins.sessions_of(user, logins.current_id()),
+        tokens=access_tokens.tokens_of(user),
         grantable=GRANTABLE_ROLES,
         group_text=request.args.get("group", ""),
     )

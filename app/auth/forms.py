@@ -1,8 +1,29 @@
-"""The login form."""
+"""The login form, and the form that creates a personal access token."""
 
+from flask_babel import lazy_gettext
 from flask_wtf import FlaskForm
-from wtforms import HiddenField, PasswordField, RadioField, StringField
-from wtforms.validators import DataRequired, Length
+from wtforms import (
+    HiddenField,
+    IntegerField,
+    PasswordField,
+    RadioField,
+    SelectMultipleField,
+    StringField,
+)
+from wtforms.validators import DataRequired, Length, NumberRange
+from wtforms.widgets import CheckboxInput, ListWidget
+
+from app.auth.access_tokens import SCOPES
+
+try:
+    from wtforms import SelectChoice as Choice  # WTForms >= 3.3 deprecates plain tuples
+except ImportError:  # pragma: no cover - older WTForms
+    from typing import NamedTuple
+
+    class Choice(NamedTuple):
+        value: str
+        label: str
+
 
 METHOD_LABELS = {"local": "Portal account", "ldap": "Institute account (LDAP)"}
 
@@ -30,3 +51,31 @@ class LoginForm(FlaskForm):
             ]
         if not self.method.data and methods:
             self.method.data = methods[0]
+
+
+class MultiCheckboxField(SelectMultipleField):
+    widget = ListWidget(prefix_label=False)
+    option_widget = CheckboxInput()
+
+
+class TokenForm(FlaskForm):
+    """A new personal access token: its name, scopes and lifetime."""
+
+    name = StringField(
+        lazy_gettext("Name"),
+        validators=[
+            DataRequired(lazy_gettext("Name the token, e.g. after the script that uses it.")),
+            Length(max=100),
+        ],
+        description=lazy_gettext("What uses it, so that you know which one to revoke."),
+    )
+    scopes = MultiCheckboxField(
+        lazy_gettext("Allowed to"),
+        validators=[DataRequired(lazy_gettext("Choose at least one scope."))],
+        choices=[Choice(name, f"{name}: {text}") for name, text in SCOPES.items()],
+    )
+    days = IntegerField(
+        lazy_gettext("Lifetime in days"),
+        default=30,
+        validators=[DataRequired(lazy_gettext("Give a number of days.")), NumberRange(min=1)],
+    )

@@ -162,6 +162,16 @@ def _client(provider: Provider):
     return _state()["registry"].create_client(provider.name)
 
 
+def ready_client(provider: Provider):
+    """The provider's OAuth client with its checked discovery document loaded.
+
+    Raises ProviderError when the provider is unreachable or its document is unusable.
+    """
+    client = _client(provider)
+    load_metadata(provider, client)
+    return client
+
+
 def _not_answering(provider: Provider) -> ProviderError:
     return ProviderError(
         f"The identity provider {provider.label} is not answering right now. Please try again "

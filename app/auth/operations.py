@@ -8,6 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from app.auth import local, logins
+from app.auth.access_tokens import revoke_all
 from app.auth.errors import AccountExists, GroupsNotEditable, InvalidGroupName
 from app.auth.groups import normalise_group, normalise_groups
 from app.auth.identity import Identity
@@ -127,9 +128,10 @@ def change_local_groups(user: User, add=(), remove=()) -> list[str]:
 
 
 def set_active(user: User, active: bool) -> None:
-    """Enable or disable an account; disabling ends all of its sessions."""
+    """Enable or disable an account; disabling ends all of its sessions and access tokens."""
     user.active = active
     if not active:
+        revoke_all(user, commit=False)
         end_all_sessions(user)
     else:
         db.session.commit()

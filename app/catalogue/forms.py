@@ -15,7 +15,8 @@ from flask_wtf import FlaskForm
 
 from app.errors import PortalError
 from app.tosca.constraints import ConstraintError
-from app.tosca.inputs import InputField, WidgetError, field_for
+from app.tosca.inputs import REQUIRED_MESSAGE, InputField, WidgetError, field_for
+from app.tosca.inputs.limits import too_long
 from app.tosca.parsed import ParsedTemplate
 
 # Names a field can't take because the form class already uses them.
@@ -118,10 +119,14 @@ def check_parameters(parsed: ParsedTemplate, parameters: Any) -> dict[str, Any]:
         spec = input_field.spec
         if name not in parameters or parameters[name] is None:
             if input_field.required:
-                errors[name] = ["This input is required."]
+                errors[name] = [REQUIRED_MESSAGE]  # the form's words, so both say the same
             continue
         if spec.hidden:
             errors[name] = ["This input is fixed by the template and can't be set."]
+            continue
+        limit = input_field.max_length
+        if limit and isinstance(parameters[name], str) and len(parameters[name]) > limit:
+            errors[name] = [too_long(parameters[name], limit)]
             continue
         value, messages = input_field.check(parameters[name], strict=True)
         if messages:

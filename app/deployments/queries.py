@@ -41,6 +41,15 @@ STATUS_GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
 
 EVERYONE = "*"
 
+# Orders the list can be sorted in (the API's ``sort``), each ending with the id so that pages
+# never overlap.
+SORT_COLUMNS = {
+    "createdAt": Deployment.created_at,
+    "name": Deployment.name,
+    "status": Deployment.status,
+}
+NEWEST_FIRST = ("createdAt", "desc")
+
 # What a row of the list shows; the template text, parameters and sealed secrets stay unread.
 LIST_COLUMNS = (
     Deployment.uuid,
@@ -173,8 +182,16 @@ def _conditions(viewer: User, filters: Filters) -> list:
     return conditions
 
 
-def list_page(viewer: User, filters: Filters, size: int) -> ListPage:
-    """The page of deployments ``viewer`` may see that ``filters`` asks for, newest first."""
+def list_page(
+    viewer: User, filters: Filters, size: int, sort: tuple[str, str] = NEWEST_FIRST
+) -> ListPage:
+    """The page of deployments ``viewer`` may see that ``filters`` asks for, in the order
+    ``sort`` names (a key of SORT_COLUMNS and "asc" or "desc"; newest first by default)."""
+    column = SORT_COLUMNS[sort[0]]
+    if sort[1] == "asc":
+        order = (column.asc(), Deployment.id.asc())
+    else:
+        order = (column.desc(), Deployment.id.desc())
     conditions = _conditions(viewer, filters)
     total = db.session.scalar(select(func.count(Deployment.id)).where(*conditions)) or 0
     pages = max((total + size - 1) // size, 1)
@@ -184,7 +201,7 @@ def list_page(viewer: User, filters: Filters, size: int) -> ListPage:
             select(Deployment)
             .options(load_only(*LIST_COLUMNS))
             .where(*conditions)
-            .order_by(Deployment.created_at.desc(), Deployment.id.desc())
+            .order_by(*order)
             .limit(size)
             .offset((page - 1) * size)
         )

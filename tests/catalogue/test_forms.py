@@ -125,7 +125,7 @@ def test_check_parameters_lists_every_problem_per_input(parsed):
         )
     errors = caught.value.errors
     assert errors["colour"] == ["Unknown parameter: the template has no such input."]
-    assert errors["ssh_public_key"] == ["This input is required."]
+    assert errors["ssh_public_key"] == ["This field is required."]
     assert errors["num_cpus"] == ["Must be a whole number."]
     assert errors["mem_size"] == ["Must be between 1 GB and 16 GB."]
     assert errors["ports"][0].startswith("A port must be a mapping")

@@ -1,0 +1,263 @@
+"""Deployments for scripts: list and read them, launch (or only cost) one, relaunch, delete, and
+read the secrets the portal generated, each through the operation the pages use.
+
+Extending a deployment's lease is not offered yet: when time-limited deployments exist, a
+``POST /deployments/<id>/lease`` view calling their operation goes here, and ``lease`` in
+``DeploymentDetail`` is filled from the record (it is null until then).
+"""
+
+from __future__ import annotations
+
+from flask import jsonify, request, url_for
+from flask_babel import gettext as _
+from marshmallow import ValidationError
+
+from app.api import bp, launching, schemas
+from app.api.auth import caller, requires
+from app.api.idempotency_views import idempotent
+from app.api.openapi import operation
+from app.api.paging import page_links, read_query
+from app.api.problems import Problem
+from app.api.templates import visible_entry
+from app.deployments import operations, presenters, queries
+from app.deployments.models import Deployment
+
+
+def read_body(schema: schemas.Schema) -> dict:
+    """The JSON body read by ``schema``; raises Problem with each field's message."""
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        raise Problem("bad-request", _("Send a JSON object as the request body."))
+    try:
+        return schema.load(data)
+    except ValidationError as error:
+        raise Problem(
+            "bad-request",
+            _("The request body is not valid; nothing was done."),
+            extra={"errors": _flat(error.messages)},
+        ) from error
+
+
+def _flat(messages) -> dict:
+    if isinstance(messages, dict):
+        return {str(k): v if isinstance(v, list) else [str(v)] for k, v in messages.items()}
+    return {"": [str(m) for m in messages]}
+
+
+def _summary(deployment: Deployment, owners: dict[int, str]) -> dict:
+    return {
+        "id": deployment.id,
+        "uuid": deployment.uuid,
+        "name": deployment.name,
+        "template": deployment.template_slug,
+        "template_name": deployment.template_name,
+        "status": deployment.status,
+        "status_reason": deployment.status_reason,
+        "group": deployment.group_name,
+        "site": deployment.site,
+        "owner": owners.get(deployment.user_id, ""),
+        "created_at": deployment.created_at,
+        "links": {"self": url_for(".get_deployment", deployment_id=deployment.id, _external=True)},
+    }
+
+
+def _detail(deployment: Deployment) -> dict:
+    parsed = presenters.parsed_templates({deployment.revision_id} - {None})
+    template = parsed.get(deployment.revision_id)
+    secrets = presenters.secret_items(deployment, template)
+    secret_names = {item.name for item in secrets}
+    outputs = presenters.shown_outputs([deployment], parsed)[deployment.id]
+    people = queries.usernames(
+        {event.actor_id for event in deployment.events if event.actor_id} | {deployment.user_id}
+    )
+    link = presenters.main_link(outputs)
+    return {
+        **_summary(deployment, people),
+        "parameters": dict(deployment.parameters or {}),
+        "outputs": {o.name: o.value for o in outputs if o.name not in secret_names},
+        "main_link": link.value if link else None,
+        "secrets": [item.name for item in secrets if item.name],
+        "resources": dict(deployment.charge or {}),
+        "timeline": [
+            {
+                "at": event.at,
+                "status": event.to_status,
+                "previous_status": event.from_status,
+                "kind": event.kind,
+                "source": event.source,
+                "actor": people.get(event.actor_id) if event.actor_id else None,
+                "reason": event.reason,
+            }
+            for event in deployment.events
+        ],
+        "lease": None,
+    }
+
+
+def _detail_answer(deployment: Deployment, status: int = 200):
+    response = jsonify(schemas.DeploymentDetail().dump(_detail(deployment)))
+    response.status_code = status
+    if status == 201:
+        response.headers["Location"] = url_for(
+            ".get_deployment", deployment_id=deployment.id, _external=True
+        )
+    return response
+
+
+@bp.get("/deployments")
+@requires("deployments:read")
+@operation(
+    "Your deployments, filtered and paged as on My deployments",
+    response=schemas.DeploymentPage,
+    query=schemas.ListQuery,
+    problems=("bad-request",),
+)
+def list_deployments():
+    user = caller().user
+    filters, size, sort = read_query(request.args, user)
+    listed = queries.list_page(user, filters, size, sort)
+    owners = queries.usernames({d.user_id for d in listed.deployments})
+    body = {
+        "items": [_summary(d, owners) for d in listed.deployments],
+        "page": listed.page,
+        "size": listed.size,
+        "total": listed.total,
+        "pages": listed.pages,
+        "links": page_links(".list_deployments", listed, request.args),
+    }
+    return jsonify(schemas.DeploymentPage().dump(body))
+
+
+@bp.get("/deployments/<int:deployment_id>")
+@requires("deployments:read")
+@operation(
+    "One deployment: status, timeline, outputs, resources",
+    response=schemas.DeploymentDetail,
+    problems=("not-found",),
+)
+def get_deployment(deployment_id: int):
+    return _detail_answer(operations.visible_deployment(caller().user, deployment_id))
+
+
+@bp.post("/deployments")
+@requires("deployments:write")
+@operation(
+    "Launch a deployment, or with dry_run=true only check, cost and fit it",
+    description=(
+        "Omitted parameters take the template's defaults; omitted generated secrets are "
+        "generated. With dry_run=true the answer is 200 with cost and fit (DryRun), and "
+        "nothing changes."
+    ),
+    response=schemas.DeploymentDetail,
+    status=201,
+    query=schemas.LaunchQuery,
+    body=schemas.LaunchRequest,
+    headers={"Location": "The new deployment's address"},
+    problems=(
+        "bad-request",
+        "forbidden",
+        "not-found",
+        "invalid-parameters",
+        "launch-refused",
+        "over-quota",
+        "launch-pending",
+        "idempotency-key-in-use",
+        "idempotency-key-reused",
+        "rate-limited",
+        "orchestrator-failed",
+    ),
+)
+@idempotent
+def launch():
+    user = caller().user
+    body = read_body(schemas.LaunchRequest())
+    entry = visible_entry(user, body["template"])
+    if _dry_run():
+        result = launching.dry_run(user, entry, body["parameters"], body["group"])
+        return jsonify(schemas.DryRun().dump(result))
+    deployment = launching.launch(
+        user, entry, body["parameters"], name=body["name"], group=body["group"]
+    )
+    return _detail_answer(deployment, 201)
+
+
+def _dry_run() -> bool:
+    try:
+        return schemas.LaunchQuery().load(request.args)["dry_run"]
+    except ValidationError as error:
+        raise Problem(
+            "bad-request", _("dry_run is true or false."), extra={"errors": error.messages}
+        ) from error
+
+
+@bp.post("/deployments/<int:deployment_id>/relaunch")
+@requires("deployments:write")
+@operation(
+    "Launch the same template with the same settings again, under a new name",
+    response=schemas.DeploymentDetail,
+    status=201,
+    body=schemas.RelaunchRequest,
+    headers={"Location": "The new deployment's address"},
+    problems=(
+        "bad-request",
+        "forbidden",
+        "not-found",
+        "launch-refused",
+        "over-quota",
+        "launch-pending",
+        "idempotency-key-in-use",
+        "idempotency-key-reused",
+        "rate-limited",
+        "orchestrator-failed",
+    ),
+)
+@idempotent
+def relaunch(deployment_id: int):
+    user = caller().user
+    body = read_body(schemas.RelaunchRequest())
+    deployment = operations.visible_deployment(user, deployment_id)
+    launched = launching.relaunch(user, deployment, name=" ".join(body["name"].split()))
+    return _detail_answer(launched, 201)
+
+
+@bp.delete("/deployments/<int:deployment_id>")
+@requires("deployments:write")
+@operation(
+    "Delete a deployment (its resources are freed; it leaves the list once gone)",
+    response=schemas.DeploymentDetail,
+    status=202,
+    query=schemas.DeleteRequest,
+    problems=("not-found", "orchestrator-failed"),
+)
+def delete_deployment(deployment_id: int):
+    user = caller().user
+    try:
+        force = schemas.DeleteRequest().load(request.args)["force"]
+    except ValidationError as error:
+        raise Problem(
+            "bad-request", _("force is true or false."), extra={"errors": error.messages}
+        ) from error
+    deployment = operations.visible_deployment(user, deployment_id)
+    operations.delete(user, deployment, force=force)
+    return _detail_answer(deployment, 202)
+
+
+@bp.post("/deployments/<int:deployment_id>/secrets")
+@requires("deployments:read")
+@operation(
+    "The passwords the portal generated and the secret outputs, for the owner only",
+    response=schemas.Secrets,
+    problems=("not-found",),
+)
+def reveal_secrets(deployment_id: int):
+    user = caller().user
+    deployment = operations.visible_deployment(user, deployment_id)
+    values = operations.reveal_secrets(user, deployment)
+    plain = deployment.outputs or {}
+    parsed = presenters.parsed_templates({deployment.revision_id} - {None})
+    template = parsed.get(deployment.revision_id)
+    for item in presenters.secret_items(deployment, template):
+        # Secret outputs an older record kept in plain text are revealed the same way.
+        if item.kind == "output" and item.name in plain and item.name not in values:
+            values[item.name] = presenters.as_text(plain[item.name])
+    return jsonify(schemas.Secrets().dump({"values": values}))

@@ -1,0 +1,32 @@
+"""The API's description: the OpenAPI document, a readable reference page (Swagger UI, served
+from static/vendor), and a page for each problem type."""
+
+from __future__ import annotations
+
+from flask import abort, current_app, jsonify, render_template, request
+
+from app.api import bp, openapi
+from app.api.problems import KINDS
+
+
+@bp.get("/openapi.json")
+@openapi.operation("This document: the API in OpenAPI 3.1", public=True, response=None, problems=())
+def openapi_document():
+    return jsonify(openapi.build(current_app, request.url_root.rstrip("/") + bp.url_prefix))
+
+
+@bp.get("/docs")
+@openapi.operation("The API reference, readable", public=True, media_type="text/html")
+def reference():
+    return render_template("api/reference.html")
+
+
+@bp.get("/problems/<kind>")
+@openapi.operation(
+    "What a problem type means", public=True, media_type="text/html", problems=("not-found",)
+)
+def problem_kind(kind: str):
+    if kind not in KINDS:
+        abort(404, "There is no such problem type.")
+    status, title = KINDS[kind]
+    return render_template("api/problem.html", kind=kind, status=status, title=title, kinds=KINDS)

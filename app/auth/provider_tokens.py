@@ -1,0 +1,120 @@
+"""Access tokens from a configured identity provider, accepted by the API for the people who log
+in through that provider (as the orchestrator's own clients send them).
+
+A JWT access token is checked locally: its issuer must be a configured provider, its signature
+must verify against that provider's published keys, and its audience must name
+``API_OIDC_AUDIENCE`` (default: the provider's client id); expiry is checked too. An opaque token
+cannot be read, so the provider is asked (its userinfo endpoint): a token it answers for belongs
+to the subject it names; its audience cannot be checked, which the README says. Either way the
+token's subject must be a person who has logged in here, still active. Answers are kept a
+minute per token (by digest), so that a busy script does not cost a provider call per request.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import logging
+import threading
+import time
+
+import requests
+from authlib.common.errors import AuthlibBaseError
+from flask import current_app
+from joserfc import jwt
+from joserfc.errors import JoseError
+from joserfc.jwk import KeySet
+from sqlalchemy import select
+
+from app.auth import oidc
+from app.auth.errors import ProviderError
+from app.auth.models import User
+from app.extensions import db
+
+log = logging.getLogger(__name__)
+REMEMBER_SECONDS = 60
+_remembered: dict[str, tuple[float, str, str | None]] = {}
+_lock = threading.Lock()
+
+
+def user_for(token: str) -> User | None:
+    """The active user ``token`` (a provider's access token) stands for, or None."""
+    if not current_app.config["OIDC_PROVIDERS"]:
+        return None
+    key = hashlib.sha256(token.encode()).hexdigest()
+    with _lock:
+        kept = _remembered.get(key)
+    if kept and kept[0] > time.monotonic():
+        provider_name, subject = kept[1], kept[2]
+    else:
+        provider_name, subject = _identify(token)
+        with _lock:
+            if len(_remembered) > 10_000:
+                _remembered.clear()
+            _remembered[key] = (time.monotonic() + REMEMBER_SECONDS, provider_name, subject)
+    if subject is None:
+        return None
+    user = db.session.scalar(
+        select(User).where(User.provider == provider_name, User.subject == subject)
+    )
+    return user if user is not None and user.active else None
+
+
+def _identify(token: str) -> tuple[str, str | None]:
+    """(provider name, subject) of a valid token; subject None when it is not valid."""
+    payload = _unverified_payload(token)
+    if payload is not None:
+        return _check_jwt(token, payload)
+    for provider in oidc.enabled_providers():
+        subject = _ask_userinfo(provider, token)
+        if subject is not None:
+            return provider.name, subject
+    return "", None
+
+
+def _unverified_payload(token: str) -> dict | None:
+    parts = token.split(".")
+    if len(parts) != 3:
+        return None
+    try:
+        padded = parts[1] + "=" * (-len(parts[1]) % 4)
+        payload = json.loads(base64.urlsafe_b64decode(padded))
+    except (ValueError, TypeError):
+        return None
+    return payload if isinstance(payload, dict) else None
+
+
+def _check_jwt(token: str, payload: dict) -> tuple[str, str | None]:
+    issuer = str(payload.get("iss", "")).rstrip("/")
+    provider = next((p for p in oidc.enabled_providers() if p.issuer.rstrip("/") == issuer), None)
+    if provider is None:
+        return "", None
+    audience = current_app.config["API_OIDC_AUDIENCE"] or provider.client_id
+    try:
+        client = oidc.ready_client(provider)
+        keys = KeySet.import_key_set(client.fetch_jwk_set())
+        claims = jwt.decode(token, keys).claims
+        jwt.JWTClaimsRegistry(
+            leeway=30,
+            iss={"essential": True, "values": [provider.issuer, issuer]},
+            aud={"essential": True, "values": [audience]},
+            sub={"essential": True},
+            exp={"essential": True},
+        ).validate(claims)
+    except (JoseError, ProviderError, requests.RequestException, ValueError) as error:
+        log.info("Provider token from %s refused: %s", provider.name, error)
+        return provider.name, None
+    return provider.name, str(claims["sub"])
+
+
+def _ask_userinfo(provider, token: str) -> str | None:
+    try:
+        client = oidc.ready_client(provider)
+        if not client.server_metadata.get("userinfo_endpoint"):
+            return None
+        claims = client.userinfo(token={"access_token": token, "token_type": "Bearer"})
+    except (ProviderError, requests.RequestException, AuthlibBaseError, ValueError):
+        return None
+    subject = claims.get("sub") if isinstance(claims, dict) else None
+    return str(subject) if subject else None

@@ -1,0 +1,41 @@
+"""How rcp lays out answers for people: aligned columns, and a deployment as labelled lines."""
+
+from __future__ import annotations
+
+import json
+
+
+def table(headers: list[str], rows: list[list]) -> str:
+    """Columns padded to their widest cell; an empty table says so."""
+    if not rows:
+        return "(none)"
+    cells = [[str(cell) for cell in row] for row in [headers, *rows]]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in cells
+    )
+
+
+def _text(value) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def deployment_lines(d: dict, timeline: bool = False) -> list[str]:
+    lines = [
+        f"ID        {d['id']}",
+        f"Name      {d['name']}",
+        f"Template  {d['template']}",
+        f"Status    {d['status']}" + (f" ({d['status_reason']})" if d.get("status_reason") else ""),
+    ]
+    if d.get("main_link"):
+        lines.append(f"Address   {d['main_link']}")
+    for name, value in (d.get("outputs") or {}).items():
+        lines.append(f"Output    {name}: {_text(value)}")
+    if d.get("secrets"):
+        lines.append(f"Secrets   {', '.join(d['secrets'])} (rcp secret {d['id']} NAME)")
+    if timeline:
+        for event in d.get("timeline") or []:
+            reason = f" {event['reason']}" if event.get("reason") else ""
+            lines.append(f"  {event['at'][:19]}  {event.get('status') or ''}{reason}")
+    return lines
