@@ -10,6 +10,8 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
+from app.catalogue.numbers import decimal, whole
+
 # Units per TOSCA Simple Profile 1.3, section 3.3.6; the factor converts to the base unit.
 SIZE_UNITS = {
     "B": 1,
@@ -91,7 +93,7 @@ def parse_scalar(value, kind: str) -> Scalar:
     unit = _canonical_unit(unit_text, units)
     if unit is None:
         raise ValueError(f'unit "{unit_text}" is not one of: {", ".join(units)}')
-    number = float(number_text) if "." in number_text else int(number_text)
+    number = decimal(number_text) if "." in number_text else whole(number_text)
     if isinstance(number, float) and number.is_integer():
         number = int(number)
     return Scalar(number, unit, kind)
@@ -115,7 +117,7 @@ def parse_version(value) -> tuple:
     if not match:
         raise ValueError("must be a version such as 1.0 or 2.1.3")
     major, minor, fix, qualifier, build = match.groups()
-    return (int(major), int(minor), int(fix or 0), qualifier or "", int(build or 0))
+    return (whole(major), whole(minor), whole(fix or 0), qualifier or "", whole(build or 0))
 
 
 def parse_timestamp(value) -> dt.datetime:

@@ -26,14 +26,26 @@ from app.catalogue.parsed import ParsedTemplate
 from app.catalogue.yamlsafe import Limits, TemplateError
 from app.clock import utcnow
 from app.deployments import identity, tracking
-from app.deployments.errors import DeploymentError, LaunchError, TooManyLaunches, explain
+from app.deployments.errors import (
+    DeploymentError,
+    LaunchConflict,
+    LaunchError,
+    TooManyLaunches,
+    explain,
+    explain_create_conflict,
+)
 from app.deployments.models import NOT_LAUNCHED, SUBMITTING, UNCONFIRMED, Deployment
 from app.deployments.secrets import seal, secret_inputs, split_parameters
 from app.deployments.timeline import record_event
 from app.errors import ConfigurationError
 from app.extensions import db
 from app.orchestrator import schemas
-from app.orchestrator.errors import OrchestratorError, OrchestratorUnavailable, Unreachable
+from app.orchestrator.errors import (
+    Conflict,
+    OrchestratorError,
+    OrchestratorUnavailable,
+    Unreachable,
+)
 from app.quotas.operations import charge_for, reserve, uncounted_charge
 
 log = logging.getLogger(__name__)
@@ -247,6 +259,10 @@ def _submit(user: User, deployment: Deployment, parameters: dict) -> Deployment:
         raise LaunchError(message) from error
     except OrchestratorUnavailable as error:
         return _unconfirmed(deployment, error.message)
+    except Conflict as error:
+        message = explain_create_conflict(error)
+        _not_launched(deployment, message)
+        raise LaunchConflict(message) from error
     except OrchestratorError as error:
         if error.status_code is not None and 200 <= error.status_code < 300:
             return _unconfirmed(deployment, "The orchestrator's answer could not be read.")

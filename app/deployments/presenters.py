@@ -18,6 +18,7 @@ from sqlalchemy import select
 from app.catalogue.metadata import humanise
 from app.catalogue.models import TemplateRevision
 from app.catalogue.parsed import OutputSpec, ParsedTemplate
+from app.catalogue.schedules import parse_schedule
 from app.deployments.models import Deployment, DeploymentEvent
 from app.extensions import db
 
@@ -296,6 +297,7 @@ class ShownSetting:
     name: str
     label: str
     text: str
+    sent: str | None = None  # what was sent, when ``text`` words it differently (admins only)
 
 
 def _setting_text(value: Any) -> str:
@@ -316,7 +318,11 @@ def shown_settings(deployment: Deployment, template: ParsedTemplate | None) -> l
     for name in _in_template_order(parameters, list(by_name)):
         spec = by_name.get(name)
         label = (spec.label if spec else None) or humanise(name)
-        shown.append(ShownSetting(name, label, _setting_text(parameters[name])))
+        text, sent = _setting_text(parameters[name]), None
+        if spec and spec.widget == "schedule":
+            with contextlib.suppress(ValueError):  # as sent when it cannot be read
+                text, sent = parse_schedule(str(parameters[name])).describe(), text
+        shown.append(ShownSetting(name, label, text, sent))
     return shown
 
 

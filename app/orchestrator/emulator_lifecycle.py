@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 
 import requests
 
+from app.orchestrator import emulator_chronos as chronos
 from app.orchestrator import schemas as s
 from app.orchestrator.emulator_faults import Faults, RequestLog
 from app.orchestrator.emulator_outputs import Topology
@@ -162,10 +163,23 @@ class Emulator:
                 stored.record["task"] = "DEPLOYER"
                 self._place(stored)
                 changed = True
+            job = status == s.CREATE_IN_PROGRESS and _kind(stored) == chronos.CHRONOS
+            if job:
+                topology = Topology(stored.template, parameters_of(stored), stored.uuid)
+                stored.record["_states"] = chronos.job_states(topology, bool(stored.polls))
+                changed = True
+                # A job is done when it has run: never before its schedule starts.
+                done = done and chronos.may_run(topology)
             if not done:
                 if changed:
                     self.store.save(stored)
                 return stored
+            if job:
+                failing = chronos.failing_job(topology, forced=bool(stored.record.get("_fail")))
+                stored.record.pop("_states", None)
+                if failing:
+                    reason = chronos.failure_reason(failing)
+                    return self.set_status(stored.uuid, s.CREATE_FAILED, reason, stored=stored)
             if status == s.CREATE_IN_PROGRESS and stored.record.get("_fail"):
                 reason = "Emulated failure: no site could host the deployment"
                 return self.set_status(stored.uuid, s.CREATE_FAILED, reason, stored=stored)
@@ -232,3 +246,8 @@ class Emulator:
             "deploymentType": kind,
             "region": REGION,
         }
+
+
+def _kind(stored: Stored) -> str | None:
+    """The deployment type of the site it was placed at (None before brokering)."""
+    return (stored.record.get("cloudProviderEndpoint") or {}).get("deploymentType")

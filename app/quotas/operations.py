@@ -71,6 +71,7 @@ def charge_for(template_document: Mapping[str, Any], parameters: Mapping[str, An
         "deployments": 1,
         "nodes": resources.nodes,
         "summary": resources.summary,
+        "notes": list(resources.notes),
         # A misread flavour statement matters only when a flavour could not be sized.
         "uncounted": [*problems, *resources.uncounted] if resources.uncounted else [],
     }

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from app.catalogue.numbers import check_digits
 from app.catalogue.types import SIZE_UNITS
 
 __all__ = ["Size", "format_size", "read_size", "size_in_bytes"]
@@ -80,7 +81,7 @@ def read_size(value: Any, *, unit_required: bool = True) -> Size:
     unit = _unit(unit_text)
     if unit is None:
         raise ValueError(f'unit "{unit_text}" is not one of: {", ".join(SIZE_UNITS)}')
-    return Size(Decimal(number_text), unit)
+    return Size(Decimal(check_digits(number_text)), unit)
 
 
 def size_in_bytes(value: Any) -> int:

@@ -6,36 +6,16 @@ Outside a request (parsing a template from the command line) the committed defau
 
 from __future__ import annotations
 
-from functools import lru_cache
+from app.catalogue.numbers import max_digits
+from app.catalogue.settings import setting as _setting
 
-from flask import Config, current_app, has_app_context
-
-from app.config import PROJECT_ROOT
-
-
-@lru_cache(maxsize=1)
-def _committed() -> Config:
-    config = Config(str(PROJECT_ROOT))
-    config.from_pyfile(str(PROJECT_ROOT / "config" / "defaults.py"))
-    return config
-
-
-def _setting(name: str):
-    # An app built without the portal's settings (a bare test app) gets the committed ones.
-    if has_app_context() and name in current_app.config:
-        return current_app.config[name]
-    return _committed()[name]
+__all__ = ["max_digits", "max_length", "ssh_comment_max", "too_long"]
 
 
 def max_length(kind: str) -> int:
     """The most characters a value of input kind ``kind`` may have."""
     per_kind = _setting("INPUT_MAX_LENGTHS") or {}
     return int(per_kind.get(kind, _setting("INPUT_MAX_LENGTH")))
-
-
-def max_digits() -> int:
-    """The most digits a whole number may have."""
-    return int(_setting("INPUT_MAX_DIGITS"))
 
 
 def ssh_comment_max() -> int:
