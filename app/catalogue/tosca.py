@@ -6,7 +6,8 @@ errors. tosca-parser runs against the local copies the type libraries hold (``ty
 ``type_imports``); what it finds is a warning with its line, named after its row of
 ``leniency.LENIENCIES`` when it is a known leniency. A template whose imports no library holds
 is still publishable, with a warning that its types were not checked; when every import is
-held, a type none of them defines is an error (a misspelling the orchestrator refuses).
+held for the ref it names, a type none of them defines is an error (a misspelling the
+orchestrator refuses).
 
 tosca-parser never reaches the network: while it runs its loader is replaced by one that serves
 the resolved library files and refuses anything else. Any exception it raises is caught, and
@@ -268,7 +269,7 @@ def validate_template(
                 ]
                 result.libraries = alt_graph.libraries
             break
-    if not graph.nested_unresolved:
+    if not graph.nested_unresolved and not graph.stand_ins:
         findings = _undefined_types_as_errors(findings, result)
     result.warnings.extend(findings)
     return result
@@ -281,9 +282,10 @@ _UNDEFINED_TYPE = re.compile(r'Type "([^"]+)" is not a valid type')
 def _undefined_types_as_errors(findings: list[Problem], result: Validation) -> list[Problem]:
     """Move undefined types from ``findings`` to ``result.errors``; return the rest.
 
-    Called only when every import resolved to a library the portal holds: then a type none
-    of them defines is certainly undefined (a misspelling), and the orchestrator refuses
-    the template. With an unresolved import the type may live there, so it stays a warning.
+    Called only when every import resolved to a library the portal holds for the very ref it
+    names: then a type none of them defines is certainly undefined (a misspelling), and the
+    orchestrator refuses the template. With an unresolved import, or one a library only
+    stands in for (another branch or commit), the type may live there: it stays a warning.
     """
     kept = []
     for problem in findings:

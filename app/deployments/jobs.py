@@ -111,6 +111,20 @@ def job_look(deployment: Deployment, now: datetime | None = None) -> StatusLook:
     return status_look(status)
 
 
+def step_looks(deployment: Deployment):
+    """How a job's timeline words each status it passed through (None for a service)."""
+    if not is_job(deployment):
+        return None
+    words = {
+        "CREATE_IN_PROGRESS": StatusLook(_("Queued"), "info", ""),
+        "CREATE_COMPLETE": StatusLook(_("Succeeded"), "success", ""),
+        "CREATE_FAILED": StatusLook(_("Failed"), "danger", ""),
+        "DELETE_IN_PROGRESS": StatusLook(_("Removing"), "secondary", ""),
+        "DELETE_COMPLETE": StatusLook(_("Removed"), "secondary", ""),
+    }
+    return lambda status: words.get(status) or status_look(status)
+
+
 def look_of(deployment: Deployment) -> StatusLook:
     """The badge of any deployment: a job's run state, else the status of a service."""
     if is_job(deployment):
@@ -127,6 +141,8 @@ def plan_of(deployment: Deployment) -> dict | None:
     if schedule is None:
         return {"words": None, "next": None, "iso": None}
     coming = next_run(deployment, schedule, utcnow())
+    if coming is not None and coming == schedule.start:
+        coming = None  # the status already says when the first run is
     return {
         "words": schedule.describe(),
         "next": plain_time(coming) if coming else None,

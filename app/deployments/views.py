@@ -115,7 +115,7 @@ def _detail_context(deployment: Deployment, revealed: dict[str, str] | None = No
         "revealed": None if revealed is None else presenters.revealed_secrets(revealed, template),
         "owner_view": deployment.user_id == current_user.id,
         "people": people,
-        "steps": presenters.timeline(deployment, people),
+        "steps": presenters.timeline(deployment, people, jobs.step_looks(deployment)),
         "resources": presenters.resources_summary(deployment.charge),
         "settings": presenters.shown_settings(deployment, template),
         "typed_secrets": presenters.typed_secrets(template),

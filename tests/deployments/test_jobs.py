@@ -73,12 +73,20 @@ def test_the_plan_of_a_job_words_its_schedule_and_keeps_the_iso_text_for_admins(
     plan = jobs.plan_of(job("CREATE_IN_PROGRESS", "R10/2026-11-26T02:00:00Z/PT6H"))
     assert plan == {
         "words": "Every 6 hours, 10 times, from 26 Nov 2026, 02:00 UTC",
-        "next": "26 Nov 2026, 02:00 UTC",
+        "next": None,  # the status says when its first run is
         "iso": "R10/2026-11-26T02:00:00Z/PT6H",
     }
+
+
+def test_a_jobs_timeline_speaks_of_runs():
+    looks = jobs.step_looks(job("CREATE_FAILED"))
+    assert [looks(s).label for s in ("CREATE_IN_PROGRESS", "CREATE_FAILED")] == [
+        "Queued",
+        "Failed",
+    ]
 
 
 def test_a_service_keeps_its_own_words():
     vm = Deployment(status="CREATE_COMPLETE", template_text=VM, deployment_type="OPENSTACK")
     assert not jobs.is_job(vm) and jobs.plan_of(vm) is None
-    assert jobs.look_of(vm).label == "Ready"
+    assert jobs.look_of(vm).label == "Ready" and jobs.step_looks(vm) is None
