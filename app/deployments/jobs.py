@@ -17,10 +17,10 @@ from datetime import datetime
 import yaml
 from flask_babel import gettext as _
 
-from app.catalogue.schedules import Schedule, parse_schedule, plain_time
 from app.clock import utcnow
 from app.deployments.models import Deployment
 from app.deployments.presenters import StatusLook, status_look
+from app.tosca.schedules import Schedule, parse_schedule, plain_time
 
 _CHRONOS_NODE = re.compile(r"^\s*type:\s*\S*Chronos\s*$", re.MULTILINE)
 

@@ -15,12 +15,12 @@ from urllib.parse import urlsplit
 from flask import url_for
 from sqlalchemy import select
 
-from app.catalogue.metadata import humanise
 from app.catalogue.models import TemplateRevision
-from app.catalogue.parsed import OutputSpec, ParsedTemplate
-from app.catalogue.schedules import parse_schedule
 from app.deployments.models import Deployment, DeploymentEvent
 from app.extensions import db
+from app.tosca.metadata import humanise
+from app.tosca.parsed import OutputSpec, ParsedTemplate
+from app.tosca.schedules import parse_schedule
 
 
 @dataclass(frozen=True)

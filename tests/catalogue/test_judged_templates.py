@@ -11,7 +11,7 @@ import pytest
 
 from app.catalogue import operations
 from app.catalogue.forms import build_form_class, field_name
-from app.catalogue.parsed import parse_template
+from app.tosca.parsed import parse_template
 from tests.catalogue.conftest import TYPES_DIR, form_data
 
 JUDGED = Path(__file__).parent / "corpus" / "judged"
@@ -55,7 +55,7 @@ def test_a_helm_values_file_as_default_launches_as_it_stands_even_under_a_short_
 
 
 def test_typed_text_limits_fit_a_cloud_init_script_and_a_kubeconfig(form_app, make_spec):
-    from app.catalogue.inputs import field_for
+    from app.tosca.inputs import field_for
 
     with form_app.app_context():
         script = field_for(make_spec("cloud_init", "string", widget="textarea"))
