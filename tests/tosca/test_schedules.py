@@ -135,3 +135,26 @@ def test_a_stored_schedule_fills_the_controls_back(babel_app, job_form):
         "times": 10,
     }
     assert field.to_tosca(shown) == "R10/2026-11-26T02:00:00Z/PT6H"
+
+
+def test_a_preset_sets_every_control_of_the_schedule(babel_app):
+    from app.catalogue.forms import presets_data
+    from app.tosca.parsed import parse_template as parse
+
+    parsed = parse(
+        "chronos-gpu-job",
+        (CATALOGUE / "chronos-gpu-job.yaml").read_text(),
+        (CATALOGUE / "chronos-gpu-job.portal.yaml").read_text(),
+        types_dir=CATALOGUE / "types",
+    )
+    with babel_app.app_context():
+        presets = {preset["name"]: preset["values"] for preset in presets_data(parsed)}
+    name = field_name("schedule")
+    assert {k: v for k, v in presets["Daily training"].items() if k.startswith(name)} == {
+        f"{name}-how": "repeat",
+        f"{name}-start": "",
+        f"{name}-every": "1",
+        f"{name}-unit": "days",
+        f"{name}-times": "",
+    }
+    assert presets["Quick test"][f"{name}-how"] == "now"
