@@ -16,6 +16,7 @@ from datetime import datetime
 
 import yaml
 from flask_babel import gettext as _
+from sqlalchemy import inspect
 
 from app.clock import utcnow
 from app.deployments.models import Deployment
@@ -26,9 +27,15 @@ _CHRONOS_NODE = re.compile(r"^\s*type:\s*\S*Chronos\s*$", re.MULTILINE)
 
 
 def is_job(deployment: Deployment) -> bool:
-    """Whether ``deployment`` is a Chronos batch job rather than a service."""
+    """Whether ``deployment`` is a Chronos batch job rather than a service.
+
+    Once placed, the site's deployment type says so. Before that only the template does, and
+    it is read only when already loaded: the list leaves it unloaded for its cost, so a job
+    not yet placed reads as any launch there for the few seconds brokering takes."""
     if deployment.deployment_type:
         return deployment.deployment_type == "CHRONOS"
+    if "template_text" in inspect(deployment).unloaded:
+        return False
     return bool(_CHRONOS_NODE.search(deployment.template_text or ""))
 
 
