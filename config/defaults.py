@@ -131,12 +131,15 @@ TOSCA_TYPES_DIR = ""  # empty: tosca-catalog/types/
 TYPE_LIBRARY_MAX_BYTES = 8 * 1024 * 1024
 
 # The longest value a launch form accepts, in characters, for any input kind, and per kind
-# where another maximum suits better (kinds: string, password, ssh-key, version, timestamp,
-# scalar-unit, list, map, ports, json, credential). Numbers are bounded by INPUT_MAX_DIGITS.
-# Each maximum is stated in the form and refused in words on the server.
+# where another maximum suits better (kinds: string, text (a string in a text area: a Helm
+# values file, a cloud-init script, a kubeconfig; 64 KiB is OpenStack's user-data limit),
+# password, ssh-key, version, timestamp, scalar-unit, list, map, yaml, ports, json,
+# credential). Numbers are bounded by INPUT_MAX_DIGITS. Each maximum is stated in the form
+# and refused in words on the server; a template's own default is never refused for length.
 INPUT_MAX_LENGTH = 4096
 INPUT_MAX_LENGTHS = {
-    "string": 1024,
+    "string": 4096,
+    "text": 65536,
     "password": 256,
     "version": 64,
     "timestamp": 64,
@@ -146,6 +149,7 @@ INPUT_MAX_LENGTHS = {
     "map": 16384,
     "ports": 16384,
     "json": 16384,
+    "yaml": 65536,
 }
 # Digits a whole number may have (far below Python's own limit, which gives a cryptic message).
 INPUT_MAX_DIGITS = 30

@@ -151,7 +151,11 @@ def presets_data(parsed: ParsedTemplate) -> list[dict[str, Any]]:
         values = {}
         for name, value in preset["values"].items():
             try:
-                values[field_name(name)] = fields[name].to_form(fields[name].coerce(value))
+                coerced = fields[name].coerce(value)
+                if hasattr(fields[name], "form_parts"):  # a field made of several controls
+                    values.update(fields[name].form_parts(coerced, field_name(name)))
+                    continue
+                values[field_name(name)] = fields[name].to_form(coerced)
             except (KeyError, ValueError):
                 continue  # hidden input or invalid value: already in parsed.errors
         presets.append(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import stat
 import tarfile
 import zipfile
 from contextlib import contextmanager
@@ -232,7 +233,11 @@ def _open_archive(content: bytes, filename: str):
     """(members as (name, size, member), read(member) -> bytes) of a zip or tar archive."""
     if zipfile.is_zipfile(io.BytesIO(content)):
         with zipfile.ZipFile(io.BytesIO(content)) as archive:
-            members = [(m.filename, m.file_size, m) for m in archive.infolist() if not m.is_dir()]
+            entries = archive.infolist()
+            # Zip keeps a link as a file holding its target, marked only by the Unix mode.
+            if any(stat.S_ISLNK(m.external_attr >> 16) for m in entries):
+                raise CatalogueError("The archive holds links; upload plain files only.")
+            members = [(m.filename, m.file_size, m) for m in entries if not m.is_dir()]
             yield members, archive.read
     elif filename.endswith((".tar.gz", ".tgz", ".tar")):
         with tarfile.open(fileobj=io.BytesIO(content), mode="r:*") as archive:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from flask_babel import gettext as _
+
 from app.errors import PortalError
 from app.orchestrator.errors import (
     BadRequest,
@@ -27,6 +29,29 @@ class TooManyLaunches(LaunchError):
     """The user launched too often in the last minute; nothing was launched."""
 
     status_code = 429
+
+
+class LaunchConflict(LaunchError):
+    """The orchestrator answered a create with 409: it created nothing, and says why."""
+
+    status_code = 409
+
+
+def explain_create_conflict(error: Conflict) -> str:
+    """What a 409 on a create means for the researcher: nothing exists yet, so it is never
+    "busy with another operation"; with Retry-After the orchestrator rolled back a clash
+    with a concurrent change, otherwise it refused the request as clashing with its state."""
+    if error.retry_after is not None:
+        return _(
+            "The orchestrator was handling another change at the same moment and created "
+            "nothing; nothing was launched. Launch it again. It said: %(said)s",
+            said=error.message,
+        )
+    return _(
+        "The orchestrator refused to create it because it clashes with something it already "
+        "holds; nothing was launched. It said: %(said)s",
+        said=error.message,
+    )
 
 
 def explain(error: OrchestratorError, outcome: str) -> str:

@@ -21,6 +21,7 @@ from app.deployments.status import Status
 from app.extensions import db
 from app.tosca.metadata import humanise
 from app.tosca.parsed import OutputSpec, ParsedTemplate
+from app.tosca.schedules import parse_schedule
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,7 @@ PLAIN_REASONS = (
     ("sla", "Your group has no agreement with a cloud site that could host this."),
     ("unauthorized", "The cloud site did not accept the credentials it was given."),
     ("forbidden", "The cloud site did not allow this request."),
+    ("failed to execute", "The job's command ended in an error, after every retry it was given."),
 )
 
 SOURCE_WORDS = {
@@ -301,6 +303,7 @@ class ShownSetting:
     name: str
     label: str
     text: str
+    sent: str | None = None  # what was sent, when ``text`` words it differently (admins only)
 
 
 def _setting_text(value: Any) -> str:
@@ -321,7 +324,11 @@ def shown_settings(deployment: Deployment, template: ParsedTemplate | None) -> l
     for name in _in_template_order(parameters, list(by_name)):
         spec = by_name.get(name)
         label = (spec.label if spec else None) or humanise(name)
-        shown.append(ShownSetting(name, label, _setting_text(parameters[name])))
+        text, sent = _setting_text(parameters[name]), None
+        if spec and spec.widget == "schedule":
+            with contextlib.suppress(ValueError):  # as sent when it cannot be read
+                text, sent = parse_schedule(str(parameters[name])).describe(), text
+        shown.append(ShownSetting(name, label, text, sent))
     return shown
 
 
@@ -360,17 +367,14 @@ class Step:
     detail: list[str] = field(default_factory=list)
 
 
-def timeline(deployment: Deployment, people: dict[int, str] | None = None) -> list[Step]:
-    """The deployment's events as steps, oldest first; ``people`` names actors by id."""
-    people = people or {}
-    steps = []
-    for event in deployment.events:
-        steps.append(_step(event, deployment, people))
-    return steps
+def timeline(deployment: Deployment, people: dict[int, str] | None = None, looks=None) -> list:
+    """The deployment's events as steps, oldest first; ``people`` names actors by id, and
+    ``looks`` words a status (``status_look`` unless given, e.g. a batch job's words)."""
+    return [_step(e, people or {}, looks or status_look) for e in deployment.events]
 
 
-def _step(event: DeploymentEvent, deployment: Deployment, people: dict[int, str]) -> Step:
-    look = status_look(event.to_status) if event.to_status else None
+def _step(event: DeploymentEvent, people: dict[int, str], looks) -> Step:
+    look = looks(event.to_status) if event.to_status else None
     reason = (event.reason or "").strip() or None
     if event.to_status and event.to_status != event.from_status:
         title = look.label

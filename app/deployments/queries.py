@@ -64,6 +64,7 @@ LIST_COLUMNS = (
     Deployment.status_reason,
     Deployment.site,
     Deployment.region,
+    Deployment.deployment_type,  # a batch job's row speaks of runs (its template is read then)
     Deployment.outputs,
     Deployment.created_at,
     Deployment.deleted,

@@ -21,7 +21,7 @@ from flask import (
 )
 from flask_login import current_user, login_required
 
-from app.deployments import operations, presenters, queries
+from app.deployments import jobs, operations, presenters, queries
 from app.deployments import status as statuses
 from app.deployments.models import Deployment
 from app.errors import NotFound, PortalError
@@ -30,6 +30,7 @@ from app.extensions import db
 bp = Blueprint("deployments", __name__, url_prefix="/deployments")
 
 bp.add_app_template_filter(presenters.status_look, "status_look")
+bp.add_app_template_filter(jobs.look_of, "deployment_look")
 bp.add_app_template_filter(presenters.resources_summary, "resources_summary")
 bp.add_app_template_test(presenters.is_web_address, "web_address")
 
@@ -116,7 +117,8 @@ def _detail_context(deployment: Deployment, revealed: dict[str, str] | None = No
     people = queries.usernames(actors)
     return {
         "deployment": deployment,
-        "look": presenters.status_look(deployment.status),
+        "look": jobs.look_of(deployment),
+        "plan": jobs.plan_of(deployment),
         "plain_reason": presenters.plain_reason(deployment.status_reason),
         "outputs": [o for o in outputs if o.name not in secret_names],
         "main_link": presenters.main_link(outputs),
@@ -124,7 +126,7 @@ def _detail_context(deployment: Deployment, revealed: dict[str, str] | None = No
         "revealed": None if revealed is None else presenters.revealed_secrets(revealed, template),
         "owner_view": deployment.user_id == current_user.id,
         "people": people,
-        "steps": presenters.timeline(deployment, people),
+        "steps": presenters.timeline(deployment, people, jobs.step_looks(deployment)),
         "resources": presenters.resources_summary(deployment.charge),
         "settings": presenters.shown_settings(deployment, template),
         "typed_secrets": presenters.typed_secrets(template),

@@ -31,7 +31,14 @@ from app.catalogue.loader import Entry
 from app.catalogue.models import TemplateRevision
 from app.clock import utcnow
 from app.deployments import identity, tracking
-from app.deployments.errors import DeploymentError, LaunchError, TooManyLaunches, explain
+from app.deployments.errors import (
+    DeploymentError,
+    LaunchConflict,
+    LaunchError,
+    TooManyLaunches,
+    explain,
+    explain_create_conflict,
+)
 from app.deployments.models import Deployment
 from app.deployments.secrets import seal, secret_inputs, split_parameters
 from app.deployments.status import AWAITING_ANSWER, Status
@@ -40,7 +47,12 @@ from app.errors import ConfigurationError
 from app.extensions import db
 from app.launch import prefill
 from app.orchestrator import schemas
-from app.orchestrator.errors import OrchestratorError, OrchestratorUnavailable, Unreachable
+from app.orchestrator.errors import (
+    Conflict,
+    OrchestratorError,
+    OrchestratorUnavailable,
+    Unreachable,
+)
 from app.quotas.operations import charge_for, reserve, uncounted_charge
 from app.tosca.inputs import generate_password
 from app.tosca.parsed import ParsedTemplate
@@ -271,6 +283,10 @@ def _submit(
     except OrchestratorUnavailable as error:
         _remember(user, remembered_entry, remembered)
         return _unconfirmed(deployment, error.message)
+    except Conflict as error:
+        message = explain_create_conflict(error)
+        _not_launched(deployment, message)
+        raise LaunchConflict(message) from error
     except OrchestratorError as error:
         if error.status_code is not None and 200 <= error.status_code < 300:
             _remember(user, remembered_entry, remembered)

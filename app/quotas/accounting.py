@@ -8,7 +8,9 @@ and the charge stored on the deployment. What is counted:
   ``disk_size``, ``num_gpus``, ``gpu_model``), whatever its type is called: virtual machines,
   and the Docker runtimes under Marathon and Chronos apps. The software hosted on a machine
   takes its share of it and adds nothing;
-- times the node's ``scalable.count`` (worker counts are usually an input feeding it);
+- times the node's ``scalable.count`` (worker counts are usually an input feeding it), or the
+  most it can grow to when that is more (``scalable.max_instances``, an elastic cluster's
+  ``wn.max_instances``), said in ``Resources.notes``;
 - block storage (``tosca.nodes.BlockStorage`` and types derived from it or named like it):
   its ``size`` once per instance of each node attaching it, or once if nothing attaches it;
 - a node sized by a flavour (``instance_type``): the flavour's size from ``QUOTA_FLAVOURS``;
@@ -22,7 +24,7 @@ Units are fixed: memory and disk in bytes, CPUs as a float (containers may ask f
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from app.quotas.resolving import AccountingError, Resolver
@@ -100,6 +102,7 @@ class Resources:
     breakdown: tuple[NodeResources, ...] = ()
     gpu_models: dict[str, int] = field(default_factory=dict)
     uncounted: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
     @property
     def summary(self) -> str:
@@ -138,6 +141,8 @@ def count_resources(
     resolver = Resolver(inputs, parameters or {})
     breakdown: list[NodeResources] = []
     uncounted: list[str] = []
+    notes: list[str] = []
+    elastic = _elastic_maximums(node_templates, resolver)
     storage: list[tuple[str, Mapping]] = []
     counts: dict[str, int] = {}
 
@@ -155,6 +160,7 @@ def count_resources(
                 found = _host_node(str(name), node, resolver, flavours or {})
             else:
                 continue
+            found = _at_most(found, node, resolver, elastic.get(str(name), 0), notes)
         except AccountingError as error:
             uncounted.append(str(error))
             continue
@@ -188,7 +194,52 @@ def count_resources(
         breakdown=tuple(breakdown),
         gpu_models=gpu_models,
         uncounted=tuple(uncounted),
+        notes=tuple(notes),
     )
+
+
+def _elastic_maximums(node_templates: Mapping, resolver: Resolver) -> dict[str, int]:
+    """{machine node: the most workers it can grow to}, from the software it hosts: an elastic
+    cluster's worker node (INDIGO ``LRMS.WorkerNode.*``) states ``max_instances`` in its ``wn``
+    capability while its machine starts with ``scalable.count`` 0 or 1."""
+    found: dict[str, int] = {}
+    for name, node in node_templates.items():
+        if not isinstance(node, Mapping):
+            continue
+        most = _capability(node, "wn").get("max_instances")
+        host = _host_of(node)
+        if most is None or host is None:
+            continue
+        count = resolver.integer(most, f"node {name!r}: max_instances", default=0)
+        found[host] = max(found.get(host, 0), count)
+    return found
+
+
+def _host_of(node: Mapping) -> str | None:
+    for requirement in node.get("requirements") or ():
+        if isinstance(requirement, Mapping) and "host" in requirement:
+            target = requirement["host"]
+            target = target.get("node") if isinstance(target, Mapping) else target
+            return str(target) if target is not None else None
+    return None
+
+
+def _at_most(
+    found: NodeResources, node: Mapping, resolver: Resolver, elastic: int, notes: list[str]
+) -> NodeResources:
+    """``found`` counted at the most instances it can grow to (``scalable.max_instances``, or
+    what an elastic cluster's workers allow), saying so in ``notes``: a quota must hold what
+    the cluster may become without asking again."""
+    where = f"node {found.name!r}"
+    stated = _capability(node, "scalable").get("max_instances")
+    most = max(elastic, resolver.integer(stated, f"{where}: max_instances", default=0))
+    if most <= found.count:
+        return found
+    notes.append(
+        f"{where} starts with {found.count} and can grow to {most} machines; it is charged "
+        f"at {most}, the most it can hold, so growing never exceeds a quota."
+    )
+    return replace(found, count=most)
 
 
 def parse_size(value: Any, where: str = "size") -> int:
@@ -266,8 +317,8 @@ def _host_node(
         return sized
     if flavour not in flavours:
         raise AccountingError(
-            f"{where} is sized by the flavour {flavour!r}, whose size the portal does not "
-            "know, so its cost cannot be computed."
+            f"{where} cannot be counted: flavour {flavour!r} is unknown (the portal does not "
+            "know its size)."
         )
     return _flavoured(sized, flavour, flavours[flavour])
 

@@ -72,6 +72,8 @@ def charge_for(template_document: Mapping[str, Any], parameters: Mapping[str, An
         "deployments": 1,
         "nodes": resources.nodes,
         "summary": resources.summary,
+        # What is charged beyond the template's starting size, and why (an elastic cluster).
+        **({"notes": list(resources.notes)} if resources.notes else {}),
         # A misread flavour statement matters only when a flavour could not be sized.
         "uncounted": [*problems, *resources.uncounted] if resources.uncounted else [],
     }

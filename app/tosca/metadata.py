@@ -14,7 +14,17 @@ from typing import Any
 
 from app.tosca.yamlsafe import Limits, Problem, TemplateError
 
-WIDGETS = ("text", "textarea", "select", "radio", "number", "slider", "password", "checkbox")
+WIDGETS = (
+    "text",
+    "textarea",
+    "select",
+    "radio",
+    "number",
+    "slider",
+    "password",
+    "checkbox",
+    "schedule",
+)
 SHOW_KINDS = ("link", "copy", "secret", "ssh", "download")
 DEFAULT_TAB = "Advanced"
 

@@ -5,7 +5,9 @@ refuse) and problems the portal itself meets (unreadable files, forms it can't b
 errors. tosca-parser runs against the local copies the type libraries hold (``typelibs``,
 ``type_imports``); what it finds is a warning with its line, named after its row of
 ``leniency.LENIENCIES`` when it is a known leniency. A template whose imports no library holds
-is still publishable, with a warning that its types were not checked.
+is still publishable, with a warning that its types were not checked; when every import is
+held for the ref it names, a type none of them defines is an error (a misspelling the
+orchestrator refuses).
 
 tosca-parser never reaches the network: while it runs its loader is replaced by one that serves
 the resolved library files and refuses anything else. Any exception it raises is caught, and
@@ -267,5 +269,36 @@ def validate_template(
                 ]
                 result.libraries = alt_graph.libraries
             break
+    if not graph.nested_unresolved and not graph.stand_ins:
+        findings = _undefined_types_as_errors(findings, result)
     result.warnings.extend(findings)
     return result
+
+
+# tosca-parser's words for a type no imported file defines (InvalidTypeError).
+_UNDEFINED_TYPE = re.compile(r'Type "([^"]+)" is not a valid type')
+
+
+def _undefined_types_as_errors(findings: list[Problem], result: Validation) -> list[Problem]:
+    """Move undefined types from ``findings`` to ``result.errors``; return the rest.
+
+    Called only when every import resolved to a library the portal holds for the very ref it
+    names: then a type none of them defines is certainly undefined (a misspelling), and the
+    orchestrator refuses the template. With an unresolved import, or one a library only
+    stands in for (another branch or commit), the type may live there: it stays a warning.
+    """
+    kept = []
+    for problem in findings:
+        match = _UNDEFINED_TYPE.search(problem.message)
+        if match is None or problem.code:
+            kept.append(problem)
+            continue
+        result.errors.append(
+            Problem(
+                f'Type "{match.group(1)}" is defined in none of the type libraries this '
+                f"template imports ({', '.join(result.libraries)}), so the orchestrator would "
+                "refuse it; check its spelling.",
+                problem.line,
+            )
+        )
+    return kept

@@ -56,6 +56,9 @@ class ImportGraph:
     nested_unresolved: list[str] = field(default_factory=list)  # inside type files
     problems: list[Problem] = field(default_factory=list)  # unreadable type files
     paths: set[str] = field(default_factory=set)  # library paths of the top-level imports
+    # Top-level imports a library answers for only through a ``{ref}`` pattern: it stands in
+    # for a branch or commit whose own types may differ.
+    stand_ins: list[str] = field(default_factory=list)
 
     def use(self, library: TypeLibrary) -> None:
         if library.name not in self.libraries:
@@ -142,6 +145,8 @@ def resolve_imports(
             graph.unresolved.append(item)
             continue
         graph.paths.add(resolved.path)
+        if resolved.library.specificity(item.url) < 2:
+            graph.stand_ins.append(item.url)
         document = _merged(resolved, libraries, prefer, graph, set(), 0, budget)
         if document is not None:
             graph.documents[item.url] = document

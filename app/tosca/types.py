@@ -10,6 +10,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from app.tosca.numbers import whole
+
 _VERSION_RE = re.compile(r"(\d+)\.(\d+)(?:\.(\d+)(?:\.([A-Za-z0-9_]+)(?:-(\d+))?)?)?")
 
 
@@ -24,7 +26,7 @@ def parse_version(value) -> tuple:
     if not match:
         raise ValueError("must be a version such as 1.0 or 2.1.3")
     major, minor, fix, qualifier, build = match.groups()
-    return (int(major), int(minor), int(fix or 0), qualifier or "", int(build or 0))
+    return (whole(major), whole(minor), whole(fix or 0), qualifier or "", whole(build or 0))
 
 
 def parse_timestamp(value) -> dt.datetime:

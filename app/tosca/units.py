@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from app.tosca.numbers import check_digits, decimal, whole
+
 __all__ = [
     "SCALAR_UNITS",
     "SIZE_UNITS",
@@ -112,7 +114,7 @@ def parse_scalar(value, kind: str) -> Scalar:
     unit = canonical_unit(unit_text, units)
     if unit is None:
         raise ValueError(f'unit "{unit_text}" is not one of: {", ".join(units)}')
-    number = float(number_text) if "." in number_text else int(number_text)
+    number = decimal(number_text) if "." in number_text else whole(number_text)
     if isinstance(number, float) and number.is_integer():
         number = int(number)
     return Scalar(number, unit, kind)
@@ -171,7 +173,7 @@ def read_size(value: Any, *, unit_required: bool = True) -> Size:
     unit = canonical_unit(unit_text, SIZE_UNITS)
     if unit is None:
         raise ValueError(f'unit "{unit_text}" is not one of: {", ".join(SIZE_UNITS)}')
-    return Size(Decimal(number_text), unit)
+    return Size(Decimal(check_digits(number_text)), unit)
 
 
 def size_in_bytes(value: Any) -> int:

@@ -55,4 +55,18 @@
     var output = event.target.getAttribute("data-range-output");
     if (output) document.getElementById(output).textContent = event.target.value;
   });
+
+  // A schedule shows only the controls its choice uses: a start for "once, at a set time",
+  // and the period and count too for "repeatedly". Hidden controls are still sent.
+  function showScheduleParts(controls) {
+    var how = controls.querySelector('select[name$="-how"]').value;
+    controls.querySelectorAll(".schedule-start").forEach(function (part) { part.hidden = how === "now"; });
+    controls.querySelectorAll(".schedule-every, .schedule-unit, .schedule-times").forEach(function (part) {
+      part.hidden = how !== "repeat";
+    });
+  }
+  form.querySelectorAll(".schedule-controls").forEach(function (controls) {
+    showScheduleParts(controls);
+    controls.addEventListener("change", function () { showScheduleParts(controls); });
+  });
 })();

@@ -2,6 +2,7 @@
 the re-validation that follows; bad archives are refused in words and store nothing."""
 
 import io
+import stat
 import tarfile
 import zipfile
 from pathlib import Path
@@ -31,6 +32,18 @@ def zip_with(members: dict[str, bytes]) -> bytes:
     with zipfile.ZipFile(buffer, "w") as archive:
         for name, content in members.items():
             archive.writestr(name, content)
+    return buffer.getvalue()
+
+
+def zip_with_link(name: str, target: str) -> bytes:
+    """A zip holding a symbolic link ``name`` -> ``target``, as `zip --symlinks` writes it."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("types/real.yaml", b"a: 1\n")
+        link = zipfile.ZipInfo(name)
+        link.create_system = 3  # Unix, so the mode below is read
+        link.external_attr = (stat.S_IFLNK | 0o777) << 16
+        archive.writestr(link, target)
     return buffer.getvalue()
 
 
@@ -92,6 +105,7 @@ def test_an_admin_uploads_a_library_and_the_templates_using_it_are_revalidated(
         (zip_with({"types/x.yaml": b"\xff\xfe"}), "bad.zip", "is not UTF-8 text"),
         (zip_with({"README.md": b"# none\n"}), "empty.zip", "has no .yaml or .yml file"),
         (b"not an archive", "types.txt", "as a .zip or .tar.gz archive"),
+        (zip_with_link("types/x.yaml", "/etc/passwd"), "link.zip", "holds links"),
     ],
 )
 def test_a_bad_archive_is_refused_in_words_and_stores_nothing(

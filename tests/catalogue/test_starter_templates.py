@@ -27,7 +27,17 @@ STARTERS = [
     "marathon-gpu-container",
     "chronos-gpu-job",
 ]
-WIDGETS = {"text", "textarea", "select", "radio", "number", "slider", "password", "checkbox"}
+WIDGETS = {
+    "text",
+    "textarea",
+    "select",
+    "radio",
+    "number",
+    "slider",
+    "password",
+    "checkbox",
+    "schedule",
+}
 SHOW_KINDS = {"link", "copy", "secret", "ssh", "download"}
 SIDECAR_KEYS = {
     "name",

@@ -118,3 +118,22 @@ def test_an_unconfirmed_launch_says_so_and_a_second_try_points_to_it(emulated):
     assert "will not submit it twice" in first.get_data(as_text=True)
     assert second.status_code == 409 and "See the earlier launch" in second.get_data(as_text=True)
     assert emulated.posts() == 1
+
+
+def test_a_conflict_on_create_says_what_it_means_for_a_launch(emulated):
+    emulated.user("ada")
+    client = login(emulated, "ada")
+    emulated.emulator.set_faults(error_rate=1.0, error_status=409, paths=["POST /deployments"])
+    page = client.get("/catalogue/test-notebook/").get_data(as_text=True)
+    data = form_data(page, deployment_name="Clash", jupyter_password="pw-12345678")
+
+    answer = client.post("/catalogue/test-notebook/", data=data)
+
+    html = answer.get_data(as_text=True)
+    assert answer.status_code == 409
+    assert "busy with another operation" not in html
+    assert "created nothing; nothing was launched. Launch it again." in html
+    assert 'value="Clash"' in html
+    with emulated.app.app_context():
+        [row] = db.session.scalars(db.select(Deployment)).all()
+        assert row.status == "NOT_LAUNCHED" and row.uuid is None

@@ -67,8 +67,8 @@ def test_a_public_template_sized_by_a_flavour_is_explained_until_the_flavour_is_
     template = yaml.safe_load(path.read_text(encoding="utf-8"))
     unknown = count_resources(template, {})
     assert unknown.uncounted == (
-        "node 'mesos_slave_server' is sized by the flavour 'g5.large', whose size the portal "
-        "does not know, so its cost cannot be computed.",
+        "node 'mesos_slave_server' cannot be counted: flavour 'g5.large' is unknown (the "
+        "portal does not know its size).",
     )
     flavours = {"g5.large": {"cores": 4, "memory": "16 GB", "gpus": 1, "gpu_model": "A10G"}}
     known = count_resources(template, {}, flavours)
@@ -126,7 +126,7 @@ def test_an_unknown_flavour_leaves_the_node_uncounted_and_the_rest_counted():
     resources = count_resources(template, {})
     assert resources.cpus == 2
     assert "flavour 'x1.huge'" in resources.uncounted[0]
-    with pytest.raises(AccountingError, match="cost cannot be computed"):
+    with pytest.raises(AccountingError, match="cannot be counted: flavour .x1.huge. is unknown"):
         requested_resources(template, {})
 
 

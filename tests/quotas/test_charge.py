@@ -95,6 +95,6 @@ def test_an_unreadable_flavour_statement_is_explained_with_the_unknown_flavour(q
         charged = charge_for(flavoured_template({"quota_flavours": "g5.large: lots"}), {})
     assert charged["uncounted"] == [
         "quota_flavours: “lots” of flavour 'g5.large' is not cores, GPUs or a size.",
-        "node 'wn' is sized by the flavour 'g5.large', whose size the portal does not know, "
-        "so its cost cannot be computed.",
+        "node 'wn' cannot be counted: flavour 'g5.large' is unknown (the portal does not know "
+        "its size).",
     ]

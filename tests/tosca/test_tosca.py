@@ -42,8 +42,23 @@ def test_type_findings_are_warnings_on_the_line_of_the_offending_node(parse_text
     assert problem.line == text.splitlines().index("            colour: blue") + 1
 
 
-def test_an_unknown_node_type_is_a_warning_on_its_line(parse_text, simple_template):
+def test_an_unknown_node_type_is_an_error_on_its_line_when_every_import_is_known(
+    parse_text, simple_template
+):
     text = simple_template.replace("type: tosca.nodes.indigo.Compute", "type: tosca.nodes.Nope")
+    parsed = parse_text(text)
+    (problem,) = parsed.errors
+    assert 'Type "tosca.nodes.Nope" is defined in none of the type libraries' in problem.message
+    assert problem.line == text.splitlines().index("      type: tosca.nodes.Nope") + 1
+
+
+def test_an_unknown_node_type_is_a_warning_on_its_line_under_a_stand_in_library(
+    parse_text, simple_template
+):
+    # A commit the portal holds no copy of: the newest library stands in, and may lack types.
+    text = simple_template.replace(
+        "type: tosca.nodes.indigo.Compute", "type: tosca.nodes.Nope"
+    ).replace("tosca-types/master/", "tosca-types/0123abcd/")
     parsed = parse_text(text)
     assert parsed.errors == []
     (problem,) = [w for w in parsed.warnings if "is not a valid type" in w.message]

@@ -22,6 +22,7 @@ import requests
 
 from app.clock import utcnow
 from app.orchestrator import schemas as s
+from app.orchestrator.emulator import chronos
 from app.orchestrator.emulator.faults import Faults, RequestLog
 from app.orchestrator.emulator.outputs import Topology
 from app.orchestrator.emulator.rules import Identity
@@ -163,10 +164,23 @@ class Emulator:
                 stored.record["task"] = "DEPLOYER"
                 self._place(stored)
                 changed = True
+            job = status == s.CREATE_IN_PROGRESS and _kind(stored) == chronos.CHRONOS
+            if job:
+                topology = Topology(stored.template, parameters_of(stored), stored.uuid)
+                stored.record["_states"] = chronos.job_states(topology, bool(stored.polls))
+                changed = True
+                # A job is done when it has run: never before its schedule starts.
+                done = done and chronos.may_run(topology)
             if not done:
                 if changed:
                     self.store.save(stored)
                 return stored
+            if job:
+                failing = chronos.failing_job(topology, forced=bool(stored.record.get("_fail")))
+                stored.record.pop("_states", None)
+                if failing:
+                    reason = chronos.failure_reason(failing)
+                    return self.set_status(stored.uuid, s.CREATE_FAILED, reason, stored=stored)
             if status == s.CREATE_IN_PROGRESS and stored.record.get("_fail"):
                 reason = "Emulated failure: no site could host the deployment"
                 return self.set_status(stored.uuid, s.CREATE_FAILED, reason, stored=stored)
@@ -235,9 +249,17 @@ class Emulator:
         }
 
 
+def _kind(stored: Stored) -> str | None:
+    """The deployment type of the site it was placed at (None before brokering)."""
+    return (stored.record.get("cloudProviderEndpoint") or {}).get("deploymentType")
+
+
 def log_text(stored: Stored) -> str:
-    """The contextualisation log the emulator shows: what happened to the deployment so far."""
+    """The contextualisation log the emulator shows: what happened to the deployment so far
+    (nothing for Chronos jobs, for which the orchestrator keeps no log)."""
     record = stored.record
+    if _kind(stored) == chronos.CHRONOS:
+        return ""
     lines = [f"{record['creationTime']} Deployment {stored.uuid} submitted"]
     if "cloudProviderName" in record:
         lines.append(f"{record['updateTime']} Deploying at {record['cloudProviderName']}")

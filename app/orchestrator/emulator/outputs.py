@@ -98,7 +98,7 @@ class Topology:
                         required_by[target].append(name)
         resources = []
         for name, index in self.instances():
-            resource_id = str(uuidlib.uuid5(_NAMESPACE, f"{self.uuid}/{name}/{index}"))
+            resource_id = self.resource_id(name, index)
             node = self.nodes[name]
             built = state in ("STARTED", "CONFIGURING", "DELETING")
             resource = {
@@ -116,6 +116,10 @@ class Topology:
                 resource["metadata"] = {"public_ip": self._public_ips(name)[index]}
             resources.append(resource)
         return resources
+
+    def resource_id(self, name: str, index: int = 0) -> str:
+        """The uuid of instance ``index`` of node ``name`` (Chronos names its jobs after it)."""
+        return str(uuidlib.uuid5(_NAMESPACE, f"{self.uuid}/{name}/{index}"))
 
     def extrainfo(self) -> list[dict]:
         """Per-VM information, as the orchestrator's extrainfo lists it."""

@@ -26,6 +26,7 @@ from app.tosca.inputs.scalars import (
     TimestampInput,
     VersionInput,
 )
+from app.tosca.inputs.schedule import ScheduleInput
 from app.tosca.inputs.secrets import (
     NOT_A_SECRET,
     PASSWORD_NAME,
@@ -78,6 +79,8 @@ def _default_is_ssh_key(spec) -> bool:
 def field_class_for(spec) -> type[InputField]:
     """The field class for an input definition (a ``parsed.InputSpec``)."""
     if spec.type == "string":
+        if spec.widget == "schedule":
+            return ScheduleInput
         if spec.widget == "password":
             return PasswordInput
         if spec.widget not in (None, "text", "textarea") or NOT_A_SECRET.search(spec.name):
@@ -121,6 +124,7 @@ __all__ = [
     "PasswordInput",
     "PortsInput",
     "ScalarUnitInput",
+    "ScheduleInput",
     "SshKeyInput",
     "StringInput",
     "TimestampInput",

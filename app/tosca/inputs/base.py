@@ -114,11 +114,25 @@ class InputField:
         return list(offered) if offered else None
 
     @property
+    def length_kind(self) -> str:
+        """The key of this field's length limit in INPUT_MAX_LENGTHS."""
+        return self.kind
+
+    @property
     def max_length(self) -> int | None:
-        """The most characters a typed value may have (see ``limits``); None for choices."""
+        """The most characters a typed value may have (see ``limits``); None for choices.
+
+        Never less than the template's own default: its author chose it, so it is launchable
+        as it stands (it is bounded by the template's size limit)."""
         if self.widget in ("select", "radio", "checkbox"):
             return None
-        return max_length(self.kind)
+        limit = max_length(self.length_kind)
+        if self.spec.has_default and self.spec.default is not None:
+            with contextlib.suppress(TypeError, ValueError):
+                shown = self.to_form(self.spec.default)
+                if isinstance(shown, str):
+                    limit = max(limit, len(shown))
+        return limit
 
     def render_kw(self) -> dict[str, Any]:
         """HTML attributes for the browser: required, placeholder, constraint hints, and the

@@ -19,7 +19,7 @@ from wtforms import (
 )
 
 from app.tosca.inputs.base import InputField
-from app.tosca.inputs.limits import max_digits
+from app.tosca.numbers import TooManyDigits, check_int, decimal, whole
 from app.tosca.types import format_timestamp, parse_timestamp, parse_version
 from app.tosca.units import SCALAR_UNITS, parse_scalar, read_size
 
@@ -31,6 +31,17 @@ class StringInput(InputField):
 
     kind = "string"
     widgets = ("text", "textarea", "select", "radio", "password")
+
+    def default_widget(self) -> str:
+        # A default of several lines (a values file, a cloud-init script) needs room to edit.
+        if isinstance(self.spec.default, str) and "\n" in self.spec.default.strip():
+            return "textarea"
+        return super().default_widget()
+
+    @property
+    def length_kind(self) -> str:
+        # Subclasses (an SSH key) keep their own kind's limit whatever their widget.
+        return "text" if self.widget == "textarea" and self.kind == "string" else self.kind
 
     def field_class(self):
         if self.widget == "textarea":
@@ -57,9 +68,25 @@ class WholeNumberField(IntegerField):
         if not _INTEGER_RE.fullmatch(text):
             raise ValueError("Type a whole number, such as 4.")
         try:
-            self.data = _bounded_digits(text.lstrip("+-"), text)
+            self.data = whole(text)
         except ValueError as error:
             raise ValueError(f"This {error}.") from None
+
+
+class NumberField(FloatField):
+    """A decimal number box whose refusals are written for a person, huge numbers included
+    (WTForms' own would turn 10,000 digits into infinity)."""
+
+    def process_formdata(self, valuelist):
+        self.data = None
+        if not valuelist or not valuelist[0].strip():
+            return
+        try:
+            self.data = decimal(valuelist[0].strip())
+        except TooManyDigits as error:
+            raise ValueError(f"This {error}.") from None
+        except ValueError:
+            raise ValueError("Type a number, such as 2.5.") from None
 
 
 class IntegerInput(InputField):
@@ -85,23 +112,12 @@ class IntegerInput(InputField):
         if isinstance(value, bool):
             raise ValueError("must be a whole number")
         if isinstance(value, str) and not strict and _INTEGER_RE.fullmatch(value):
-            value = _bounded_digits(value.strip().lstrip("+-"), value)
+            value = whole(value)
         if isinstance(value, int):
-            _bounded_digits(str(abs(value)), value)
-            return value
+            return check_int(value)
         if isinstance(value, float) and value.is_integer() and not strict:
             return int(value)
         raise ValueError("must be a whole number")
-
-
-def _bounded_digits(digits: str, value: Any) -> Any:
-    """``value`` as an int when ``digits`` are few enough for a person's number."""
-    if len(digits) > max_digits():
-        # Checked before int(): Python's own limit gives a message meant for programmers.
-        raise ValueError(
-            f"is a number of {len(digits):,} digits; numbers here have at most {max_digits()}"
-        )
-    return int(value) if isinstance(value, str) else value
 
 
 class FloatInput(InputField):
@@ -112,7 +128,7 @@ class FloatInput(InputField):
 
     def field_class(self):
         if self.widget == "number":
-            return FloatField
+            return NumberField
         if self.widget == "slider":
             return DecimalRangeField
         return super().field_class()
@@ -126,11 +142,11 @@ class FloatInput(InputField):
     def coerce(self, value: Any, *, strict: bool = False) -> float:
         if isinstance(value, bool):
             raise ValueError("must be a number")
-        if isinstance(value, str) and len(value.strip()) > max_digits() + 10:
-            raise ValueError(f"is longer than a number here can be ({max_digits()} digits)")
         if isinstance(value, str) and not strict:
             try:
-                value = float(value)
+                value = decimal(value)
+            except TooManyDigits:
+                raise
             except ValueError:
                 raise ValueError("must be a number") from None
         try:

@@ -1,5 +1,5 @@
-"""Fields for structured values: lists, maps, INDIGO port specifications, and JSON as the
-fallback for types the portal has no field for."""
+"""Fields for structured values: lists, maps (a YAML editor when they have no entry schema),
+INDIGO port specifications, and JSON as the fallback for types the portal has no field for."""
 
 from __future__ import annotations
 
@@ -9,10 +9,12 @@ import json
 import re
 from typing import Any
 
+import yaml
 from wtforms import TextAreaField
 
 from app.tosca.inputs.base import InputField
 from app.tosca.inputs.scalars import SCALAR_FIELDS
+from app.tosca.numbers import TooManyDigits, check_int, load_json, load_yaml, whole
 
 PORT_TYPES = ("tosca.datatypes.network.PortSpec", "tosca.datatypes.indigo.network.PortSpec")
 PROTOCOLS = ("tcp", "udp", "igmp")  # valid_values of tosca.datatypes.network.PortSpec
@@ -24,13 +26,42 @@ class _TextareaInput(InputField):
     def field_class(self):
         return TextAreaField
 
+    #: No ``entry_schema``: entries may be any YAML value (tosca-parser and the orchestrator
+    #: check nothing more), typed in a YAML editor.
+    free_form = False
+
     def _read_entry_schema(self, spec, position: str) -> None:
-        """Set ``entry_type`` and ``entry`` (the field of one entry, or None: entered as JSON)."""
-        schema = spec.entry_schema or {"type": "string"}
+        """Set ``entry_type`` and ``entry`` (the field of one entry, or None: entered as JSON,
+        or as YAML when the input has no entry schema at all)."""
+        if spec.entry_schema is None:
+            self.free_form, self.entry_type, self.entry = True, None, None
+            self.kind = "yaml"
+            return
+        schema = spec.entry_schema
         self.entry_type = schema.get("type", "string") if isinstance(schema, dict) else schema
         self.entry = _entry_field(spec, schema, position)
         if self.entry is None:
             self.kind = "json"
+
+    def _from_yaml(self, value: Any, expected: type, what: str) -> Any:
+        if isinstance(value, str):
+            try:
+                value = load_yaml(value) if value.strip() else expected()
+            except TooManyDigits:
+                raise
+            except yaml.YAMLError as error:
+                mark = getattr(error, "problem_mark", None)
+                where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+                problem = getattr(error, "problem", None) or "it cannot be read"
+                raise ValueError(f"is not valid YAML{where}: {problem}") from None
+        if not isinstance(value, expected):
+            raise ValueError(f"must be {what} in YAML")
+        return value
+
+    def _to_yaml(self, value: Any) -> str:
+        if value in (None, [], {}):
+            return ""
+        return yaml.safe_dump(value, sort_keys=False, allow_unicode=True, width=100).rstrip()
 
 
 def _entry_field(spec, entry_schema: Any, position: str) -> InputField | None:
@@ -54,10 +85,16 @@ def _entry_field(spec, entry_schema: Any, position: str) -> InputField | None:
     return SCALAR_FIELDS[entry_type](entry_spec)
 
 
+def _quoted(item: Any, most: int = 40) -> str:
+    """An entry as a message quotes it: a hostile one is cut, not echoed whole."""
+    text = str(item) if not isinstance(item, int) or item.bit_length() < 4000 else "…"
+    return text if len(text) <= most else text[: most - 1] + "…"
+
+
 def _json(value: Any, expected: type | None, what: str) -> Any:
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = load_json(value)
         except json.JSONDecodeError as error:
             raise ValueError(
                 f"is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
@@ -79,17 +116,21 @@ class ListInput(_TextareaInput):
     def __init__(self, spec):
         super().__init__(spec)
         self._read_entry_schema(spec, "entry")
-        if self.entry is None and self.entry_type != "map":
+        if self.entry is None and not self.free_form and self.entry_type != "map":
             self.unsupported_reason = f"lists of {self.entry_type} are entered as JSON"
 
     def render_kw(self) -> dict[str, Any]:
         hints = super().render_kw()
+        if self.free_form:
+            hints.setdefault("placeholder", "A YAML list, one entry per line:\n- name: keras")
         hints.setdefault(
             "placeholder", "One entry per line" if self.entry else '[{"key": "value"}]'
         )
         return hints
 
     def coerce(self, value: Any, *, strict: bool = False) -> list:
+        if self.free_form:
+            return self._from_yaml(value, list, "a list")
         if self.entry is None:
             value = _json(value if not strict else value, list, "a list")
             if self.entry_type == "map" and not all(isinstance(e, dict) for e in value):
@@ -103,13 +144,15 @@ class ListInput(_TextareaInput):
         for position, item in enumerate(value, start=1):
             converted, messages = self.entry.check(item, strict=strict)
             if messages:
-                problems.append(f'entry {position} ("{item}"): {" ".join(messages)}')
+                problems.append(f'entry {position} ("{_quoted(item)}"): {" ".join(messages)}')
             result.append(converted)
         if problems:
             raise ValueError("; ".join(problems))
         return result
 
     def to_form(self, value: Any) -> Any:
+        if self.free_form:
+            return self._to_yaml(value)
         if self.entry is None:
             return json.dumps(value, indent=2)
         if isinstance(value, list):
@@ -129,11 +172,13 @@ class MapInput(_TextareaInput):
     def __init__(self, spec):
         super().__init__(spec)
         self._read_entry_schema(spec, "value")
-        if self.entry is None:
+        if self.entry is None and not self.free_form:
             self.unsupported_reason = f"maps of {self.entry_type} are entered as JSON"
 
     def render_kw(self) -> dict[str, Any]:
         hints = super().render_kw()
+        if self.free_form:
+            hints.setdefault("placeholder", "A YAML mapping, one key per line:\nkey: value")
         hints.setdefault("placeholder", "key = value, one per line")
         return hints
 
@@ -151,6 +196,8 @@ class MapInput(_TextareaInput):
         return pairs
 
     def coerce(self, value: Any, *, strict: bool = False) -> dict:
+        if self.free_form:
+            return self._from_yaml(value, dict, "a mapping")
         if self.entry is None:
             return _json(value, dict, "an object")
         if isinstance(value, str) and not strict:
@@ -168,6 +215,8 @@ class MapInput(_TextareaInput):
         return result
 
     def to_form(self, value: Any) -> Any:
+        if self.free_form:
+            return self._to_yaml(value)
         if self.entry is None:
             return json.dumps(value, indent=2)
         if isinstance(value, dict):
@@ -185,11 +234,16 @@ _PORT_KEYS = ("protocol", "source", "source_range", "target", "target_range", "r
 
 
 def _port_number(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | str) or not str(value).isdigit():
-        raise ValueError(f"port {value!r} is not a whole number")
-    if not 1 <= int(value) <= 65535:
-        raise ValueError(f"port {value} is not between 1 and 65535")
-    return int(value)
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise ValueError("a port must be a whole number")
+    number = check_int(value) if isinstance(value, int) else None
+    if number is None:
+        if not value.isdigit():
+            raise ValueError(f"port {value!r} is not a whole number")
+        number = whole(value)
+    if not 1 <= number <= 65535:
+        raise ValueError(f"port {number} is not between 1 and 65535")
+    return number
 
 
 def check_port_spec(spec: Any) -> dict:
@@ -251,11 +305,11 @@ class PortsInput(_TextareaInput):
             raise ValueError(f'line {number} ("{line.strip()}") must read like "http: 8080/tcp"')
         spec: dict[str, Any] = {"protocol": (match["protocol"] or "tcp").lower()}
         if match["high"]:
-            spec["source_range"] = [int(match["low"]), int(match["high"])]
+            spec["source_range"] = [whole(match["low"]), whole(match["high"])]
         else:
-            spec["source"] = int(match["low"])
+            spec["source"] = whole(match["low"])
         if match["target"]:
-            spec["target"] = int(match["target"])
+            spec["target"] = whole(match["target"])
         if match["cidr"]:
             spec["remote_cidr"] = match["cidr"]
         return match["name"], spec

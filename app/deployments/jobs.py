@@ -1,0 +1,157 @@
+"""Batch jobs (Chronos) in their own words: queued, scheduled, running, succeeded or failed,
+when a scheduled job runs next, and what deleting one means.
+
+The orchestrator treats a Chronos deployment as created once its jobs have succeeded: it
+keeps it CREATE_IN_PROGRESS while Chronos counts neither a success nor an error, moves it to
+CREATE_COMPLETE at the first success and to CREATE_FAILED ("Chronos job <id> failed to
+execute") at the first error, once Chronos's retries are spent. Between queued and running
+it reports nothing, so the portal tells them apart by what it knows: whether a site took the
+job, and when the schedule it sent starts.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+import yaml
+from flask_babel import gettext as _
+from sqlalchemy import inspect
+
+from app.clock import utcnow
+from app.deployments.models import Deployment
+from app.deployments.presenters import StatusLook, status_look
+from app.tosca.schedules import Schedule, parse_schedule, plain_time
+
+_CHRONOS_NODE = re.compile(r"^\s*type:\s*\S*Chronos\s*$", re.MULTILINE)
+
+
+def is_job(deployment: Deployment) -> bool:
+    """Whether ``deployment`` is a Chronos batch job rather than a service.
+
+    Once placed, the site's deployment type says so. Before that only the template does, and
+    it is read only when already loaded: the list leaves it unloaded for its cost, so a job
+    not yet placed reads as any launch there for the few seconds brokering takes."""
+    if deployment.deployment_type:
+        return deployment.deployment_type == "CHRONOS"
+    if "template_text" in inspect(deployment).unloaded:
+        return False
+    return bool(_CHRONOS_NODE.search(deployment.template_text or ""))
+
+
+def schedule_of(deployment: Deployment) -> Schedule | None:
+    """The schedule the job was sent with (its Chronos node's ``schedule``), or None."""
+    try:
+        tosca = yaml.safe_load(deployment.template_text or "")
+    except yaml.YAMLError:
+        return None
+    topology = tosca.get("topology_template") if isinstance(tosca, dict) else None
+    if not isinstance(topology, dict):
+        return None
+    inputs = topology.get("inputs") if isinstance(topology.get("inputs"), dict) else {}
+    for node in (topology.get("node_templates") or {}).values():
+        if not isinstance(node, dict) or "Chronos" not in str(node.get("type", "")):
+            continue
+        value = (node.get("properties") or {}).get("schedule")
+        if isinstance(value, dict) and "get_input" in value:
+            name = value["get_input"]
+            definition = inputs.get(name) if isinstance(inputs.get(name), dict) else {}
+            value = (deployment.parameters or {}).get(name, definition.get("default"))
+        if isinstance(value, str):
+            try:
+                return parse_schedule(value)
+            except ValueError:
+                return None
+    return None
+
+
+def next_run(deployment: Deployment, schedule: Schedule | None, now: datetime) -> datetime | None:
+    """When the job runs next, if it is still scheduled."""
+    if schedule is None or deployment.status not in ("CREATE_IN_PROGRESS", "CREATE_COMPLETE"):
+        return None
+    submitted = deployment.submitted_at or deployment.created_at
+    return schedule.next_run(submitted, now)
+
+
+def job_look(deployment: Deployment, now: datetime | None = None) -> StatusLook:
+    """The badge of a batch job: its run state in words a researcher reads."""
+    now = now or utcnow()
+    status = deployment.status
+    schedule = schedule_of(deployment) if status.startswith("CREATE") else None
+    coming = next_run(deployment, schedule, now)
+    if status == "CREATE_IN_PROGRESS":
+        first = schedule.start if schedule else None
+        if first is not None and first > now:
+            return StatusLook(
+                _("Scheduled"), "info", _("Its first run is on %(when)s.", when=plain_time(first))
+            )
+        if not deployment.site:
+            return StatusLook(
+                _("Queued"), "info", _("Waiting for the orchestrator to hand it to a site.")
+            )
+        return StatusLook(
+            _("Running"),
+            "info",
+            _(
+                "The batch system at %(site)s is running it; you see here when it ends.",
+                site=deployment.site,
+            ),
+        )
+    if status == "CREATE_COMPLETE":
+        if coming is not None:
+            return StatusLook(
+                _("Succeeded"),
+                "success",
+                _("Its first run succeeded. It runs next on %(when)s.", when=plain_time(coming)),
+            )
+        return StatusLook(_("Succeeded"), "success", _("It ran and succeeded."))
+    if status == "CREATE_FAILED":
+        return StatusLook(
+            _("Failed"), "danger", _("It ran and failed; the orchestrator's reason is below.")
+        )
+    if status == "DELETE_IN_PROGRESS":
+        return StatusLook(
+            _("Removing"), "secondary", _("It is being removed from the batch system.")
+        )
+    if status == "DELETE_COMPLETE":
+        return StatusLook(_("Removed"), "secondary", _("It was removed from the batch system."))
+    return status_look(status)
+
+
+def step_looks(deployment: Deployment):
+    """How a job's timeline words each status it passed through (None for a service)."""
+    if not is_job(deployment):
+        return None
+    words = {
+        "CREATE_IN_PROGRESS": StatusLook(_("Queued"), "info", ""),
+        "CREATE_COMPLETE": StatusLook(_("Succeeded"), "success", ""),
+        "CREATE_FAILED": StatusLook(_("Failed"), "danger", ""),
+        "DELETE_IN_PROGRESS": StatusLook(_("Removing"), "secondary", ""),
+        "DELETE_COMPLETE": StatusLook(_("Removed"), "secondary", ""),
+    }
+    return lambda status: words.get(status) or status_look(status)
+
+
+def look_of(deployment: Deployment) -> StatusLook:
+    """The badge of any deployment: a job's run state, else the status of a service."""
+    if is_job(deployment):
+        return job_look(deployment)
+    return status_look(deployment.status)
+
+
+def plan_of(deployment: Deployment) -> dict | None:
+    """What a job's page says about its schedule: ``words`` (the schedule in plain words),
+    ``next`` (when it runs next, in words, or None) and ``iso`` (what was sent, for admins)."""
+    if not is_job(deployment):
+        return None
+    schedule = schedule_of(deployment)
+    if schedule is None:
+        return {"words": None, "next": None, "iso": None}
+    coming = next_run(deployment, schedule, utcnow())
+    if coming is not None and coming == schedule.start:
+        coming = None  # the status already says when the first run is
+    return {
+        "words": schedule.describe(),
+        "next": plain_time(coming) if coming else None,
+        "iso": schedule.iso(),
+    }
