@@ -4,6 +4,7 @@ import os
 
 from flask import Flask
 
+from app.clock import install_configured_clock
 from app.config import PROJECT_ROOT, load_config
 
 
@@ -22,6 +23,7 @@ def create_app(config: dict | None = None, instance_path: str | None = None) -> 
         instance_relative_config=True,
     )
     load_config(app, config)
+    install_configured_clock(app.config)
     _init_logging(app)
     _init_extensions(app)
     _register_blueprints(app)
@@ -40,6 +42,7 @@ def _init_extensions(app: Flask) -> None:
     from app.catalogue import init_catalogue
     from app.errors import register_error_handlers
     from app.extensions import babel, bootstrap, csrf, db, migrate
+    from app.leases import init_leases
     from app.security import init_security
     from app.templating import init_templating
 
@@ -52,6 +55,7 @@ def _init_extensions(app: Flask) -> None:
     init_security(app)
     init_auth(app)
     init_catalogue(app)
+    init_leases(app)
     init_templating(app)
     register_error_handlers(app)
 
@@ -64,6 +68,7 @@ def _register_blueprints(app: Flask) -> None:
     from app.catalogue.views import bp as catalogue_bp
     from app.deployments.callbacks import bp as deployment_callbacks_bp
     from app.deployments.views import bp as deployments_bp
+    from app.leases.views import bp as leases_bp
     from app.main.views import bp as main_bp
     from app.quotas.views import bp as quotas_bp
 
@@ -77,6 +82,7 @@ def _register_blueprints(app: Flask) -> None:
         deployments_bp,
         deployment_callbacks_bp,
         quotas_bp,
+        leases_bp,
     ):
         app.register_blueprint(blueprint)
 
@@ -85,8 +91,16 @@ def _register_cli(app: Flask) -> None:
     from app.auth.cli import users_cli
     from app.catalogue.cli import catalogue_cli
     from app.deployments.cli import deployments_cli
+    from app.leases.cli import leases_cli
     from app.orchestrator.cli import orchestrator_cli
     from app.quotas.cli import quota_cli
 
-    for group in (users_cli, catalogue_cli, deployments_cli, orchestrator_cli, quota_cli):
+    for group in (
+        users_cli,
+        catalogue_cli,
+        deployments_cli,
+        orchestrator_cli,
+        quota_cli,
+        leases_cli,
+    ):
         app.cli.add_command(group)

@@ -114,15 +114,24 @@ def generated_inputs(form) -> set[str]:
     }
 
 
-def launch(user, entry: Entry, form, *, name: str | None = None, group: str | None = None):
+def launch(
+    user, entry: Entry, form, *, name: str | None = None, group: str | None = None, on_recorded=None
+):
     """Launch ``entry`` for ``user`` with the validated launch ``form``'s values, and remember
-    them for next time; returns the new deployment.
+    them for next time; returns the new deployment. ``on_recorded`` as for the deployments'
+    ``launch`` (the lease chosen on the form).
 
     Raises the deployments feature's errors (PortalError subclasses) unchanged.
     """
     parameters = form.to_parameters()
     deployment = launch_deployment(
-        user, entry, parameters, name=name, group=group, generated=generated_inputs(form)
+        user,
+        entry,
+        parameters,
+        name=name,
+        group=group,
+        generated=generated_inputs(form),
+        on_recorded=on_recorded,
     )
     remember_values(user, entry, parameters)
     return deployment

@@ -1,5 +1,6 @@
 """The catalogue as researchers see it: cards to browse, and a launch form per template."""
 
+from functools import partial
 from pathlib import Path
 
 from flask import (
@@ -20,6 +21,8 @@ from app.catalogue.forms import presets_data, tab_layout
 from app.catalogue.loader import catalogue
 from app.deployments import operations as deployments
 from app.errors import PortalError
+from app.leases import launching as lease_launching
+from app.leases import operations as lease_operations
 
 bp = Blueprint("catalogue", __name__, url_prefix="/catalogue")
 
@@ -93,13 +96,25 @@ def launch(slug: str):
     status = 200
     blocker = deployments.launch_blocker(current_user)
     launch_fields = _launch_fields(entry)
+    lease = lease_launching.launch_offer(
+        entry.slug,
+        launch_fields["group"] or next(iter(launch_fields["groups"]), None),
+        request.form.get("lease_duration") if request.method == "POST" else None,
+    )
+    if lease.error:
+        launch_fields["errors"]["lease_duration"] = lease.error
     if blocker and request.method == "POST":
         form.form_errors.append(blocker)
         status = 403
     elif form.validate_on_submit() and not launch_fields["errors"]:
         try:
             deployment = launching.launch(
-                current_user, entry, form, name=launch_fields["name"], group=launch_fields["group"]
+                current_user,
+                entry,
+                form,
+                name=launch_fields["name"],
+                group=launch_fields["group"],
+                on_recorded=partial(lease_operations.choose, minutes=lease.minutes),
             )
         except deployments.LaunchPending as error:
             form.form_errors.append(error.message)
@@ -125,6 +140,7 @@ def launch(slug: str):
             prefilled=prefilled,
             blocker=blocker,
             launch_fields=launch_fields,
+            lease=lease,
         ),
         status,
     )

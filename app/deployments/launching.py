@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -163,12 +164,15 @@ def launch(
     name: str | None = None,
     group: str | None = None,
     generated: set[str] | frozenset[str] = frozenset(),
+    on_recorded: Callable[[Deployment], None] | None = None,
 ) -> Deployment:
     """Launch ``entry``'s revision with ``parameters`` (checked TOSCA values) for ``user``.
 
     ``generated`` names the secret inputs whose values the portal generated (kept sealed so
     the owner can read them); secrets with generation allowed that are missing are generated
-    here. Returns the deployment, in CREATE_IN_PROGRESS, or UNCONFIRMED when the orchestrator's
+    here. ``on_recorded(deployment)`` runs once the deployment is recorded and before it is
+    submitted, for what other features record with it (a lease); it commits. Returns the
+    deployment, in CREATE_IN_PROGRESS, or UNCONFIRMED when the orchestrator's
     answer was lost. Raises LaunchError (nothing launched; LaunchPending when an identical
     launch is still unconfirmed, TooManyLaunches over the rate limit) or QuotaExceeded.
     """
@@ -211,6 +215,8 @@ def launch(
         deployment, SUBMITTING, source="launch", reason="Recorded; submitting.", actor=user
     )
     reserve(user, charged_group, deployment.charge, deployment)
+    if on_recorded is not None:
+        on_recorded(deployment)
     return _submit(user, deployment, parameters)
 
 

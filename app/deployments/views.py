@@ -21,7 +21,7 @@ from flask import (
 )
 from flask_login import current_user, login_required
 
-from app.deployments import operations, presenters, queries
+from app.deployments import operations, panels, presenters, queries
 from app.deployments.models import Deployment
 from app.errors import NotFound, PortalError
 from app.extensions import db
@@ -60,6 +60,7 @@ def _list_context() -> dict:
         "links": {key: presenters.main_link(value) for key, value in outputs.items()},
         "owners": queries.usernames(owners),
         "in_progress": in_progress,
+        "panels": panels.panels_for(listed.deployments),
         "polling": bool(in_progress),
         "row_urls": {
             "detail": presenters.url_pattern("deployments.detail", "deployment_id"),
@@ -114,6 +115,7 @@ def _detail_context(deployment: Deployment, revealed: dict[str, str] | None = No
         "owner_view": deployment.user_id == current_user.id,
         "people": people,
         "steps": presenters.timeline(deployment, people),
+        "panels": panels.panels_for([deployment]),
         "resources": presenters.resources_summary(deployment.charge),
         "settings": presenters.shown_settings(deployment, template),
         "typed_secrets": presenters.typed_secrets(template),
