@@ -44,8 +44,8 @@ def clock():
 class Leases:
     """Helpers on an ``emulated`` portal: set policies, launch with a duration, run passes."""
 
-    def __init__(self, emulated):
-        self.emulated, self.app = emulated, emulated.app
+    def __init__(self, portal):
+        self.emulated, self.app = portal, portal.app
 
     def policy(self, template=None, group=None, reason="test", **texts):
         with self.app.app_context():
@@ -83,5 +83,5 @@ class Leases:
 
 
 @pytest.fixture
-def leases(emulated):
+def leases(emulated):  # noqa: F811 - the fixture imported above
     return Leases(emulated)
