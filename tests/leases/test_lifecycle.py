@@ -2,6 +2,9 @@
 ready, warnings come at their distances, the end starts the grace period, and then the portal
 deletes it through the orchestrator, recorded first, with its quota held until it is gone."""
 
+from datetime import timedelta
+
+from app.clock import utcnow
 from app.deployments.models import Deployment
 from app.extensions import db
 from app.leases.models import DONE, GRACE, RUNNING, WAITING
@@ -176,3 +179,32 @@ def test_a_deployment_deleted_by_its_owner_is_not_warned(emulated, leases, clock
 
     assert leases.expire().acted == 0
     assert leases.lease(deployment_id).state == DONE
+
+
+def test_an_adopted_deployment_gets_the_default_from_its_adoption(emulated, leases, clock):
+    from sqlalchemy import select
+
+    from app.orchestrator.client import OrchestratorClient
+    from tests.deployments.conftest import TEMPLATE
+
+    leases.policy(default="4h")
+    grace = emulated.oidc_user("grace")
+    with OrchestratorClient(emulated.emulator.url, lambda: "tok-grace", (2, 5)) as client:
+        made = client.create_deployment(
+            TEMPLATE, {"jupyter_password": "x" * 12}, user_group="physics"
+        )
+    emulated.emulator.set_status(made["uuid"], "CREATE_COMPLETE")
+    clock.move(minutes=30)  # found after it was made: counted from the adoption
+
+    emulated.sync()
+
+    with emulated.app.app_context():
+        row = db.session.scalar(select(Deployment).where(Deployment.user_id == grace))
+        assert row.adopted and row.status == "CREATE_COMPLETE"
+        deployment_id = row.id
+    lease = leases.lease(deployment_id)
+    assert lease.state == RUNNING and lease.minutes == 240
+    assert lease.ends_at - lease.started_at == timedelta(hours=4)
+    assert abs((utcnow() - lease.started_at).total_seconds()) < 60  # the moved clock: adoption
+    [(kind, source, _details)] = leases.events(deployment_id)
+    assert (kind, source) == ("lease-chosen", "sync")
