@@ -9,7 +9,7 @@ from flask.cli import AppGroup
 from app.leases.editing import UNSET, all_policies, parse_field, set_policy
 from app.leases.errors import InvalidPolicy
 from app.leases.expiry import expire_once
-from app.leases.policy import BY_KEY, FIELDS, describe, level_label, resolve
+from app.leases.policy import BY_KEY, FIELDS, describe, level_label, resolve, stored_levels
 
 leases_cli = AppGroup("leases", help="Show and set lease policies; end leases that are due.")
 
@@ -60,13 +60,22 @@ def _options(function):
     metavar="FIELD",
     help="Let the next level decide FIELD again (e.g. --unset cap --unset no-expiry).",
 )
+@click.option(
+    "--if-unset",
+    is_flag=True,
+    help="Leave the level alone if anything is set there already (for set-up scripts).",
+)
 @click.option("--reason", required=True, help="Why: kept in the history.")
-def set_command(site, group, slug, no_expiry, unset, reason, **values) -> None:
+def set_command(site, group, slug, no_expiry, unset, if_unset, reason, **values) -> None:
     """Set fields of one level's policy; durations like 90m, 8h, 3d, lists like 24h,1h."""
     if site == bool(group or slug):
         raise click.UsageError(
             "Give exactly one of --site, --group G, --template SLUG [--group G]."
         )
+    label = level_label(slug or "", group or "")
+    if if_unset and stored_levels(slug, group).get((slug or "", group or "")):
+        click.echo(f"Policy of {label} already set; left as it is.")
+        return
     try:
         changes = {key: parse_field(key, text) for key, text in values.items() if text is not None}
         if no_expiry:
@@ -81,7 +90,6 @@ def set_command(site, group, slug, no_expiry, unset, reason, **values) -> None:
         change = set_policy(None, slug, group, changes, reason)
     except InvalidPolicy as error:
         raise click.ClickException(error.message) from None
-    label = level_label(slug or "", group or "")
     if change is None:
         click.echo(f"Policy of {label} unchanged.")
     else:

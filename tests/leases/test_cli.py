@@ -107,3 +107,36 @@ def test_bad_input_is_refused_in_words_and_nothing_is_stored(app, cli, args, mes
 def test_a_reason_is_required(cli):
     result = cli.invoke(args=["leases", "set", "--site", "--default", "8h"])
     assert result.exit_code != 0 and "--reason" in result.output
+
+
+def test_if_unset_leaves_a_level_someone_set_alone(app, cli):
+    cli.invoke(args=["leases", "set", "--template", "gpu", "--default", "4h", "--reason", "ops"])
+    result = cli.invoke(
+        args=[
+            "leases",
+            "set",
+            "--template",
+            "gpu",
+            "--if-unset",
+            "--default",
+            "8h",
+            "--reason",
+            "demo",
+        ]
+    )
+    assert result.exit_code == 0 and "already set; left as it is" in result.output
+    assert "default         4h" in cli.invoke(args=["leases", "show", "--template", "gpu"]).output
+    fresh = cli.invoke(
+        args=[
+            "leases",
+            "set",
+            "--template",
+            "cpu",
+            "--if-unset",
+            "--default",
+            "8h",
+            "--reason",
+            "demo",
+        ]
+    )
+    assert "Policy of template cpu: default 8h." in fresh.output
