@@ -2,7 +2,7 @@
 
 import sys
 
-from bench import catalogue, deployments_page, quotas, sessions, sync
+from bench import catalogue, deployments_page, leases, quotas, sessions, sync
 
 if __name__ == "__main__":
     catalogue.main(quick="--quick" in sys.argv)
@@ -10,3 +10,4 @@ if __name__ == "__main__":
     quotas.main(quick="--quick" in sys.argv)
     deployments_page.main(quick="--quick" in sys.argv)
     sessions.main(quick="--quick" in sys.argv)
+    leases.main(quick="--quick" in sys.argv)

@@ -90,8 +90,9 @@ def _claim_and_step(limit: int, result: ExpiryResult) -> int:
         leases = list(db.session.scalars(_due(now, limit).with_for_update(skip_locked=True)))
     else:
         leases = _compare_and_claim(now, limit)
+    policies: dict[tuple, object] = {}  # a batch shares few (template, group) pairs
     for lease in leases:
-        _step(lease, now, result)
+        _step(lease, now, result, policies)
     db.session.commit()
     return len(leases)
 
@@ -128,7 +129,7 @@ def _retry_at(now: datetime) -> datetime:
     return now + timedelta(minutes=current_app.config["LEASES_DELETE_RETRY_MINUTES"])
 
 
-def _step(lease: Lease, now: datetime, result: ExpiryResult) -> None:
+def _step(lease: Lease, now: datetime, result: ExpiryResult, policies: dict) -> None:
     deployment = lease.deployment
     if (
         deployment is None
@@ -137,7 +138,10 @@ def _step(lease: Lease, now: datetime, result: ExpiryResult) -> None:
     ):
         lease.state, lease.next_at = DONE, None  # deleted some other way meanwhile
         return
-    policy = resolve(deployment.template_slug, deployment.group_name)
+    key = (deployment.template_slug, deployment.group_name)
+    if key not in policies:
+        policies[key] = resolve(*key)
+    policy = policies[key]
     if lease.state == RUNNING:
         _running(lease, deployment, policy, now, result)
     elif lease.state == GRACE:
