@@ -72,7 +72,7 @@ def seed(app, deployments: int, leases: int) -> list[int]:
         ids = list(
             db.session.scalars(db.select(Deployment.id).order_by(Deployment.id).limit(leases))
         )
-        ends = now + timedelta(days=1, minutes=30)
+        ends = now + timedelta(hours=23)  # the 24 h warning is due
         db.session.execute(
             insert(Lease),
             [

@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 from flask import current_app
 from flask_babel import gettext as _
 from sqlalchemy import select, update
+from sqlalchemy.orm import selectinload
 
 from app.auth.errors import TokenUnavailable
 from app.clock import utcnow
@@ -33,7 +34,7 @@ from app.extensions import db
 from app.leases import schedule
 from app.leases.clock_text import iso, shown
 from app.leases.models import DELETE_FAILED, DELETING, DONE, FAILED, GRACE, RUNNING, Lease
-from app.leases.policy import resolve
+from app.leases.policy import resolver
 from app.orchestrator import schemas
 from app.orchestrator.errors import Conflict, DeploymentNotFound, OrchestratorError
 
@@ -90,9 +91,22 @@ def _claim_and_step(limit: int, result: ExpiryResult) -> int:
         leases = list(db.session.scalars(_due(now, limit).with_for_update(skip_locked=True)))
     else:
         leases = _compare_and_claim(now, limit)
-    policies: dict[tuple, object] = {}  # a batch shares few (template, group) pairs
-    for lease in leases:
-        _step(lease, now, result, policies)
+    if leases:
+        # One query for the deployments and their timelines (a step appends to it), one for
+        # the policies, rather than a few per lease.
+        # Held here: the session keeps loaded rows only while someone refers to them.
+        deployments = {
+            deployment.id: deployment
+            for deployment in db.session.scalars(
+                select(Deployment)
+                .where(Deployment.id.in_([lease.deployment_id for lease in leases]))
+                .options(selectinload(Deployment.events))
+            )
+        }
+        policies = resolver()
+        with db.session.no_autoflush:
+            for lease in leases:
+                _step(lease, deployments.get(lease.deployment_id), now, result, policies)
     db.session.commit()
     return len(leases)
 
@@ -117,10 +131,13 @@ def _compare_and_claim(now: datetime, limit: int) -> list[Lease]:
             if moved == 1:
                 taken.append(deployment_id)
         if taken:
-            leases = list(db.session.scalars(select(Lease).where(Lease.deployment_id.in_(taken))))
-            for lease in leases:
-                db.session.refresh(lease)
-            return leases
+            return list(
+                db.session.scalars(
+                    select(Lease)
+                    .where(Lease.deployment_id.in_(taken))
+                    .execution_options(populate_existing=True)
+                )
+            )
         db.session.commit()
     return []
 
@@ -129,8 +146,7 @@ def _retry_at(now: datetime) -> datetime:
     return now + timedelta(minutes=current_app.config["LEASES_DELETE_RETRY_MINUTES"])
 
 
-def _step(lease: Lease, now: datetime, result: ExpiryResult, policies: dict) -> None:
-    deployment = lease.deployment
+def _step(lease: Lease, deployment, now: datetime, result: ExpiryResult, policies) -> None:
     if (
         deployment is None
         or deployment.deleted
@@ -138,10 +154,7 @@ def _step(lease: Lease, now: datetime, result: ExpiryResult, policies: dict) -> 
     ):
         lease.state, lease.next_at = DONE, None  # deleted some other way meanwhile
         return
-    key = (deployment.template_slug, deployment.group_name)
-    if key not in policies:
-        policies[key] = resolve(*key)
-    policy = policies[key]
+    policy = policies(deployment.template_slug, deployment.group_name)
     if lease.state == RUNNING:
         _running(lease, deployment, policy, now, result)
     elif lease.state == GRACE:

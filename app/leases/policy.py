@@ -160,6 +160,27 @@ def resolve(template_slug: str | None, group_name: str | None) -> Policy:
     return combine(stored_levels(template_slug, group_name), order)
 
 
+def resolver():
+    """``resolve`` for many launches at once: every level read in one query (policies are a
+    handful of rows), each (template, group) combined once."""
+    stored = {
+        (slug, group): dict(values or {})
+        for slug, group, values in db.session.execute(
+            select(LeasePolicy.template_slug, LeasePolicy.group_name, LeasePolicy.values)
+        )
+    }
+    combined: dict[tuple, Policy] = {}
+
+    def resolve_one(template_slug: str | None, group_name: str | None) -> Policy:
+        key = (template_slug or "", group_name or "")
+        if key not in combined:
+            order = levels(*key)
+            combined[key] = combine({lv: stored[lv] for lv in order if lv in stored}, order)
+        return combined[key]
+
+    return resolve_one
+
+
 def check(policy: Policy) -> None:
     """Refuse, in words, a combined policy that contradicts itself. Raises InvalidPolicy."""
     values = policy.values

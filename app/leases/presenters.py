@@ -53,6 +53,11 @@ class LeaseView:
     chosen: str | None
     # When the countdown turns amber (the first warning), for the page's script.
     amber_at: datetime | None = None
+    now: datetime | None = None
+
+    @property
+    def now_iso(self) -> str | None:
+        return iso(self.now)
 
     @property
     def amber_iso(self) -> str | None:
@@ -119,6 +124,7 @@ def view(lease: Lease, policy: Policy, now: datetime) -> LeaseView:
             if policy.warnings and lease.ends_at and tone == "secondary"
             else None
         ),
+        now=now,
     )
 
 

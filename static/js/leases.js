@@ -28,13 +28,23 @@
     root.querySelectorAll("[data-utc-note]").forEach(function (note) { note.hidden = true; });
   }
 
+  // The server's clock decides when leases end: count from its time, not the reader's, which
+  // may be off by minutes.
+  function skew(element) {
+    if (element.skew === undefined) {
+      var server = Date.parse(element.getAttribute("data-server-now") || "");
+      element.skew = isNaN(server) ? 0 : server - Date.now();
+    }
+    return element.skew;
+  }
+
   function tick() {
     document.querySelectorAll("[data-countdown]").forEach(function (element) {
-      var until = new Date(element.getAttribute("data-countdown"));
+      var until = new Date(Date.parse(element.getAttribute("data-countdown")) - skew(element));
       var text = element.querySelector("[data-countdown-text]");
       if (!isNaN(until) && text) text.textContent = left(until);
       var amber = element.getAttribute("data-amber-at");
-      if (amber && Date.now() >= new Date(amber) && element.classList.contains("text-bg-secondary")) {
+      if (amber && Date.now() + skew(element) >= Date.parse(amber) && element.classList.contains("text-bg-secondary")) {
         element.classList.replace("text-bg-secondary", "text-bg-warning");
       }
     });
