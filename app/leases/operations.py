@@ -158,12 +158,11 @@ def offer(lease: Lease | None, policy: Policy, now: datetime | None = None) -> E
     if not policy.extend_step:
         return ExtendOffer(False, refusal=_("this application's policy allows no extends"))
     if policy.max_extends is not None and lease.extends >= policy.max_extends:
-        return ExtendOffer(False, refusal=_("no extends left"), cap_end=cap_end)
+        return ExtendOffer(False, refusal=_("no extends left"))
     if cap_end is not None and lease.ends_at >= cap_end:
         return ExtendOffer(
             False,
             refusal=_("the cap of %(cap)s is reached", cap=spoken_duration(policy.cap)),
-            cap_end=cap_end,
         )
     window = policy.extend_window
     if window and now < lease.ends_at - timedelta(minutes=window):

@@ -118,5 +118,6 @@ def test_a_researcher_chooses_a_duration_watches_the_countdown_and_extends_near_
     expect(page.locator(".alert-success")).to_contain_text("Extended: it now ends")
     expect(lease.locator("[data-countdown]")).to_contain_text("1 day 0 hours left")
     expect(lease).to_contain_text("Not now: no extends left.")
+    expect(lease).not_to_contain_text("can be extended up to")
     expect(page.locator(".timeline-step").filter(has_text="Lease extended")).to_have_count(1)
     shot("lease-extended")
