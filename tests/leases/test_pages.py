@@ -173,3 +173,34 @@ def test_researchers_cannot_reach_the_policy_page(emulated):
     emulated.user("ada")
     client = login(emulated, "ada")
     assert client.get("/leases/").status_code == 403
+
+
+def test_an_operator_extends_past_the_policy_from_the_page_with_a_reason(emulated, leases):
+    from app.auth.models import User
+    from app.auth.operations import grant_role
+
+    leases.policy(default="1d", cap="1d")
+    ada = emulated.user("ada")
+    deployment_id = leases.launch(ada)
+    leases.ready(deployment_id)
+    olga = emulated.user("olga", admin=True)
+    with emulated.app.app_context():
+        grant_role(db.session.get(User, olga), "operator", granted_by="test")
+        db.session.commit()
+    client = login(emulated, "olga")
+    page = client.get(f"/deployments/{deployment_id}").get_data(as_text=True)
+    assert "Extend past the policy (operators)" in page
+    url = f"/deployments/{deployment_id}/extend"
+    token = csrf_from(page)
+
+    refused = client.post(url, data={"csrf_token": token, "override": "1", "by": "2d"})
+    assert "Say why this lease is extended past its policy" in client.get(
+        refused.location
+    ).get_data(as_text=True)
+    client.post(url, data={"csrf_token": token, "override": "1", "by": "2d", "reason": "Defence"})
+
+    lease = leases.lease(deployment_id)
+    assert (lease.ends_at - lease.started_at).days == 3
+    event = emulated.row(deployment_id).events[-1]
+    assert event.kind == "lease-extended" and event.source == "admin"
+    assert event.details["past_cap"] is True and event.details["reason"] == "Defence"
