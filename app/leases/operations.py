@@ -56,9 +56,12 @@ def check_choice(policy: Policy, minutes: int | None) -> int | None:
 def choose(deployment: Deployment, minutes: int | None) -> Lease | None:
     """Record the duration chosen at launch with ``deployment`` (already recorded, not yet
     submitted), so the clock can start when it is ready; commits. Nothing is recorded when the
-    policy neither expires nor cleans up failures. Raises InvalidPolicy for a duration outside
-    the policy."""
+    policy neither expires nor cleans up failures. Never raises for the duration: the form
+    checked it, and a policy changed since then shortens it to the new longest (the deployment
+    is recorded already; refusing now would strand it)."""
     policy = policy_of(deployment)
+    if policy.expires and minutes is not None:
+        minutes = max(1, min(minutes, policy.longest_initial))
     minutes = check_choice(policy, minutes)
     if minutes is None and policy.failed_cleanup is None:
         return None

@@ -208,3 +208,14 @@ def test_an_adopted_deployment_gets_the_default_from_its_adoption(emulated, leas
     assert abs((utcnow() - lease.started_at).total_seconds()) < 60  # the moved clock: adoption
     [(kind, source, _details)] = leases.events(deployment_id)
     assert (kind, source) == ("lease-chosen", "sync")
+
+
+def test_a_policy_tightened_while_the_form_was_open_shortens_the_choice(emulated, leases):
+    leases.policy(default="1d", max_initial="3d")
+    ada = emulated.user("ada")
+    leases.policy(max_initial="1d", reason="tightened")
+
+    deployment_id = leases.launch(ada, duration=3 * 24 * 60)
+
+    assert leases.lease(deployment_id).minutes == 24 * 60
+    assert emulated.row(deployment_id).status == "CREATE_IN_PROGRESS"  # submitted all the same
