@@ -15,10 +15,10 @@ from typing import Any, ClassVar
 
 from flask_wtf import FlaskForm
 
-from app.catalogue.constraints import ConstraintError
-from app.catalogue.inputs import InputField, WidgetError, field_for
-from app.catalogue.parsed import ParsedTemplate
 from app.errors import PortalError
+from app.tosca.constraints import ConstraintError
+from app.tosca.inputs import InputField, WidgetError, field_for
+from app.tosca.parsed import ParsedTemplate
 
 CACHE_SIZE = 256
 _cache: OrderedDict[Any, type] = OrderedDict()

@@ -11,7 +11,7 @@ from app.catalogue.forms import (
     tab_layout,
 )
 from tests.catalogue.conftest import form_data
-from tests.catalogue.test_inputs import ssh_key
+from tests.tosca.test_inputs import ssh_key
 
 SIDECAR = """\
 name: Small VM
