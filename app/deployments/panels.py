@@ -25,7 +25,7 @@ class Panel:
 
 
 def register_panel(app, panel: Panel) -> None:
-    app.extensions.setdefault("deployment_panels", []).append(panel)
+    app.extensions.setdefault("deployments.panels", []).append(panel)
 
 
 def panels_for(deployments: Iterable[Deployment]) -> list[tuple[Panel, dict[int, object]]]:
@@ -33,5 +33,5 @@ def panels_for(deployments: Iterable[Deployment]) -> list[tuple[Panel, dict[int,
     shown = list(deployments)
     return [
         (panel, panel.load(shown) if shown else {})
-        for panel in current_app.extensions.get("deployment_panels", [])
+        for panel in current_app.extensions.get("deployments.panels", [])
     ]

@@ -66,13 +66,13 @@ def register_pass(app, name: str, run: Callable[[], object]) -> None:
     """Have the sync worker run ``run`` after each of its passes: other features' periodic
     work (the end of leases), registered at start-up so that this module need not know them.
     ``run`` commits its own work and returns something whose ``str`` the log may show."""
-    app.extensions.setdefault("deployment_passes", {})[name] = run
+    app.extensions.setdefault("deployments.passes", {})[name] = run
 
 
 def other_passes() -> dict[str, object]:
     """Run the registered passes, each on its own (one failing does not stop the others)."""
     outcomes = {}
-    for name, run in current_app.extensions.get("deployment_passes", {}).items():
+    for name, run in current_app.extensions.get("deployments.passes", {}).items():
         try:
             outcomes[name] = run()
         except Exception:  # keep the worker alive; the next pass retries

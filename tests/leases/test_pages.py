@@ -7,8 +7,8 @@ import re
 from app.extensions import db
 from app.leases.models import Lease
 from tests.conftest import csrf_from
-from tests.deployments.test_launch_form import form_data as _form_data
-from tests.deployments.test_launch_form import login
+from tests.launch.test_launch_form import form_data as _form_data
+from tests.launch.test_launch_form import login
 
 
 def form_data(page: str, **values) -> dict:
