@@ -2,7 +2,8 @@
 
 A feature registers a panel at start-up: the templates to include in a list row and on a
 deployment's page, and ``load(deployments) -> {deployment id: value}``, called once per page
-with the deployments shown (one query, not one per row). Views pass ``panels`` on; templates
+with the deployments shown (one query, not one per row). Views pass them on as
+``deployment_panels``; templates
 include each panel's template with ``item`` set to the value for the deployment at hand.
 """
 

@@ -61,7 +61,7 @@ def _list_context() -> dict:
         "links": {key: presenters.main_link(value) for key, value in outputs.items()},
         "owners": queries.usernames(owners),
         "in_progress": in_progress,
-        "panels": panels.panels_for(listed.deployments),
+        "deployment_panels": panels.panels_for(listed.deployments),
         "polling": bool(in_progress),
         "row_urls": {
             "detail": presenters.url_pattern("deployments.detail", "deployment_id"),
@@ -126,7 +126,7 @@ def _detail_context(deployment: Deployment, revealed: dict[str, str] | None = No
         "owner_view": deployment.user_id == current_user.id,
         "people": people,
         "steps": presenters.timeline(deployment, people),
-        "panels": panels.panels_for([deployment]),
+        "deployment_panels": panels.panels_for([deployment]),
         "resources": presenters.resources_summary(deployment.charge),
         "settings": presenters.shown_settings(deployment, template),
         "typed_secrets": presenters.typed_secrets(template),
