@@ -37,6 +37,12 @@ setup: $(VENV)/.installed
 	$(BIN)/flask catalogue import
 	$(BIN)/flask users bootstrap
 	$(BIN)/flask users groups researcher --add gpu-users
+	@# The demo's GPU applications run for a chosen time, so that leases can be seen at work.
+	@for template in jupyter-ml-gpu marathon-gpu-container chronos-gpu-job; do \
+	  $(BIN)/flask leases set --template $$template --if-unset --default 8h --max-initial 3d \
+	    --extend-step 1d --max-extends 3 --cap 14d --extend-window 1d --warn 2h,30m --grace 2h \
+	    --failed-cleanup 3d --reason "Demo: GPU time comes back by itself" || exit 1; \
+	done
 
 ## run: set up, then serve the portal on http://$(HOST):$(PORT)/
 run: setup

@@ -4,6 +4,7 @@ import os
 
 from flask import Flask
 
+from app.clock import install_configured_clock
 from app.config import PROJECT_ROOT, load_config
 
 
@@ -22,6 +23,7 @@ def create_app(config: dict | None = None, instance_path: str | None = None) -> 
         instance_relative_config=True,
     )
     load_config(app, config)
+    install_configured_clock(app.config)
     _init_logging(app)
     _init_extensions(app)
     _register_blueprints(app)
@@ -43,6 +45,7 @@ def _init_extensions(app: Flask) -> None:
     from app.errors import register_error_handlers
     from app.extensions import babel, bootstrap, csrf, db, migrate
     from app.launch import init_launch
+    from app.leases import init_leases
     from app.notifications import init_notifications
     from app.quotas import init_quotas
     from app.security import init_security
@@ -60,6 +63,7 @@ def _init_extensions(app: Flask) -> None:
     init_quotas(app)
     init_launch(app)
     init_notifications(app)
+    init_leases(app)
     init_templating(app)
     register_error_handlers(app)
 
@@ -74,6 +78,7 @@ def _register_blueprints(app: Flask) -> None:
     from app.catalogue.views import bp as catalogue_bp
     from app.deployments.callbacks import bp as deployment_callbacks_bp
     from app.deployments.views import bp as deployments_bp
+    from app.leases.views import bp as leases_bp
     from app.main.views import bp as main_bp
 
     for blueprint in (
@@ -85,6 +90,7 @@ def _register_blueprints(app: Flask) -> None:
         catalogue_admin_bp,
         deployments_bp,
         deployment_callbacks_bp,
+        leases_bp,
     ):
         app.register_blueprint(blueprint)
     init_api(app)
@@ -95,6 +101,7 @@ def _register_cli(app: Flask) -> None:
     from app.auth.token_cli import tokens_cli
     from app.catalogue.cli import catalogue_cli
     from app.deployments.cli import deployments_cli
+    from app.leases.cli import leases_cli
     from app.notifications.cli import notifications_cli
     from app.orchestrator.cli import orchestrator_cli
     from app.quotas.cli import quota_cli
@@ -107,5 +114,6 @@ def _register_cli(app: Flask) -> None:
         orchestrator_cli,
         quota_cli,
         notifications_cli,
+        leases_cli,
     ):
         app.cli.add_command(group)

@@ -2,7 +2,7 @@
 
 import sys
 
-from bench import api, catalogue, deployments_page, mail, quotas, sessions, sync
+from bench import api, catalogue, deployments_page, leases, mail, quotas, sessions, sync
 
 if __name__ == "__main__":
     catalogue.main(quick="--quick" in sys.argv)
@@ -12,3 +12,4 @@ if __name__ == "__main__":
     sessions.main(quick="--quick" in sys.argv)
     mail.main(quick="--quick" in sys.argv)
     api.main(quick="--quick" in sys.argv)
+    leases.main(quick="--quick" in sys.argv)

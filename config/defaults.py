@@ -328,3 +328,16 @@ NOTIFICATIONS_CLAIM_SECONDS = 600
 NOTIFICATIONS_RETRY_SECONDS = 60
 NOTIFICATIONS_RETRY_MAX_SECONDS = 3600
 NOTIFICATIONS_MAX_ATTEMPTS = 8
+# --- Leases ---------------------------------------------------------------------------------------
+
+# The expiry pass of the sync worker claims due leases in batches of this many rows. A delete
+# at expiry the orchestrator did not take is tried again after LEASES_DELETE_RETRY_MINUTES
+# (the deployment is listed as stuck in deleting meanwhile). Lease policies themselves are set
+# in the browser or with `flask leases set`, not here.
+LEASES_BATCH = 200
+LEASES_DELETE_RETRY_MINUTES = 15
+
+# A file holding a number of seconds that every process naming it adds to the system clock
+# (see app/clock.py), so that tests and demos move time for several processes at once. Never
+# set it in production. Empty: the system clock.
+CLOCK_OFFSET_FILE = ""

@@ -5,8 +5,8 @@ The floors, top to bottom (README, "Layout"):
 
     api, cli_client                 the JSON face of the same operations; the rcp client
     launch, main                    the faces: may meet several features
-    quotas, notifications           how much people may use; what people are told of their
-                                    deployments (both read what deployments record)
+    quotas, leases, notifications   how much and how long people may use; what people are told
+                                    of their deployments (all read what deployments record)
     deployments                     what was launched; reads the catalogue's templates
     catalogue                       what can be launched
     tosca, orchestrator             the TOSCA library; the orchestrator's API (and its emulator)
@@ -32,6 +32,7 @@ FLOORS = {
     "main": 6,
     "quotas": 5,
     "notifications": 5,
+    "leases": 5,
     "deployments": 4,
     "catalogue": 3,
     "tosca": 2,

@@ -3,7 +3,7 @@
 import click
 from flask.cli import AppGroup
 
-from app.deployments.sync import sync_loop, sync_once
+from app.deployments.sync import other_passes, sync_loop, sync_once
 
 deployments_cli = AppGroup("deployments", help="Keep deployments in step with the orchestrator.")
 
@@ -16,3 +16,5 @@ def sync_command(loop: bool) -> None:
         sync_loop()
         return
     click.echo(sync_once().summary())
+    for name, outcome in other_passes().items():
+        click.echo(f"{name}: {outcome}")

@@ -12,6 +12,7 @@ import logging
 import signal
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from flask import current_app
@@ -61,6 +62,25 @@ def sync_once() -> PassResult:
             return result
 
 
+def register_pass(app, name: str, run: Callable[[], object]) -> None:
+    """Have the sync worker run ``run`` after each of its passes: other features' periodic
+    work (the end of leases), registered at start-up so that this module need not know them.
+    ``run`` commits its own work and returns something whose ``str`` the log may show."""
+    app.extensions.setdefault("deployments.passes", {})[name] = run
+
+
+def other_passes() -> dict[str, object]:
+    """Run the registered passes, each on its own (one failing does not stop the others)."""
+    outcomes = {}
+    for name, run in current_app.extensions.get("deployments.passes", {}).items():
+        try:
+            outcomes[name] = run()
+        except Exception:  # keep the worker alive; the next pass retries
+            log.exception("The %s pass failed", name)
+            db.session.rollback()
+    return outcomes
+
+
 def sync_loop(stop: threading.Event | None = None) -> None:
     """Run passes until SIGTERM or SIGINT (or ``stop`` is set); a pass under way finishes."""
     stop = stop or threading.Event()
@@ -79,5 +99,8 @@ def sync_loop(stop: threading.Event | None = None) -> None:
         else:
             if result.listings or result.polled.checked:
                 log.info("Sync pass: %s", result.summary())
+        for name, outcome in other_passes().items():
+            if getattr(outcome, "acted", True):
+                log.info("%s pass: %s", name.capitalize(), outcome)
         stop.wait(max(tick - (time.monotonic() - started), 0.1))
     log.info("Deployment sync worker stopped")

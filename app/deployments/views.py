@@ -21,7 +21,7 @@ from flask import (
 )
 from flask_login import current_user, login_required
 
-from app.deployments import jobs, operations, presenters, queries
+from app.deployments import jobs, operations, panels, presenters, queries
 from app.deployments import status as statuses
 from app.deployments.models import Deployment
 from app.errors import NotFound, PortalError
@@ -62,6 +62,7 @@ def _list_context() -> dict:
         "links": {key: presenters.main_link(value) for key, value in outputs.items()},
         "owners": queries.usernames(owners),
         "in_progress": in_progress,
+        "deployment_panels": panels.panels_for(listed.deployments),
         "polling": bool(in_progress),
         "row_urls": {
             "detail": presenters.url_pattern("deployments.detail", "deployment_id"),
@@ -127,6 +128,7 @@ def _detail_context(deployment: Deployment, revealed: dict[str, str] | None = No
         "owner_view": deployment.user_id == current_user.id,
         "people": people,
         "steps": presenters.timeline(deployment, people, jobs.step_looks(deployment)),
+        "deployment_panels": panels.panels_for([deployment]),
         "resources": presenters.resources_summary(deployment.charge),
         "settings": presenters.shown_settings(deployment, template),
         "typed_secrets": presenters.typed_secrets(template),

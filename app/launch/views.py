@@ -1,6 +1,8 @@
 """The launch pages: the form of a catalogue template (with its live cost box), and relaunching
 a deployment. Each translates HTTP and calls one verb of ``app.launch.workflow``."""
 
+from functools import partial
+
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
 
@@ -9,6 +11,8 @@ from app.catalogue.loader import catalogue
 from app.deployments import operations as deployments
 from app.errors import PortalError
 from app.launch import prefill, preview, workflow
+from app.leases import launching as lease_launching
+from app.leases import operations as lease_operations
 
 # No prefix: the launch pages keep the addresses people know, under the catalogue and under
 # My deployments.
@@ -45,6 +49,13 @@ def launch(slug: str):
     status = 200
     blocker = deployments.launch_blocker(current_user)
     launch_fields = _launch_fields(entry)
+    lease = lease_launching.launch_offer(
+        entry.slug,
+        launch_fields["group"] or next(iter(launch_fields["groups"]), None),
+        request.form.get("lease_duration") if request.method == "POST" else None,
+    )
+    if lease.error:
+        launch_fields["errors"]["lease_duration"] = lease.error
     if blocker and request.method == "POST":
         form.form_errors.append(blocker)
         status = 403
@@ -58,6 +69,7 @@ def launch(slug: str):
                 group=launch_fields["group"],
                 generated=prefill.generated_inputs(form),
                 remember=True,
+                on_recorded=partial(lease_operations.choose, minutes=lease.minutes),
             )
         except workflow.LaunchPending as error:
             form.form_errors.append(error.message)
@@ -83,6 +95,7 @@ def launch(slug: str):
             prefilled=prefilled,
             blocker=blocker,
             launch_fields=launch_fields,
+            lease=lease,
         ),
         status,
     )

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -186,6 +187,7 @@ def launch(
     group: str | None = None,
     generated: set[str] | frozenset[str] = frozenset(),
     remember: bool = False,
+    on_recorded: Callable[[Deployment], None] | None = None,
 ) -> Deployment:
     """Launch ``entry``'s revision with ``parameters`` (checked TOSCA values) for ``user``.
 
@@ -195,7 +197,9 @@ def launch(
 
     ``generated`` names the secret inputs whose values the portal generated (kept sealed so
     the owner can read them); secrets with generation allowed that are missing are generated
-    here. Returns the deployment, in CREATE_IN_PROGRESS, or UNCONFIRMED when the orchestrator's
+    here. ``on_recorded(deployment)`` runs once the deployment is recorded and before it is
+    submitted, for what other features record with it (a lease); it commits. Returns the
+    deployment, in CREATE_IN_PROGRESS, or UNCONFIRMED when the orchestrator's
     answer was lost. Raises LaunchError (nothing launched; LaunchPending when an identical
     launch is still unconfirmed, TooManyLaunches over the rate limit) or QuotaExceeded.
     """
@@ -239,6 +243,8 @@ def launch(
     )
     reserve(user, charged_group, deployment.charge, deployment)
     db.session.commit()  # step 1: recorded and reserved, before anything leaves
+    if on_recorded is not None:
+        on_recorded(deployment)
     asked = parameters if remember else None
     return _submit(user, deployment, parameters, entry if remember else None, asked)
 

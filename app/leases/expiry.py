@@ -1,0 +1,275 @@
+"""The expiry pass: warnings, ends, grace, and deletes at expiry, each exactly once.
+
+Run by the sync worker after each of its passes (``flask deployments sync --loop``), or alone
+with ``flask leases expire``. It reads only the leases due (the index on ``Lease.next_at``),
+so its cost follows what is due, not how many deployments there are.
+
+Exactly once, with several workers on one database: due leases are claimed and moved on in one
+transaction. On PostgreSQL the claim is ``SELECT ... FOR UPDATE SKIP LOCKED`` (a lease another
+worker holds is skipped); on SQLite (one writer at a time) a compare-and-set on ``next_at``.
+A warning and its timeline event commit together with the lease's next step, so no second
+worker finds it due. A delete is recorded first ("the portal, lease expired") in that same
+transaction, with a retry time in ``next_at`` (should the worker die before asking), then asked
+of the orchestrator outside any lock, then its outcome stored.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from flask import current_app
+from flask_babel import gettext as _
+from sqlalchemy import select, update
+from sqlalchemy.orm import selectinload
+
+from app.auth.errors import TokenUnavailable
+from app.clock import utcnow
+from app.deployments import identity, tracking
+from app.deployments.errors import DeploymentError, explain
+from app.deployments.models import NOT_LAUNCHED, VANISHED, Deployment
+from app.deployments.timeline import record_event
+from app.extensions import db
+from app.leases import schedule
+from app.leases.clock_text import iso, shown
+from app.leases.models import DELETE_FAILED, DELETING, DONE, FAILED, GRACE, RUNNING, Lease
+from app.leases.policy import resolver
+from app.orchestrator import schemas
+from app.orchestrator.errors import Conflict, DeploymentNotFound, OrchestratorError
+
+log = logging.getLogger(__name__)
+
+_GONE = (schemas.DELETE_IN_PROGRESS, schemas.DELETE_COMPLETE)
+_CLAIM_ATTEMPTS = 5
+
+
+@dataclass
+class ExpiryResult:
+    warned: int = 0
+    expired: int = 0
+    deleted: int = 0
+    delete_failed: int = 0
+    cleaned: int = 0
+    deletes: list[int] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return (
+            f"{self.warned} warned, {self.expired} expired, {self.deleted} deleted at expiry, "
+            f"{self.cleaned} failed removed, {self.delete_failed} deletes failed"
+        )
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    @property
+    def acted(self) -> int:
+        return self.warned + self.expired + self.deleted + self.cleaned + self.delete_failed
+
+
+def expire_once() -> ExpiryResult:
+    """One pass: every lease due now moves one step; deletes are then asked for."""
+    result = ExpiryResult()
+    batch = current_app.config["LEASES_BATCH"]
+    while True:
+        claimed = _claim_and_step(batch, result)
+        for deployment_id in result.deletes:
+            _delete(deployment_id, result)
+        result.deletes.clear()
+        if claimed < batch:
+            return result
+
+
+def _due(now: datetime, limit: int):
+    return select(Lease).where(Lease.next_at <= now).order_by(Lease.next_at).limit(limit)
+
+
+def _claim_and_step(limit: int, result: ExpiryResult) -> int:
+    """Claim up to ``limit`` due leases and move each one step, in one transaction."""
+    now = utcnow()
+    if db.engine.dialect.name == "postgresql":
+        leases = list(db.session.scalars(_due(now, limit).with_for_update(skip_locked=True)))
+    else:
+        leases = _compare_and_claim(now, limit)
+    if leases:
+        # One query for the deployments and their timelines (a step appends to it), one for
+        # the policies, rather than a few per lease.
+        # Held here: the session keeps loaded rows only while someone refers to them.
+        deployments = {
+            deployment.id: deployment
+            for deployment in db.session.scalars(
+                select(Deployment)
+                .where(Deployment.id.in_([lease.deployment_id for lease in leases]))
+                .options(selectinload(Deployment.events))
+            )
+        }
+        policies = resolver()
+        with db.session.no_autoflush:
+            for lease in leases:
+                _step(lease, deployments.get(lease.deployment_id), now, result, policies)
+    db.session.commit()
+    return len(leases)
+
+
+def _compare_and_claim(now: datetime, limit: int) -> list[Lease]:
+    """SQLite: take each candidate only if its ``next_at`` is still the one read (the first
+    write holds the database's write lock until commit, so the step that follows is ours)."""
+    for _attempt in range(_CLAIM_ATTEMPTS):
+        candidates = db.session.execute(
+            select(Lease.deployment_id, Lease.next_at).where(Lease.next_at <= now).limit(limit)
+        ).all()
+        if not candidates:
+            return []
+        taken = []
+        for deployment_id, seen in candidates:
+            moved = db.session.execute(
+                update(Lease)
+                .where(Lease.deployment_id == deployment_id, Lease.next_at == seen)
+                .values(next_at=None)
+                .execution_options(synchronize_session=False)
+            ).rowcount
+            if moved == 1:
+                taken.append(deployment_id)
+        if taken:
+            return list(
+                db.session.scalars(
+                    select(Lease)
+                    .where(Lease.deployment_id.in_(taken))
+                    .execution_options(populate_existing=True)
+                )
+            )
+        db.session.commit()
+    return []
+
+
+def _retry_at(now: datetime) -> datetime:
+    return now + timedelta(minutes=current_app.config["LEASES_DELETE_RETRY_MINUTES"])
+
+
+def _step(lease: Lease, deployment, now: datetime, result: ExpiryResult, policies) -> None:
+    if (
+        deployment is None
+        or deployment.deleted
+        or (deployment.status in _GONE and lease.state not in (DELETING, DELETE_FAILED))
+    ):
+        lease.state, lease.next_at = DONE, None  # deleted some other way meanwhile
+        return
+    policy = policies(deployment.template_slug, deployment.group_name)
+    if lease.state == RUNNING:
+        _running(lease, deployment, policy, now, result)
+    elif lease.state == GRACE:
+        _record_delete(lease, deployment, now, "lease-deleted", {}, result)
+    elif lease.state == FAILED:
+        if deployment.status != schemas.CREATE_FAILED:
+            lease.state, lease.next_at = DONE, None  # retried or deleted by its owner
+            return
+        details = {"failed_at": iso(lease.failed_at)}
+        _record_delete(lease, deployment, now, "failed-cleanup", details, result)
+    elif lease.state in (DELETING, DELETE_FAILED):
+        lease.next_at = _retry_at(now)  # the earlier attempt died or was refused: again
+        result.deletes.append(deployment.id)
+    else:
+        lease.next_at = None
+
+
+def _running(lease, deployment, policy, now, result) -> None:
+    if now >= lease.ends_at:
+        grace = policy.grace or 0
+        lease.state = GRACE
+        lease.delete_at = max(lease.ends_at, now) + timedelta(minutes=grace)
+        lease.next_at = lease.delete_at
+        record_event(
+            deployment,
+            None,
+            source="portal",
+            kind="lease-expired",
+            details={"ends_at": iso(lease.ends_at), "delete_at": iso(lease.delete_at)},
+            reason=_("Lease ended. It will be deleted %(when)s.", when=shown(lease.delete_at)),
+        )
+        result.expired += 1
+        return
+    before = schedule.due_warning(lease, policy, now)
+    if before is not None:
+        lease.warned_before = before
+        record_event(
+            deployment,
+            None,
+            source="portal",
+            kind="lease-warned",
+            details={"ends_at": iso(lease.ends_at), "before_minutes": before},
+            reason=_("Lease ends soon. It ends %(end)s.", end=shown(lease.ends_at)),
+        )
+        result.warned += 1
+    lease.next_at = schedule.next_step(lease, policy, now)
+
+
+def _record_delete(lease, deployment, now, kind: str, details: dict, result) -> None:
+    """Record the delete before asking for it, with a retry time should this worker die."""
+    why = (
+        _("Deleted by the portal: the lease expired.")
+        if kind == "lease-deleted"
+        else _("Removed by the portal: it failed to create and was kept long enough.")
+    )
+    record_event(
+        deployment,
+        schemas.DELETE_IN_PROGRESS,
+        source="portal",
+        kind=kind,
+        details=details,
+        reason=why,
+    )
+    deployment.status_reason = None
+    lease.state, lease.next_at = DELETING, _retry_at(now)
+    if kind == "failed-cleanup":
+        result.cleaned += 1
+    result.deletes.append(deployment.id)
+
+
+def _delete(deployment_id: int, result: ExpiryResult) -> None:
+    """Ask the orchestrator to delete, as the owner's own delete does, and store the outcome;
+    commits. A refusal is kept on the lease and shown to the owner and to admins."""
+    deployment = db.session.get(Deployment, deployment_id)
+    lease = db.session.get(Lease, deployment_id)
+    problem = None
+    if not deployment.uuid or deployment.status in (NOT_LAUNCHED, VANISHED):
+        deployment.deleted, deployment.deleted_at = True, utcnow()
+    else:
+        timeout = current_app.config["ORCHESTRATOR_ACTION_TIMEOUT"]
+        try:
+            with identity.client_for(deployment.user, timeout) as client:
+                client.delete_deployment(deployment.uuid)
+        except DeploymentNotFound:
+            tracking.mark_gone(deployment, source="portal")
+            deployment.deleted = True
+            deployment.deleted_at = deployment.deleted_at or utcnow()
+        except Conflict as error:
+            if error.retry_after is not None:
+                problem = explain(error, _("the deployment was not deleted"))
+        except OrchestratorError as error:
+            problem = explain(error, _("the deployment was not deleted"))
+        except (TokenUnavailable, DeploymentError) as error:
+            problem = error.message
+    if problem:
+        _delete_refused(deployment, lease, problem)
+        result.delete_failed += 1
+    else:
+        result.deleted += 1
+        lease.state, lease.next_at, lease.problem = DONE, None, None
+        if not deployment.deleted:
+            deployment.next_check_at, deployment.check_failures = utcnow(), 0
+    db.session.commit()
+    log.info("Lease of deployment %s: delete asked (%s)", deployment.id, problem or "accepted")
+
+
+def _delete_refused(deployment, lease, problem: str) -> None:
+    now = utcnow()
+    first = lease.state != DELETE_FAILED
+    lease.state, lease.problem, lease.next_at = DELETE_FAILED, problem, _retry_at(now)
+    if first:
+        record_event(
+            deployment,
+            schemas.DELETE_FAILED,
+            source="portal",
+            reason=_("The delete at the end of the lease failed. %(problem)s", problem=problem),
+        )
+        deployment.status_reason = problem

@@ -1,0 +1,52 @@
+"""Where leases meet deployments' status changes without the deployments feature knowing them:
+a session listener watching new timeline entries, in the transaction that records them.
+
+A deployment becoming ready starts its lease's clock (with the policy's default if none was
+chosen, e.g. when adopted); failing to create schedules its removal; being gone ends the lease.
+Status changes are recorded once (compare-and-set in ``app.deployments.timeline``), so each of
+these happens once too.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import event
+
+from app.deployments.models import Deployment, DeploymentEvent
+from app.extensions import db
+from app.orchestrator import schemas
+
+_WATCHED = (schemas.CREATE_COMPLETE, schemas.CREATE_FAILED, schemas.DELETE_COMPLETE)
+
+
+def _changes(session) -> list[tuple[Deployment, DeploymentEvent]]:
+    found = []
+    for item in list(session.new):
+        if not isinstance(item, DeploymentEvent) or item.kind is not None:
+            continue
+        if item.to_status not in _WATCHED or item.to_status == item.from_status:
+            continue
+        deployment = item.deployment
+        if deployment is None and item.deployment_id is not None:
+            with session.no_autoflush:
+                deployment = session.get(Deployment, item.deployment_id)
+        if deployment is not None:
+            found.append((deployment, item))
+    return found
+
+
+def _before_flush(session, _context, _instances) -> None:
+    from app.leases import operations
+
+    for deployment, change in _changes(session):
+        if change.to_status == schemas.CREATE_COMPLETE and not deployment.deleted:
+            operations.start(deployment, change.source, session)
+        elif change.to_status == schemas.CREATE_FAILED:
+            operations.failed(deployment, session)
+        elif change.to_status == schemas.DELETE_COMPLETE:
+            operations.finished(deployment, session)
+
+
+def init_hooks() -> None:
+    """Listen to the portal's sessions once per process (every app shares ``db``)."""
+    if not event.contains(db.session, "before_flush", _before_flush):
+        event.listen(db.session, "before_flush", _before_flush)
