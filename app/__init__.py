@@ -40,6 +40,7 @@ def _init_extensions(app: Flask) -> None:
     from app.catalogue import init_catalogue
     from app.errors import register_error_handlers
     from app.extensions import babel, bootstrap, csrf, db, migrate
+    from app.metrics import init_metrics
     from app.security import init_security
     from app.templating import init_templating
 
@@ -50,6 +51,7 @@ def _init_extensions(app: Flask) -> None:
     babel.init_app(app)
     bootstrap.init_app(app)
     init_security(app)
+    init_metrics(app)
     init_auth(app)
     init_catalogue(app)
     init_templating(app)
@@ -65,6 +67,7 @@ def _register_blueprints(app: Flask) -> None:
     from app.deployments.callbacks import bp as deployment_callbacks_bp
     from app.deployments.views import bp as deployments_bp
     from app.main.views import bp as main_bp
+    from app.metrics.views import bp as metrics_bp
     from app.quotas.views import bp as quotas_bp
 
     for blueprint in (
@@ -77,6 +80,7 @@ def _register_blueprints(app: Flask) -> None:
         deployments_bp,
         deployment_callbacks_bp,
         quotas_bp,
+        metrics_bp,
     ):
         app.register_blueprint(blueprint)
 

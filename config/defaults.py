@@ -269,3 +269,10 @@ DEPLOYMENTS_SYNC_TICK_SECONDS = 5
 # for its answer after DEPLOYMENTS_SUBMITTING_STALE_SECONDS is taken as interrupted.
 DEPLOYMENTS_UNCONFIRMED_GRACE_SECONDS = 300
 DEPLOYMENTS_SUBMITTING_STALE_SECONDS = 120
+
+# --- Metrics ------------------------------------------------------------------------------------
+
+# Bearer token that opens /metrics (Prometheus format) to clients other than this host; they
+# send "Authorization: Bearer <token>". Empty means loopback clients only. Behind a reverse proxy
+# on the same host, set PROXY_FIX, or every client would look local.
+METRICS_TOKEN = ""

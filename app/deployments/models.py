@@ -58,6 +58,8 @@ class Deployment(db.Model):
         ),
         # The sync worker's question: what is due for a check?
         Index("ix_deployments_next_check", "next_check_at"),
+        # The operators' metrics: deployments by status and template, counted at each scrape.
+        Index("ix_deployments_status_template", "deleted", "status", "template_slug"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
