@@ -20,7 +20,7 @@ from app.clock import utcnow
 from app.deployments.listing import ListResult, claim_listings, list_identity
 from app.deployments.polling import PollResult, poll_due
 from app.extensions import db
-from app.metrics.instruments import SYNC_PASS_DURATION
+from app.instruments import SYNC_PASS_DURATION
 
 log = logging.getLogger(__name__)
 

@@ -9,9 +9,9 @@ from sqlalchemy.orm import Session
 
 from app.auth.models import User
 from app.deployments.models import Deployment, DeploymentEvent
+from app.deployments.status import Status
 from app.extensions import db
-from app.metrics.instruments import observe_ready
-from app.orchestrator.schemas import CREATE_COMPLETE
+from app.instruments import observe_ready
 
 SOURCES = frozenset({"launch", "callback", "sync", "user", "admin", "portal"})
 
@@ -79,7 +79,7 @@ def change_status(
                 return False
             return change_status(deployment, to_status, source=source, reason=reason)
     record_event(deployment, to_status, source=source, reason=reason)
-    if to_status == CREATE_COMPLETE and not deployment.adopted:
+    if to_status == Status.CREATE_COMPLETE and not deployment.adopted:
         # Adopted rows were recorded when found, not when launched: no launch time to measure.
         template, launched_at = deployment.template_slug, deployment.created_at
         _after_commit(lambda: observe_ready(template, launched_at))

@@ -1,8 +1,6 @@
 """Prometheus metrics for operators: ``/metrics``, the request figures and the database
-collectors.
-
-Two floors: ``instruments`` is at the bottom (any feature counts through it), while
-``collectors`` and ``views`` sit at the top, reading the deployments and quotas features.
+collectors. A face on the top floor (it reads deployments and quotas); the counters the
+features update live below them all, in the core module ``app.instruments``.
 """
 
 from __future__ import annotations
@@ -12,14 +10,17 @@ import time
 from flask import Flask, request
 from werkzeug.wrappers import Response
 
-from app.metrics.instruments import HTTP_LATENCY, HTTP_REQUESTS
+from app.instruments import HTTP_LATENCY, HTTP_REQUESTS
 
 _STARTED = "portal.metrics.started"
 
 
 def init_metrics(app: Flask) -> None:
-    """Measure every request the app answers. The clock starts before any other
-    before-request function, so refusals made there (unreadable forms) are timed too."""
+    """Serve /metrics and measure every request the app answers. The clock starts before any
+    other before-request function, so refusals made there (unreadable forms) are timed too."""
+    from app.metrics.views import bp
+
+    app.register_blueprint(bp)
     app.before_request_funcs.setdefault(None, []).insert(0, _start_clock)
     app.after_request(_count_request)
 

@@ -14,7 +14,7 @@ from urllib.parse import parse_qsl, urlsplit
 import requests
 from urllib3.exceptions import ConnectTimeoutError, MaxRetryError, NewConnectionError
 
-from app.metrics.instruments import ORCHESTRATOR_ERRORS, ORCHESTRATOR_LATENCY
+from app.instruments import ORCHESTRATOR_ERRORS, ORCHESTRATOR_LATENCY
 from app.orchestrator.errors import (
     Conflict,
     OrchestratorError,

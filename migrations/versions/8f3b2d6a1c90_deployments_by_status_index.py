@@ -1,7 +1,7 @@
 """deployments counted by status and template from an index, for the operators' metrics
 
 Revision ID: 8f3b2d6a1c90
-Revises: 7e0a1b2c3d4e
+Revises: 7f13a0b1c2d3
 Create Date: 2026-11-25 10:15:00
 
 """
@@ -11,7 +11,7 @@ from alembic import op
 
 # revision identifiers, used by Alembic.
 revision = "8f3b2d6a1c90"
-down_revision = "7e0a1b2c3d4e"
+down_revision = "7f13a0b1c2d3"
 branch_labels = None
 depends_on = None
 

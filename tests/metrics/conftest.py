@@ -7,8 +7,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from app.auth.models import User
 from app.catalogue.loader import catalogue
 from app.catalogue.operations import publish, save_revision
-from app.deployments.operations import launch
 from app.extensions import db
+from app.launch.workflow import launch
 from tests.deployments.conftest import PARAMETERS, SIDECAR, TEMPLATE
 
 SLUG = "test-notebook"

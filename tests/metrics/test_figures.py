@@ -11,7 +11,7 @@ from app.deployments.models import Deployment
 from app.deployments.sync import sync_once
 from app.deployments.timeline import change_status
 from app.extensions import db
-from app.metrics.instruments import count_lease_event, count_notification
+from app.instruments import count_lease_event, count_notification
 from app.orchestrator.emulator.core import emulator_of
 from app.orchestrator.emulator.demo import demo_emulator
 from app.quotas.editing import set_limits
@@ -295,7 +295,7 @@ def test_notifications_and_lease_events_are_counted_through_their_functions(app,
 def test_an_unknown_outcome_or_refusal_is_a_programming_error():
     import pytest
 
-    from app.metrics.instruments import count_callback_refused
+    from app.instruments import count_callback_refused
 
     with pytest.raises(ValueError, match="unknown notification outcome"):
         count_notification("deployment-ready", "bounced")

@@ -1,5 +1,6 @@
-"""The portal's counters and histograms, which any feature may update: this module imports
-nothing of the portal but the clock, so every floor can reach it.
+"""The portal's Prometheus counters and histograms, which any feature may update: a core
+module (it imports nothing of the portal but the clock), so every floor can reach it; the
+``metrics`` feature serves them at /metrics with the figures it reads from the database.
 
 Under gunicorn each worker writes its figures to files in ``PROMETHEUS_MULTIPROC_DIR`` and
 ``/metrics`` adds them up (prometheus_client's multiprocess mode); without that variable
