@@ -77,12 +77,17 @@ def sync_lag() -> list[Metric]:
     listings; 0 when nothing is overdue. A lag that keeps growing means the sync worker is
     down or cannot keep up."""
     now = utcnow()
+    # The first row in ix_deployments_next_check order: min() let the planner pick another
+    # index and read every live row.
     oldest_check = db.session.scalar(
-        select(func.min(Deployment.next_check_at)).where(
+        select(Deployment.next_check_at)
+        .where(
             Deployment.next_check_at <= now,
             Deployment.uuid.is_not(None),
             Deployment.deleted.is_(False),
         )
+        .order_by(Deployment.next_check_at)
+        .limit(1)
     )
     oldest_listing = db.session.scalar(
         select(func.min(DeploymentListing.next_at)).where(DeploymentListing.next_at <= now)

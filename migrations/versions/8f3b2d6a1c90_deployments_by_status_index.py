@@ -20,7 +20,7 @@ def upgrade():
     op.create_index(
         "ix_deployments_status_template",
         "deployments",
-        ["deleted", "status", "template_slug"],
+        ["status", "template_slug", "deleted"],
     )
 
 
