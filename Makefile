@@ -5,6 +5,9 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 5000
 WORKERS ?= 2
+# Where gunicorn's workers and the sync worker write their metrics, added up at /metrics;
+# emptied at each start (figures of processes from an earlier run would be added in).
+METRICS_DIR := $(abspath instance/metrics)
 export FLASK_APP := wsgi
 # `make run` and its setup use the built-in demo orchestrator unless told otherwise
 # (make run PORTAL_ORCHESTRATOR_URL=https://orchestrator.example.org).
@@ -48,11 +51,12 @@ setup: $(VENV)/.installed
 run: setup
 	@echo "Serving the portal on http://$(HOST):$(PORT)/ with its sync and mail workers (Ctrl-C stops all three)"
 	@export PORTAL_PORTAL_BASE_URL=http://$(HOST):$(PORT); \
+	export PROMETHEUS_MULTIPROC_DIR=$(METRICS_DIR); rm -rf $(METRICS_DIR); mkdir -p $(METRICS_DIR); \
 	$(BIN)/flask deployments sync --loop & sync=$$!; \
 	$(BIN)/flask notifications send --loop & mail=$$!; \
 	trap 'kill $$sync $$mail 2>/dev/null; wait $$sync $$mail' EXIT; \
-	PORTAL_SESSION_COOKIE_SECURE=false $(BIN)/gunicorn --bind $(HOST):$(PORT) --workers $(WORKERS) \
-	  --access-logfile - wsgi:app
+	PORTAL_SESSION_COOKIE_SECURE=false $(BIN)/gunicorn -c config/gunicorn.conf.py \
+	  --bind $(HOST):$(PORT) --workers $(WORKERS) --access-logfile - wsgi:app
 
 ## test-deps: the Debian packages (when root) and Python packages the tests need
 test-deps: $(VENV)/.installed-test

@@ -46,6 +46,7 @@ def _init_extensions(app: Flask) -> None:
     from app.extensions import babel, bootstrap, csrf, db, migrate
     from app.launch import init_launch
     from app.leases import init_leases
+    from app.metrics import init_metrics
     from app.notifications import init_notifications
     from app.quotas import init_quotas
     from app.security import init_security
@@ -58,6 +59,7 @@ def _init_extensions(app: Flask) -> None:
     babel.init_app(app)
     bootstrap.init_app(app)
     init_security(app)
+    init_metrics(app)
     init_auth(app)
     init_catalogue(app)
     init_quotas(app)

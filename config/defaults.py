@@ -341,3 +341,9 @@ LEASES_DELETE_RETRY_MINUTES = 15
 # (see app/clock.py), so that tests and demos move time for several processes at once. Never
 # set it in production. Empty: the system clock.
 CLOCK_OFFSET_FILE = ""
+# --- Metrics ------------------------------------------------------------------------------------
+
+# Bearer token that opens /metrics (Prometheus format) to clients other than this host; they
+# send "Authorization: Bearer <token>". Empty means loopback clients only. Behind a reverse proxy
+# on the same host, set PROXY_FIX, or every client would look local.
+METRICS_TOKEN = ""

@@ -4,7 +4,7 @@ module of ``app/`` reads in one sitting.
 The floors, top to bottom (README, "Layout"):
 
     api, cli_client                 the JSON face of the same operations; the rcp client
-    launch, main                    the faces: may meet several features
+    launch, main, metrics           the faces: may meet several features
     quotas, leases, notifications   how much and how long people may use; what people are told
                                     of their deployments (all read what deployments record)
     deployments                     what was launched; reads the catalogue's templates
@@ -30,6 +30,7 @@ FLOORS = {
     "cli_client": 7,
     "launch": 6,
     "main": 6,
+    "metrics": 6,
     "quotas": 5,
     "notifications": 5,
     "leases": 5,

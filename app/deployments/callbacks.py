@@ -13,6 +13,7 @@ from flask import Blueprint, abort, request
 from app.deployments import operations
 from app.deployments.models import Deployment
 from app.extensions import csrf, db
+from app.instruments import CALLBACKS_RECEIVED, count_callback_refused
 from app.orchestrator import schemas
 
 log = logging.getLogger(__name__)
@@ -25,6 +26,7 @@ def _deployment(deployment_id: int, secret: str) -> Deployment:
     expected = deployment.callback_secret if deployment is not None else None
     # Compared even when there is no such row, so timing tells nothing about which ids exist.
     if not hmac.compare_digest((expected or "-").encode(), secret.encode()) or not expected:
+        count_callback_refused("unknown")
         abort(404)
     return deployment
 
@@ -32,18 +34,22 @@ def _deployment(deployment_id: int, secret: str) -> Deployment:
 @bp.post("/<int:deployment_id>/<secret>")
 @csrf.exempt
 def receive(deployment_id: int, secret: str):
+    CALLBACKS_RECEIVED.inc()
     deployment = _deployment(deployment_id, secret)
     body = request.get_json(silent=True)
     try:
         state = schemas.DeploymentState.from_json(body if isinstance(body, dict) else {})
     except ValueError:
+        count_callback_refused("unreadable")
         abort(400, "The body must be the deployment's JSON.")
     if deployment.uuid not in (None, state.uuid) or deployment.deleted:
         log.warning("Callback for deployment %s named another uuid %s", deployment.id, state.uuid)
+        count_callback_refused("mismatch")
         abort(404)
     if deployment.uuid is None and db.session.scalar(
         db.select(Deployment.id).where(Deployment.uuid == state.uuid)
     ):
+        count_callback_refused("mismatch")
         abort(404)
     operations.record_callback(deployment, state)
     return "", 204

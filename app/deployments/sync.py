@@ -21,6 +21,7 @@ from app.clock import utcnow
 from app.deployments.listing import ListResult, claim_listings, list_identity
 from app.deployments.polling import PollResult, poll_due
 from app.extensions import db
+from app.instruments import SYNC_PASS_DURATION
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +45,13 @@ class PassResult:
 
 
 def sync_once() -> PassResult:
-    """One pass: due listings, then due polls (in batches until none is due)."""
+    """One pass: due listings, then due polls (in batches until none is due). Its duration
+    is measured, failed passes included."""
+    with SYNC_PASS_DURATION.time():
+        return _pass()
+
+
+def _pass() -> PassResult:
     result = PassResult()
     # Rows checked during this pass (by a listing) come due again only after it started.
     started = utcnow()

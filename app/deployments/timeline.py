@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from sqlalchemy import update
+from collections.abc import Callable
+
+from sqlalchemy import event, update
+from sqlalchemy.orm import Session
 
 from app.auth.models import User
 from app.deployments.models import Deployment, DeploymentEvent
+from app.deployments.status import Status
 from app.extensions import db
+from app.instruments import observe_ready
 
 SOURCES = frozenset({"launch", "callback", "sync", "user", "admin", "portal"})
 
@@ -56,7 +61,8 @@ def change_status(
 
     A callback and the sync worker may learn the same change at the same moment in two
     processes: the change is made only from the status this process read, so the second one
-    finds it done and records nothing.
+    finds it done and records nothing. For the same reason the time from launch to ready is
+    observed here, by the one process that made the change, once it is committed.
     """
     if deployment.status == to_status:
         return False
@@ -73,4 +79,28 @@ def change_status(
                 return False
             return change_status(deployment, to_status, source=source, reason=reason)
     record_event(deployment, to_status, source=source, reason=reason)
+    if to_status == Status.CREATE_COMPLETE and not deployment.adopted:
+        # Adopted rows were recorded when found, not when launched: no launch time to measure.
+        template, launched_at = deployment.template_slug, deployment.created_at
+        _after_commit(lambda: observe_ready(template, launched_at))
     return True
+
+
+_PENDING = "timeline_after_commit"
+
+
+def _after_commit(callback: Callable[[], None]) -> None:
+    """Run ``callback`` once the current transaction commits; never if it rolls back."""
+    db.session.info.setdefault(_PENDING, []).append(callback)
+
+
+@event.listens_for(Session, "after_commit")
+def _run_pending(session: Session) -> None:
+    for callback in session.info.pop(_PENDING, []):
+        callback()
+
+
+@event.listens_for(Session, "after_soft_rollback")
+def _drop_pending(session: Session, previous_transaction) -> None:
+    if not previous_transaction.nested:
+        session.info.pop(_PENDING, None)

@@ -14,6 +14,7 @@ from urllib.parse import parse_qsl, urlsplit
 import requests
 from urllib3.exceptions import ConnectTimeoutError, MaxRetryError, NewConnectionError
 
+from app.instruments import ORCHESTRATOR_ERRORS, ORCHESTRATOR_LATENCY
 from app.orchestrator.errors import (
     Conflict,
     OrchestratorError,
@@ -228,7 +229,22 @@ class OrchestratorClient:
         time.sleep(wait)
         return self._send(method, path, **kwargs)
 
-    def _send(self, method: str, path: str, *, auth: bool = True, **kwargs) -> requests.Response:
+    def _send(self, method: str, path: str, **kwargs) -> requests.Response:
+        """Every call goes through here: its latency and failures are measured once, by
+        operation ("GET /deployments/{uuid}"), for the operators' dashboards."""
+        operation = _operation(method, path)
+        started = time.perf_counter()
+        try:
+            return self._send_once(method, path, **kwargs)
+        except OrchestratorError as error:
+            ORCHESTRATOR_ERRORS.labels(operation=operation, error=type(error).__name__).inc()
+            raise
+        finally:
+            ORCHESTRATOR_LATENCY.labels(operation=operation).observe(time.perf_counter() - started)
+
+    def _send_once(
+        self, method: str, path: str, *, auth: bool = True, **kwargs
+    ) -> requests.Response:
         headers = {"Accept": "application/json"}
         if auth:
             headers["Authorization"] = f"Bearer {self.token_provider()}"
@@ -272,6 +288,14 @@ def _never_sent(error: requests.RequestException) -> bool:
     if isinstance(cause, MaxRetryError):
         cause = cause.reason
     return isinstance(cause, NewConnectionError | ConnectTimeoutError)
+
+
+def _operation(method: str, path: str) -> str:
+    """``path`` with the deployment id replaced, so that operations are few and fixed."""
+    parts = path.split("/")
+    if len(parts) > 2 and parts[1] == "deployments":
+        parts[2] = "{uuid}"
+    return f"{method} {'/'.join(parts)}"
 
 
 def _segment(uuid: str) -> str:

@@ -1,0 +1,15 @@
+"""gunicorn settings the portal needs whatever the site: ``gunicorn -c config/gunicorn.conf.py``.
+
+With several workers, each writes its metrics to files in PROMETHEUS_MULTIPROC_DIR (an empty
+folder, wiped before each start) and /metrics adds them up. A worker that exits is marked dead
+here, so that its live figures stop counting while its counters are kept.
+"""
+
+import os
+
+
+def child_exit(server, worker):
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)
