@@ -1,22 +1,64 @@
 """The person's own account: who they are to the portal, and where they are logged in."""
 
-from flask import Blueprint, flash, redirect, render_template, url_for
+from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+from flask_babel import ngettext
 from flask_login import current_user, login_required
 
 from app.auth import logins
+from app.auth.errors import LoginFailed, LoginThrottled, PasswordRefused
+from app.auth.forms import ChangePasswordForm
+from app.auth.passwords import change_own_password
 
 bp = Blueprint("account", __name__, url_prefix="/account")
+
+
+def _page(password_form: ChangePasswordForm | None = None, status: int = 200):
+    if password_form is None and current_user.provider == "local":
+        password_form = ChangePasswordForm()
+    page = render_template(
+        "auth/account.html",
+        user=current_user,
+        sessions=logins.sessions_of(current_user, logins.current_id()),
+        password_form=password_form,
+    )
+    return page, status
 
 
 @bp.get("/")
 @login_required
 def index():
-    current = logins.current_id()
-    return render_template(
-        "auth/account.html",
-        user=current_user,
-        sessions=logins.sessions_of(current_user, current),
+    return _page()
+
+
+@bp.post("/password")
+@login_required
+def change_password():
+    """A local account changes its own password; its other logins end."""
+    form = ChangePasswordForm()
+    if current_user.provider != "local":
+        flash(_("Your password is kept by your identity provider: change it there."), "info")
+        return redirect(url_for("account.index"))
+    if not form.validate_on_submit():
+        return _page(form, 400)
+    try:
+        ended = change_own_password(
+            current_user,
+            form.current_password.data,
+            form.new_password.data,
+            request.remote_addr or "",
+        )
+    except (LoginFailed, LoginThrottled, PasswordRefused) as error:
+        field = getattr(form, error.field, None) if error.field else None
+        (field.errors if field is not None else form.form_errors).append(error.message)
+        return _page(form, error.status_code)
+    message = ngettext(
+        "Your password is changed, and your other session has ended.",
+        "Your password is changed, and your %(num)d other sessions have ended.",
+        ended,
     )
+    flash(message if ended else _("Your password is changed."), "success")
+    return redirect(url_for("account.index"))
 
 
 @bp.post("/sessions/<int:session_id>/end")

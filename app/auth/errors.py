@@ -46,3 +46,9 @@ class InvalidGroupName(PortalError):
     """A name given as a group could not be one."""
 
     status_code = 400
+
+
+class PasswordRefused(PortalError):
+    """A new password that the rule for local accounts refuses, or that cannot be set here."""
+
+    status_code = 400

@@ -1,8 +1,9 @@
-"""The login form."""
+"""The login form, and a local account's password change."""
 
+from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import HiddenField, PasswordField, RadioField, StringField
-from wtforms.validators import DataRequired, Length
+from wtforms.validators import DataRequired, EqualTo, Length
 
 METHOD_LABELS = {"local": "Portal account", "ldap": "Institute account (LDAP)"}
 
@@ -30,3 +31,26 @@ class LoginForm(FlaskForm):
             ]
         if not self.method.data and methods:
             self.method.data = methods[0]
+
+
+class ChangePasswordForm(FlaskForm):
+    """A local account's own password change: the current one proves who is asking."""
+
+    current_password = PasswordField(
+        _l("Current password"),
+        validators=[DataRequired(_l("Enter your current password.")), Length(max=1024)],
+        render_kw={"autocomplete": "current-password"},
+    )
+    new_password = PasswordField(
+        _l("New password"),
+        validators=[DataRequired(_l("Choose a new password.")), Length(max=1024)],
+        render_kw={"autocomplete": "new-password"},
+    )
+    repeated = PasswordField(
+        _l("New password again"),
+        validators=[
+            DataRequired(_l("Type the new password again.")),
+            EqualTo("new_password", _l("The two new passwords differ: type the same one twice.")),
+        ],
+        render_kw={"autocomplete": "new-password"},
+    )
