@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from flask import url_for
 from sqlalchemy import select
 
+from app.catalogue import display
 from app.catalogue.metadata import humanise
 from app.catalogue.models import TemplateRevision
 from app.catalogue.parsed import OutputSpec, ParsedTemplate
@@ -155,7 +156,7 @@ def _shown(name: str, value: Any, spec: OutputSpec | None) -> ShownOutput:
         show = "copy"
     if show == "copy" and isinstance(value, dict | list):
         show = "structured"
-    label = (spec.label if spec else None) or humanise(name)
+    label = (spec.label if spec else None) or display.output_label(name)
     return ShownOutput(name, label, show, text, value, spec.description if spec else "")
 
 
@@ -234,7 +235,8 @@ def secret_items(deployment: Deployment, template: ParsedTemplate | None) -> lis
     named = False
     for spec in outputs:
         if spec.show == "secret" and (deployment.secret_outputs_sealed or spec.name in plain):
-            items.append(SecretItem(spec.name, spec.label or humanise(spec.name), "output"))
+            label = spec.label or display.output_label(spec.name)
+            items.append(SecretItem(spec.name, label, "output"))
             named = True
     if deployment.secret_outputs_sealed and not named:
         items.append(SecretItem("", "Credentials the deployment returned", "output"))
@@ -258,11 +260,11 @@ def revealed_secrets(values: dict[str, Any], template: ParsedTemplate | None) ->
         for spec in template.inputs:
             labels[spec.name] = (spec.label or humanise(spec.name), "copy")
         for spec in template.outputs:
-            labels[spec.name] = (spec.label or humanise(spec.name), spec.show)
+            labels[spec.name] = (spec.label or display.output_label(spec.name), spec.show)
     order = list(labels)
     shown = []
     for name in _in_template_order(values, order):
-        label, show = labels.get(name, (humanise(name), "copy"))
+        label, show = labels.get(name, (display.output_label(name), "copy"))
         value = values[name]
         if isinstance(value, str) and value[:1] in "[{":
             with contextlib.suppress(ValueError):
@@ -298,7 +300,10 @@ class ShownSetting:
     text: str
 
 
-def _setting_text(value: Any) -> str:
+def _setting_text(value: Any, name: str = "") -> str:
+    worded = display.value_text(name, value)
+    if worded is not None:
+        return worded
     if isinstance(value, bool):
         return "Yes" if value else "No"
     if isinstance(value, str):
@@ -316,7 +321,7 @@ def shown_settings(deployment: Deployment, template: ParsedTemplate | None) -> l
     for name in _in_template_order(parameters, list(by_name)):
         spec = by_name.get(name)
         label = (spec.label if spec else None) or humanise(name)
-        shown.append(ShownSetting(name, label, _setting_text(parameters[name])))
+        shown.append(ShownSetting(name, label, _setting_text(parameters[name], name)))
     return shown
 
 

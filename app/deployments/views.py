@@ -21,6 +21,7 @@ from flask import (
 )
 from flask_login import current_user, login_required
 
+from app.catalogue import display
 from app.deployments import operations, presenters, queries
 from app.deployments.models import Deployment
 from app.errors import NotFound, PortalError
@@ -31,6 +32,10 @@ bp = Blueprint("deployments", __name__, url_prefix="/deployments")
 bp.add_app_template_filter(presenters.status_look, "status_look")
 bp.add_app_template_filter(presenters.resources_summary, "resources_summary")
 bp.add_app_template_test(presenters.is_web_address, "web_address")
+bp.add_app_template_filter(display.output_label, "output_label")
+bp.add_app_template_filter(display.credential_parts, "credential_parts")
+bp.add_app_template_test(display.credential_parts, "credential")
+bp.add_app_template_test(display.is_private_key, "private_key")
 
 
 def _is_htmx() -> bool:
@@ -161,11 +166,20 @@ def download_output(deployment_id: int, name: str):
             return _failed(deployment, error)
     if name not in values:
         abort(404)
-    filename = f"{deployment.template_slug}-{name}.txt".replace('"', "")
+    if request.args.get("part") == "key":
+        # The private key inside a credential, as the file ssh -i takes.
+        key = display.private_key_in(values[name])
+        if key is None:
+            abort(404)
+        filename = f"{deployment.template_slug}-{deployment.id}-private-key.pem"
+        body, mimetype = key if key.endswith("\n") else key + "\n", "application/x-pem-file"
+    else:
+        filename = f"{deployment.template_slug}-{name}.txt"
+        body, mimetype = presenters.as_text(values[name]), "text/plain"
     return Response(
-        presenters.as_text(values[name]),
-        mimetype="text/plain",
-        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+        body,
+        mimetype=mimetype,
+        headers={"Content-Disposition": f'attachment; filename="{filename.replace(chr(34), "")}"'},
     )
 
 

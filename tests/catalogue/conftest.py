@@ -18,8 +18,11 @@ SHARED = REPO.parent / "shared"
 
 @pytest.fixture(scope="session")
 def form_app():
+    from flask_babel import Babel
+
     app = Flask(__name__)
     app.config.update(SECRET_KEY="test", WTF_CSRF_ENABLED=False, TESTING=True)
+    Babel(app)  # generated forms word their help through gettext, as in the portal
     return app
 
 
