@@ -58,7 +58,9 @@ def _list_context() -> dict:
     outputs = presenters.shown_outputs(listed.deployments)
     owners = {d.user_id for d in listed.deployments} if listed.owners_shown else set()
     in_progress = {d.id for d in listed.deployments if d.in_progress}
+    empty = not listed.deployments and not filters.narrowed
     return {
+        "had_some": empty and queries.has_past_deployments(current_user, filters),
         "filters": filters,
         "listed": listed,
         "outputs": outputs,
@@ -88,7 +90,9 @@ def index():
 def rows():
     """The list's rows and pager alone, for htmx polling and live filtering."""
     context = _list_context()
-    response = Response(render_template("deployments/_rows.html", **context))
+    # The usage panel comes along (swapped out of band): a deletion that completes frees its
+    # resources in the panel when it leaves the list, without a reload.
+    response = Response(render_template("deployments/_rows.html", usage_too=True, **context))
     if _is_htmx() and not request.args.get("poll"):
         # A filter change: the address bar shows the full page with the same filters.
         response.headers["HX-Push-Url"] = url_for(".index", **context["filters"].args())
