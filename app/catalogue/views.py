@@ -13,18 +13,19 @@ from flask import (
     send_from_directory,
     url_for,
 )
+from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
 from app.catalogue import launching
-from app.catalogue.forms import presets_data, tab_layout
+from app.catalogue.forms import presets_data, tab_layout, with_preset
 from app.catalogue.loader import catalogue
 from app.deployments import operations as deployments
+from app.deployments.models import NAME_MAX_LENGTH
 from app.errors import PortalError
 
 bp = Blueprint("catalogue", __name__, url_prefix="/catalogue")
 
 # Longest deployment name accepted on the launch form.
-NAME_MAX = 120
 
 
 def _visible_entry(slug: str):
@@ -72,7 +73,12 @@ def launch(slug: str):
     entry = _visible_entry(slug)
     form_class = launching.form_class(entry)
     prefilled = False
-    if request.method == "POST":
+    presets = presets_data(entry.parsed)
+    chosen = _chosen_preset(presets)
+    if chosen is not None:
+        # A preset button pressed without scripts: the same form, the preset's values put in.
+        form = form_class(formdata=with_preset(request.form, chosen))
+    elif request.method == "POST":
         form = form_class()
     elif request.args.get("defaults"):
         form = form_class(formdata=None)
@@ -93,7 +99,9 @@ def launch(slug: str):
     status = 200
     blocker = deployments.launch_blocker(current_user)
     launch_fields = _launch_fields(entry)
-    if blocker and request.method == "POST":
+    if chosen is not None:
+        pass  # nothing is launched: the person looks at the preset's values first
+    elif blocker and request.method == "POST":
         form.form_errors.append(blocker)
         status = 403
     elif form.validate_on_submit() and not launch_fields["errors"]:
@@ -120,14 +128,26 @@ def launch(slug: str):
             parsed=entry.parsed,
             form=form,
             tabs=tab_layout(entry.parsed),
-            presets=presets_data(entry.parsed),
+            presets=presets,
+            chosen_preset=chosen,
             summary=launching.summary(entry, form, group_name=request.form.get("group") or None),
             prefilled=prefilled,
             blocker=blocker,
             launch_fields=launch_fields,
+            name_max=NAME_MAX_LENGTH,
         ),
         status,
     )
+
+
+def _chosen_preset(presets: list[dict]) -> dict | None:
+    """The preset whose button was pressed on a form sent without scripts, if one was."""
+    if request.method != "POST":
+        return None
+    number = request.form.get("apply_preset", type=int)
+    if number is None or not 0 <= number < len(presets):
+        return None
+    return presets[number]
 
 
 def _launch_fields(entry) -> dict:
@@ -144,8 +164,10 @@ def _launch_fields(entry) -> dict:
     name = request.form.get("deployment_name", "").strip()
     group = request.form.get("group", "").strip() or None
     errors = {}
-    if len(name) > NAME_MAX:
-        errors["deployment_name"] = f"Keep the name to {NAME_MAX} characters or fewer."
+    if len(name) > NAME_MAX_LENGTH:
+        errors["deployment_name"] = _(
+            "Keep the name to %(count)d characters or fewer.", count=NAME_MAX_LENGTH
+        )
     if group is not None and group not in groups:
         errors["group"] = "Choose one of your groups."
     return {"name": name, "group": group, "groups": groups, "errors": errors}
