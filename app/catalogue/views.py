@@ -17,11 +17,12 @@ from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
 from app.catalogue import launching
-from app.catalogue.forms import presets_data, tab_layout, with_preset
+from app.catalogue.forms import field_name, presets_data, tab_layout, with_preset
 from app.catalogue.loader import catalogue
 from app.deployments import operations as deployments
 from app.deployments.models import NAME_MAX_LENGTH
 from app.errors import PortalError
+from app.quotas.errors import QuotaExceeded
 
 bp = Blueprint("catalogue", __name__, url_prefix="/catalogue")
 
@@ -96,7 +97,7 @@ def launch(slug: str):
         )
         prefilled = bool(remembered)
 
-    status = 200
+    status, over_quota = 200, False
     blocker = deployments.launch_blocker(current_user)
     launch_fields = _launch_fields(entry)
     if chosen is not None:
@@ -116,11 +117,15 @@ def launch(slug: str):
         except PortalError as error:
             form.form_errors.append(error.message)
             status = error.status_code
+            over_quota = isinstance(error, QuotaExceeded)
         else:
             flash(_launched_message(deployment), "success" if deployment.uuid else "warning")
             return redirect(url_for("deployments.detail", deployment_id=deployment.id))
     elif request.method == "POST":
         status = 400
+    summary = launching.summary(entry, form, group_name=request.form.get("group") or None)
+    if over_quota:
+        _mark_over_quota(form, summary["misfit_inputs"])
     return (
         render_template(
             "catalogue/launch.html",
@@ -130,7 +135,7 @@ def launch(slug: str):
             tabs=tab_layout(entry.parsed),
             presets=presets,
             chosen_preset=chosen,
-            summary=launching.summary(entry, form, group_name=request.form.get("group") or None),
+            summary=summary,
             prefilled=prefilled,
             blocker=blocker,
             launch_fields=launch_fields,
@@ -138,6 +143,15 @@ def launch(slug: str):
         ),
         status,
     )
+
+
+def _mark_over_quota(form, names: list[str]) -> None:
+    """Mark the fields that size what went over the quota, so that their tab says so and the
+    page opens on the first of them."""
+    for name in names:
+        field = form._fields.get(field_name(name))
+        if field is not None:
+            field.errors = [*field.errors, _("Over your quota: choose less here.")]
 
 
 def _chosen_preset(presets: list[dict]) -> dict | None:

@@ -100,6 +100,8 @@ class Resources:
     breakdown: tuple[NodeResources, ...] = ()
     gpu_models: dict[str, int] = field(default_factory=dict)
     uncounted: tuple[str, ...] = ()
+    # The inputs each resource ("cores", "memory", "disk", "gpus") was read from.
+    inputs: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def summary(self) -> str:
@@ -188,7 +190,36 @@ def count_resources(
         breakdown=tuple(breakdown),
         gpu_models=gpu_models,
         uncounted=tuple(uncounted),
+        inputs=_inputs_by_resource(resolver.read),
     )
+
+
+# Size properties (of hosts, containers, flavours and volumes) by the resource they count.
+_RESOURCE_OF = {
+    "num_cpus": "cores",
+    "cpus": "cores",
+    "cores": "cores",
+    "mem_size": "memory",
+    "memory": "memory",
+    "disk_size": "disk",
+    "disk": "disk",
+    "size": "disk",
+    "num_gpus": "gpus",
+    "gpus": "gpus",
+    "gpu_model": "gpus",
+}
+
+
+def _inputs_by_resource(read: dict[str, set[str]]) -> dict[str, tuple[str, ...]]:
+    found: dict[str, set[str]] = {}
+    for prop, names in read.items():
+        # A count or a flavour multiplies or sizes everything.
+        resources = [_RESOURCE_OF[prop]] if prop in _RESOURCE_OF else []
+        if prop in ("count", "instance_type"):
+            resources = ["cores", "memory", "disk", "gpus"]
+        for resource in resources:
+            found.setdefault(resource, set()).update(names)
+    return {resource: tuple(sorted(names)) for resource, names in found.items()}
 
 
 def parse_size(value: Any, where: str = "size") -> int:

@@ -69,6 +69,11 @@
   }
   document.body.addEventListener("htmx:afterSwap", followSummary);
 
+  // A refused form opens on its tab with the first field to change (the server made that tab
+  // the active one); the keyboard starts there too.
+  var firstInvalid = form.querySelector(".tab-pane.active .is-invalid") || form.querySelector(".is-invalid");
+  if (firstInvalid) firstInvalid.focus();
+
   form.addEventListener("input", function (event) {
     var output = event.target.getAttribute("data-range-output");
     if (output) document.getElementById(output).textContent = event.target.value;

@@ -96,6 +96,12 @@ def test_an_over_quota_launch_is_refused_and_keeps_the_typed_values(live_server,
     expect(alert).to_contain_text("Nothing was launched")
     expect(page.get_by_label("Disk", exact=True)).to_have_value("321 GB")
     expect(page.get_by_label("Cores", exact=True)).to_have_value("64")
+    # The tabs holding the fields that size what went over say so; the first one is open,
+    # with the keyboard on its first such field.
+    expect(page.get_by_role("tab", name="Basic")).to_contain_text("needs attention")
+    expect(page.get_by_role("tab", name="Advanced")).to_contain_text("needs attention")
+    expect(page.get_by_label("GPUs", exact=True)).to_be_focused()
+    expect(page.get_by_text("Over your quota: choose less here.").first).to_be_visible()
     shot("quota-launch-refused")
 
 
