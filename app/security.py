@@ -16,6 +16,12 @@ UNREADABLE_FORM = (
 )
 
 
+NUL_IN_REQUEST = (
+    "The request contained a NUL character (\\0), which no text the portal keeps may hold. "
+    "Nothing was changed. Go back, remove it from what you typed or pasted, and send again."
+)
+
+
 class UnreadableForm(PortalError):
     """A submitted body that is not valid UTF-8 (raised before any view or CSRF check)."""
 
@@ -59,7 +65,11 @@ def init_security(app: Flask) -> None:
 
 
 def _refuse_unreadable_forms() -> None:
-    """Raise UnreadableForm when a submitted form is not UTF-8 text."""
+    """Raise UnreadableForm when a submitted form is not UTF-8 text, or when the form or the
+    query string holds a NUL character: SQLite stores one, PostgreSQL refuses it, so it is
+    refused here, the same on both, before anything is written."""
+    if any("\x00" in key or "\x00" in value for key, value in request.args.items(multi=True)):
+        raise UnreadableForm(NUL_IN_REQUEST)
     if request.method not in ("POST", "PUT", "PATCH"):
         return
     if request.mimetype == "application/x-www-form-urlencoded":
@@ -69,11 +79,15 @@ def _refuse_unreadable_forms() -> None:
                 unquote_to_bytes(pair.replace(b"+", b" ")).decode("utf-8")
         except UnicodeDecodeError:
             raise UnreadableForm(UNREADABLE_FORM) from None
+        if b"%00" in body or b"\x00" in body:
+            raise UnreadableForm(NUL_IN_REQUEST)
     elif request.mimetype == "multipart/form-data":
         # The multipart parser has already replaced undecodable bytes with U+FFFD.
         for key, value in request.form.items(multi=True):
             if "\ufffd" in key or "\ufffd" in value:
                 raise UnreadableForm(UNREADABLE_FORM)
+            if "\x00" in key or "\x00" in value:
+                raise UnreadableForm(NUL_IN_REQUEST)
 
 
 def _no_store_for_people(response):

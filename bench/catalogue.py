@@ -1,8 +1,9 @@
 """How fast the catalogue imports, loads and renders, and how much memory a worker holds.
 
 Figures printed:
-- import + validation time of the starter catalogue, of the public INDIGO templates (../shared),
-  and of a synthetic catalogue of 500 templates (variations of the starter ones);
+- import + validation time of the starter catalogue, of the public INDIGO templates
+  (tests/data/tosca-compat), and of a synthetic catalogue of 500 templates (variations of the
+  starter ones);
 - the time to re-validate every public template after a type library changed;
 - the time a fresh worker process takes to load the 500-template catalogue, and the memory it
   then holds (resident set growth);
@@ -20,7 +21,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "tosca-compat"
+COMPAT = ROOT / "tests" / "data" / "tosca-compat"
 CONFIG = {
     "SECRET_KEY": "bench-" + "x" * 40,
     "TESTING": False,
@@ -61,7 +62,7 @@ def synthetic_folder(target: Path, count: int) -> Path:
 
 def compat_folder() -> Path | None:
     """The public templates as they are: the import walks their sub-folders itself."""
-    return SHARED if SHARED.exists() else None
+    return COMPAT if COMPAT.exists() else None
 
 
 def time_import(app, folder: Path) -> tuple[float, int, int]:
@@ -191,7 +192,7 @@ def main(quick: bool = False) -> None:
                 f"library change takes {seconds:.2f} s"
             )
         else:
-            print("public INDIGO templates: ../shared/tosca-compat not found, skipped")
+            print("public INDIGO templates: tests/data/tosca-compat not found, skipped")
 
         big_app = make_app(tmp / "big.sqlite")
         seconds, total, published = time_import(big_app, synthetic_folder(tmp / "big", count))

@@ -19,6 +19,7 @@ pytest_plugins = [
     "tests.fixtures.slapd",
     "tests.fixtures.oidc_provider",
     "tests.fixtures.orchestrator_emulator",
+    "tests.fixtures.tosca",
 ]
 
 TEST_CONFIG = {

@@ -23,12 +23,12 @@ from flask import current_app
 from sqlalchemy import select
 
 from app.catalogue import revisions
-from app.catalogue.checks import other_dialect
 from app.catalogue.libraries import ensure_shipped
 from app.catalogue.models import CatalogueTemplate
-from app.catalogue.parsed import ParsedTemplate
 from app.config import PROJECT_ROOT
 from app.extensions import db
+from app.tosca.checks import other_dialect
+from app.tosca.parsed import ParsedTemplate
 
 SIDECAR_SUFFIX = ".portal.yaml"
 SUFFIXES = (".yaml", ".yml")

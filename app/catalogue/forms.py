@@ -16,10 +16,10 @@ from typing import Any, ClassVar
 from flask_wtf import FlaskForm
 from werkzeug.datastructures import MultiDict
 
-from app.catalogue.constraints import ConstraintError
-from app.catalogue.inputs import SECRET_KINDS, InputField, WidgetError, field_for
-from app.catalogue.parsed import ParsedTemplate
 from app.errors import PortalError
+from app.tosca.constraints import ConstraintError
+from app.tosca.inputs import SECRET_KINDS, InputField, WidgetError, field_for
+from app.tosca.parsed import ParsedTemplate
 
 CACHE_SIZE = 256
 _cache: OrderedDict[Any, type] = OrderedDict()

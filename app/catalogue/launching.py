@@ -9,12 +9,12 @@ from flask_login import current_user
 from sqlalchemy import select
 
 from app.catalogue.forms import build_form_class, field_name
-from app.catalogue.inputs import SECRET_KINDS, is_secret
 from app.catalogue.loader import Entry
 from app.catalogue.models import LaunchDefaults, TemplateRevision
-from app.catalogue.yamlsafe import Limits
 from app.deployments.operations import launch as launch_deployment
 from app.extensions import db
+from app.tosca.inputs import SECRET_KINDS, is_secret
+from app.tosca.yamlsafe import Limits
 
 
 def filter_entries(entries: list[Entry], query: str, tag: str) -> list[Entry]:

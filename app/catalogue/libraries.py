@@ -21,12 +21,12 @@ from sqlalchemy import func, select
 
 from app.catalogue.errors import CatalogueError
 from app.catalogue.models import CatalogueTemplate, TemplateRevision, TypeLibrary, TypeLibraryFile
-from app.catalogue.parsed import shipped_libraries
-from app.catalogue.typelibs import LibraryError, LibrarySet, compile_pattern
-from app.catalogue.typelibs import TypeLibrary as Library
 from app.clock import utcnow
 from app.errors import NotFound
 from app.extensions import db
+from app.tosca.parsed import shipped_libraries
+from app.tosca.typelibs import LibraryError, LibrarySet, compile_pattern
+from app.tosca.typelibs import TypeLibrary as Library
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 MAX_FILES = 500

@@ -14,8 +14,8 @@ from flask import current_app
 from sqlalchemy import select
 
 from app.catalogue.models import CatalogueTemplate, CatalogueVersion, TemplateRevision
-from app.catalogue.parsed import ParsedTemplate
 from app.extensions import db
+from app.tosca.parsed import ParsedTemplate
 
 
 @dataclass(frozen=True)

@@ -21,12 +21,12 @@ from app.catalogue.errors import CatalogueError
 from app.catalogue.libraries import library_set
 from app.catalogue.loader import bump_version, catalogue
 from app.catalogue.models import CatalogueTemplate, TemplateRevision
-from app.catalogue.parsed import Limits, ParsedTemplate, TemplateError, parse_template
-from app.catalogue.typelibs import LibrarySet
 from app.clock import utcnow
 from app.errors import NotFound
 from app.extensions import db
 from app.locks import lock_rows
+from app.tosca.parsed import Limits, ParsedTemplate, TemplateError, parse_template
+from app.tosca.typelibs import LibrarySet
 
 log = logging.getLogger(__name__)
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,99}$")

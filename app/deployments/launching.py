@@ -19,11 +19,8 @@ from sqlalchemy import func, select
 
 from app.auth.errors import TokenUnavailable
 from app.auth.models import User
-from app.catalogue.inputs import generate_password
 from app.catalogue.loader import Entry
 from app.catalogue.models import TemplateRevision
-from app.catalogue.parsed import ParsedTemplate
-from app.catalogue.yamlsafe import Limits, TemplateError
 from app.clock import utcnow
 from app.deployments import identity, tracking
 from app.deployments.errors import DeploymentError, LaunchError, TooManyLaunches, explain
@@ -35,6 +32,9 @@ from app.extensions import db
 from app.orchestrator import schemas
 from app.orchestrator.errors import OrchestratorError, OrchestratorUnavailable, Unreachable
 from app.quotas.operations import charge_for, reserve, uncounted_charge
+from app.tosca.inputs import generate_password
+from app.tosca.parsed import ParsedTemplate
+from app.tosca.yamlsafe import Limits, TemplateError
 
 log = logging.getLogger(__name__)
 

@@ -183,7 +183,7 @@ class DeploymentEvent(db.Model):
 class DeploymentListing(db.Model):
     """When the sync worker last listed, and next lists, one orchestrator identity's deployments.
 
-    ``identity`` is "user:<id>" for someone calling with their own token (or the demo's),
+    ``identity`` is "user:<id>" for someone calling in their own name (see identity.identity_of),
     "service" for the portal's service identity. Listing adopts deployments made elsewhere,
     resolves unconfirmed submissions and notices deployments that vanished; workers claim a
     listing with a row lock so that two never list the same identity at once.

@@ -15,12 +15,12 @@ from urllib.parse import urlsplit
 from flask import url_for
 from sqlalchemy import select
 
-from app.catalogue import display
-from app.catalogue.metadata import humanise
 from app.catalogue.models import TemplateRevision
-from app.catalogue.parsed import OutputSpec, ParsedTemplate
 from app.deployments.models import Deployment, DeploymentEvent
 from app.extensions import db
+from app.tosca import display
+from app.tosca.metadata import humanise
+from app.tosca.parsed import OutputSpec, ParsedTemplate
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from typing import Any
 from cryptography.fernet import InvalidToken
 
 from app.auth.tokens import _fernet
-from app.catalogue.inputs import PASSWORD_NAME, SECRET_KINDS
-from app.catalogue.parsed import ParsedTemplate
+from app.tosca.inputs import PASSWORD_NAME, SECRET_KINDS
+from app.tosca.parsed import ParsedTemplate
 
 log = logging.getLogger(__name__)
 

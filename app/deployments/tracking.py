@@ -14,13 +14,13 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from app.catalogue.models import TemplateRevision
-from app.catalogue.parsed import ParsedTemplate
 from app.clock import utcnow
 from app.deployments.models import VANISHED, Deployment, DeploymentListing
 from app.deployments.secrets import seal, split_outputs, unseal
 from app.deployments.timeline import change_status
 from app.extensions import db
 from app.orchestrator import schemas
+from app.tosca.parsed import ParsedTemplate
 
 
 def parsed_template(revision_id: int | None) -> ParsedTemplate | None:

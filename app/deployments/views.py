@@ -21,11 +21,11 @@ from flask import (
 )
 from flask_login import current_user, login_required
 
-from app.catalogue import display
 from app.deployments import operations, presenters, queries
 from app.deployments.models import Deployment
 from app.errors import NotFound, PortalError
 from app.extensions import db
+from app.tosca import display
 
 bp = Blueprint("deployments", __name__, url_prefix="/deployments")
 

@@ -126,7 +126,11 @@ class DeploymentState:
 
 
 def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
+    # A NUL character is dropped: PostgreSQL refuses it in text columns, and it never means
+    # anything in a status, a reason or a name.
+    if not isinstance(value, str):
+        return None
+    return value.replace("\x00", "") or None
 
 
 def next_link(page: dict) -> str | None:

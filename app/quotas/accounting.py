@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.quotas.resolving import AccountingError, Resolver
-from app.quotas.units import format_size, size_in_bytes
+from app.tosca.units import format_size, size_in_bytes
 
 __all__ = [
     "ANY_GPU_MODEL",

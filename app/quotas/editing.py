@@ -16,7 +16,7 @@ from app.quotas.anchors import lock_limit_row
 from app.quotas.errors import InvalidLimit
 from app.quotas.fit import amount_text
 from app.quotas.models import LIMIT_KEYS, SCOPES, SITE, USER, QuotaChange, QuotaLimit
-from app.quotas.units import read_size
+from app.tosca.units import read_size
 
 # What an operator types to lift a limit, and to let the next level decide again.
 UNLIMITED_WORDS = ("unlimited", "none", "∞")

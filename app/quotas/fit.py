@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from app.quotas.limits import Limits
-from app.quotas.units import format_size
 from app.quotas.usage import Holder, Usage
+from app.tosca.units import format_size
 
 RESOURCES = (
     ("cores", "CPU cores"),

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.quotas.resolving import AccountingError
-from app.quotas.units import read_size
+from app.tosca.units import read_size
 
 METADATA_KEY = "quota_flavours"
 _CORES = re.compile(r"^(\d+(?:\.\d+)?)\s*(?:cores?|cpus?|vcpus?)$", re.IGNORECASE)

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from app.quotas.units import size_in_bytes
+from app.tosca.units import size_in_bytes
 
 
 class AccountingError(ValueError):

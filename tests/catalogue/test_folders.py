@@ -13,8 +13,8 @@ from sqlalchemy import select
 from app.catalogue import operations
 from app.catalogue.folders import slug_for
 from app.catalogue.models import CatalogueTemplate
-from app.catalogue.parsed import ParsedTemplate
 from app.extensions import db
+from app.tosca.parsed import ParsedTemplate
 
 CORPUS = Path(__file__).parent / "corpus"
 ACME_URL = "https://git.acme.example/infra/tosca-types/raw/{ref}/{path}"

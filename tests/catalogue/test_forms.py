@@ -11,7 +11,7 @@ from app.catalogue.forms import (
     tab_layout,
 )
 from tests.catalogue.conftest import form_data
-from tests.catalogue.test_inputs import ssh_key
+from tests.tosca.test_inputs import ssh_key
 
 SIDECAR = """\
 name: Small VM
@@ -172,7 +172,7 @@ def test_a_required_field_shows_its_example_below_it_not_as_a_placeholder(
 
 
 def test_operating_systems_are_offered_by_name_and_sent_by_id(form_app, make_spec):
-    from app.catalogue.inputs import field_for
+    from app.tosca.inputs import field_for
 
     spec = make_spec(
         "os_image", choices=["ubuntu-22.04", "rockylinux-9", "my-own-image"], default="ubuntu-22.04"

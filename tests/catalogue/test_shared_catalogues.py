@@ -11,9 +11,9 @@ from app.catalogue import operations
 from app.catalogue.folders import IMPORTED, SKIPPED
 from app.catalogue.forms import build_form_class
 from app.catalogue.models import CatalogueTemplate
-from app.catalogue.parsed import parse_template
 from app.deployments.models import Deployment
 from app.extensions import db
+from app.tosca.parsed import parse_template
 from tests.catalogue.conftest import TYPES_DIR
 from tests.conftest import csrf_from
 

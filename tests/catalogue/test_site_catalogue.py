@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from app.catalogue.forms import build_form_class, check_parameters
-from app.catalogue.leniency import LENIENCIES
-from app.catalogue.parsed import parse_template, shipped_libraries
-from app.catalogue.typelibs import LibrarySet, TypeLibrary, read_files
+from app.tosca.leniency import LENIENCIES
+from app.tosca.parsed import parse_template, shipped_libraries
+from app.tosca.typelibs import LibrarySet, TypeLibrary, read_files
 from tests.catalogue.conftest import TYPES_DIR, form_data
 
 CORPUS = Path(__file__).parent / "corpus"

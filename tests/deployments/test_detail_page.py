@@ -303,7 +303,7 @@ def test_a_private_key_keeps_its_lines_under_a_human_label_with_copy_and_downloa
 
 
 def test_outputs_without_a_label_are_named_in_words_people_use():
-    from app.catalogue.display import output_label
+    from app.tosca.display import output_label
 
     assert output_label("node_creds") == "Login credentials"
     assert output_label("ssh_private_key") == output_label("private_key") == "Private key"

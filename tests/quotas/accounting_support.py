@@ -7,7 +7,7 @@ import yaml
 from app.quotas.accounting import Resources
 
 CATALOGUE = Path(__file__).parents[2] / "tosca-catalog"
-COMPAT = Path(__file__).parents[2].parent / "shared" / "tosca-compat"
+COMPAT = Path(__file__).parents[1] / "data" / "tosca-compat"
 GB, GiB, MB = 10**9, 2**30, 10**6
 
 

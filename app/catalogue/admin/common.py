@@ -8,7 +8,7 @@ from flask_login import current_user
 from app.catalogue import operations
 from app.catalogue.models import CatalogueTemplate, TemplateRevision
 from app.catalogue.operations import CatalogueError
-from app.catalogue.parsed import ParsedTemplate
+from app.tosca.parsed import ParsedTemplate
 
 #: Filter key -> label, in the order the list page offers them.
 STATES = {

@@ -13,7 +13,7 @@ from app.catalogue.admin.blueprint import bp
 from app.catalogue.admin.common import attach_error, author
 from app.catalogue.admin.forms import ActionForm, LibraryForm
 from app.catalogue.operations import CatalogueError
-from app.catalogue.typelibs import PATTERN_HELP
+from app.tosca.typelibs import PATTERN_HELP
 
 
 def _page(form=None, status=200):

@@ -23,9 +23,9 @@ from app.catalogue.forms import build_form_class, presets_data, tab_layout
 from app.catalogue.loader import Entry
 from app.catalogue.models import TemplateRevision
 from app.catalogue.operations import CatalogueError
-from app.catalogue.parsed import ParsedTemplate, TemplateError
 from app.errors import NotFound
 from app.extensions import db
+from app.tosca.parsed import ParsedTemplate, TemplateError
 
 
 def get_revision(slug: str, number: int) -> TemplateRevision:

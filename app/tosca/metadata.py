@@ -1,0 +1,275 @@
+"""The portal's sidecar metadata (``<slug>.portal.yaml``) and its fallbacks from the template.
+
+The format is described in ``tosca-catalog/README.md``. ``read_metadata`` checks the sidecar's
+shape (unknown keys, unknown widgets, tabs or presets naming unknown inputs, unknown output
+``show`` kinds...) and fills what the sidecar leaves out from the TOSCA ``metadata`` and
+``description``. Every problem is reported with the sidecar line it is on; none raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.tosca.yamlsafe import Limits, Problem, TemplateError
+
+WIDGETS = ("text", "textarea", "select", "radio", "number", "slider", "password", "checkbox")
+SHOW_KINDS = ("link", "copy", "secret", "ssh", "download")
+DEFAULT_TAB = "Advanced"
+
+_TOP_KEYS = {
+    "name": str,
+    "icon": str,
+    "description": str,
+    "tags": (list, str),
+    "types_version": str,
+    "visible_to": list,
+    "tabs": list,
+    "inputs": dict,
+    "presets": list,
+    "outputs": dict,
+}
+_INPUT_KEYS = {
+    "label": str,
+    "help": str,
+    "widget": str,
+    "choices": list,
+    "placeholder": str,
+    "pattern_message": str,
+    "generate": bool,
+    "hidden": bool,
+}
+_OUTPUT_KEYS = {"label": str, "show": str}
+_TYPE_WORDS = {str: "text", list: "a list", dict: "a mapping", bool: "true or false"}
+
+
+@dataclass
+class Metadata:
+    """What the catalogue shows about a template, after the fallbacks are applied."""
+
+    name: str
+    description: str = ""
+    icon: str | None = None
+    tags: list[str] = field(default_factory=list)
+    types_version: str | None = None
+    visible_to: list[str] = field(default_factory=list)
+    tabs: list[dict] = field(default_factory=list)
+    inputs: dict[str, dict] = field(default_factory=dict)
+    presets: list[dict] = field(default_factory=list)
+    outputs: dict[str, dict] = field(default_factory=dict)
+
+
+def humanise(name: str) -> str:
+    """``"num_cpus"`` -> ``"Num cpus"``; ``"jupyter-vm"`` -> ``"Jupyter vm"``."""
+    words = name.replace("_", " ").replace("-", " ").split()
+    text = " ".join(words)
+    return text[:1].upper() + text[1:]
+
+
+class _Checker:
+    """Collects sidecar problems with the line of the key they concern."""
+
+    def __init__(self, lines: dict[tuple, int]):
+        self.lines = lines
+        self.problems: list[Problem] = []
+
+    def report(self, path: tuple, message: str) -> None:
+        line = None
+        for end in range(len(path), 0, -1):
+            line = self.lines.get(path[:end])
+            if line:
+                break
+        self.problems.append(Problem(message, line, "sidecar"))
+
+    def check_keys(self, data: Any, path: tuple, allowed: dict, what: str) -> dict:
+        """Report unknown keys and values of the wrong type; return only the good entries."""
+        if not isinstance(data, dict):
+            self.report(path, f"{what} must be a mapping of keys to values.")
+            return {}
+        good = {}
+        for key, value in data.items():
+            if key not in allowed:
+                self.report(
+                    (*path, key),
+                    f'{what}: unknown key "{key}" (known: {", ".join(allowed)}).',
+                )
+            elif value is not None and not isinstance(value, allowed[key]):
+                expected = allowed[key] if isinstance(allowed[key], type) else allowed[key][0]
+                self.report((*path, key), f'{what}: "{key}" must be {_TYPE_WORDS[expected]}.')
+            elif value is not None:
+                good[key] = value
+        return good
+
+    def check_names(self, names: Any, path: tuple, known: Collection[str], what: str) -> list:
+        if not isinstance(names, list):
+            self.report(path, f"{what} must be a list of input names.")
+            return []
+        good = []
+        for position, name in enumerate(names):
+            if name in known:
+                good.append(name)
+            else:
+                self.report((*path, position), f'{what} names "{name}", which is not an input.')
+        return good
+
+
+def _check_inputs(check: _Checker, data: dict, inputs: Collection[str]) -> dict[str, dict]:
+    result = {}
+    for name, settings in data.items():
+        path = ("inputs", name)
+        if name not in inputs:
+            check.report(path, f'Input settings for "{name}", which is not an input.')
+            continue
+        good = check.check_keys(settings or {}, path, _INPUT_KEYS, f'Input "{name}"')
+        widget = good.get("widget")
+        if widget is not None and widget not in WIDGETS:
+            check.report(
+                (*path, "widget"),
+                f'Input "{name}": unknown widget "{widget}" (known: {", ".join(WIDGETS)}).',
+            )
+            good.pop("widget")
+        result[name] = good
+    return result
+
+
+def _check_tabs(check: _Checker, tabs: list, inputs: Collection[str]) -> list[dict]:
+    result, placed = [], set()
+    for position, tab in enumerate(tabs):
+        path = ("tabs", position)
+        good = check.check_keys(tab, path, {"name": str, "inputs": list}, f"Tab {position + 1}")
+        if "name" not in good:
+            check.report(path, f"Tab {position + 1} has no name.")
+            continue
+        names = check.check_names(
+            good.get("inputs", []), (*path, "inputs"), inputs, f'Tab "{good["name"]}"'
+        )
+        for name in names:
+            if name in placed:
+                check.report((*path, "inputs"), f'Input "{name}" is listed in more than one tab.')
+        names = [name for name in names if name not in placed]
+        placed.update(names)
+        result.append({"name": good["name"], "inputs": names})
+    return result
+
+
+def _check_presets(check: _Checker, presets: list, inputs: Collection[str]) -> list[dict]:
+    result = []
+    allowed = {"name": str, "description": str, "values": dict}
+    for position, preset in enumerate(presets):
+        path = ("presets", position)
+        good = check.check_keys(preset, path, allowed, f"Preset {position + 1}")
+        if "name" not in good:
+            check.report(path, f"Preset {position + 1} has no name.")
+            continue
+        values = {}
+        for name, value in good.get("values", {}).items():
+            if name in inputs:
+                values[name] = value
+            else:
+                check.report(
+                    (*path, "values", name),
+                    f'Preset "{good["name"]}" sets "{name}", which is not an input.',
+                )
+        result.append(
+            {"name": good["name"], "description": good.get("description", ""), "values": values}
+        )
+    return result
+
+
+def _check_outputs(check: _Checker, data: dict, outputs: Collection[str]) -> dict[str, dict]:
+    result = {}
+    for name, settings in data.items():
+        path = ("outputs", name)
+        if name not in outputs:
+            check.report(path, f'Output settings for "{name}", which is not an output.')
+            continue
+        good = check.check_keys(settings or {}, path, _OUTPUT_KEYS, f'Output "{name}"')
+        if "show" in good and good["show"] not in SHOW_KINDS:
+            check.report(
+                (*path, "show"),
+                f'Output "{name}": unknown show kind "{good["show"]}" '
+                f"(known: {', '.join(SHOW_KINDS)}).",
+            )
+            good.pop("show")
+        result[name] = good
+    return result
+
+
+def _split_tags(tags: Any) -> list[str]:
+    if isinstance(tags, str):
+        tags = tags.split(",")
+    if not isinstance(tags, list):
+        return []
+    return [str(tag).strip() for tag in tags if str(tag).strip()]
+
+
+def read_metadata(
+    slug: str,
+    tosca: dict,
+    sidecar_text: str | bytes | None,
+    *,
+    input_names: Collection[str],
+    output_names: Collection[str],
+    limits: Limits | None = None,
+    icons: Collection[str] | None = None,
+) -> tuple[Metadata, list[Problem], list[Problem]]:
+    """Read the sidecar and apply the documented fallbacks; return (metadata, errors, warnings).
+
+    ``tosca`` is the loaded template. ``icons`` names the files available in ``icons/``; when
+    given, icons that aren't among them are reported (sidecar) or ignored (TOSCA metadata).
+    Never raises: a sidecar that can't be read is reported and the fallbacks are used.
+    """
+    limits = limits or Limits()
+    errors: list[Problem] = []
+    warnings: list[Problem] = []
+    data: dict = {}
+    check = _Checker({})
+    if sidecar_text is not None and str(sidecar_text).strip():
+        try:
+            raw, lines = limits.load(sidecar_text, strict_keys=True)
+        except TemplateError as error:
+            errors.append(Problem.from_error(error, "sidecar"))
+        else:
+            check = _Checker(lines)
+            data = check.check_keys(raw, (), _TOP_KEYS, "The sidecar")
+
+    tosca_meta = tosca.get("metadata") if isinstance(tosca.get("metadata"), dict) else {}
+    name = (
+        data.get("name")
+        or tosca_meta.get("display_name")
+        or tosca_meta.get("template_name")
+        or humanise(slug)
+    )
+    description = data.get("description")
+    if description is None:
+        description = tosca.get("description") if isinstance(tosca.get("description"), str) else ""
+
+    icon = data.get("icon")
+    if icon is not None and icons is not None and icon not in icons:
+        check.report(("icon",), f'Icon "{icon}" is not a file in icons/.')
+        icon = None
+    if icon is None:
+        fallback = tosca_meta.get("icon")
+        if isinstance(fallback, str) and (icons is None or fallback in icons):
+            icon = fallback
+
+    visible_to = data.get("visible_to", [])
+    if not all(isinstance(group, str) for group in visible_to):
+        check.report(("visible_to",), "visible_to must be a list of group names.")
+        visible_to = [group for group in visible_to if isinstance(group, str)]
+
+    metadata = Metadata(
+        name=str(name),
+        description=str(description).strip(),
+        icon=icon,
+        tags=_split_tags(data.get("tags", tosca_meta.get("tags"))),
+        types_version=data.get("types_version"),
+        visible_to=visible_to,
+        tabs=_check_tabs(check, data.get("tabs", []), input_names),
+        inputs=_check_inputs(check, data.get("inputs", {}), input_names),
+        presets=_check_presets(check, data.get("presets", []), input_names),
+        outputs=_check_outputs(check, data.get("outputs", {}), output_names),
+    )
+    errors.extend(check.problems)
+    return metadata, errors, warnings

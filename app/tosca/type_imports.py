@@ -1,0 +1,185 @@
+"""Following a template's imports through the type libraries, never through the network.
+
+Each import URL is looked up in the libraries (``typelibs``); the file found may import
+further files by absolute or relative URL, which resolve the same way, recursively, with
+cycles skipped and depth bounded. Each top-level import becomes one document holding its
+file's definitions merged with everything it imports, ready for tosca-parser.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import threading
+from dataclasses import dataclass, field
+
+import yaml
+
+from app.tosca.typelibs import LibrarySet, Resolved, TypeLibrary, absolute, nested_imports
+from app.tosca.yamlsafe import Problem, TemplateError
+
+MAX_DEPTH = 8
+MAX_FILES = 200
+MAX_FILE_BYTES = 4 * 1024 * 1024
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+SECTIONS = (
+    "artifact_types",
+    "data_types",
+    "capability_types",
+    "interface_types",
+    "relationship_types",
+    "node_types",
+    "group_types",
+    "policy_types",
+)
+
+_CACHE: dict[str, dict] = {}  # parsed type files by content digest
+_CACHE_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class TemplateImport:
+    """One entry of a template's ``imports``: its name, URL (``None`` if unreadable), line."""
+
+    name: str
+    url: str | None
+    line: int | None
+
+
+@dataclass
+class ImportGraph:
+    """What a template's imports resolved to."""
+
+    documents: dict[str, dict] = field(default_factory=dict)  # top-level URL -> merged types
+    libraries: list[str] = field(default_factory=list)  # names, in order of first use
+    unresolved: list[TemplateImport] = field(default_factory=list)  # the template's own
+    nested_unresolved: list[str] = field(default_factory=list)  # inside type files
+    problems: list[Problem] = field(default_factory=list)  # unreadable type files
+    paths: set[str] = field(default_factory=set)  # library paths of the top-level imports
+
+    def use(self, library: TypeLibrary) -> None:
+        if library.name not in self.libraries:
+            self.libraries.append(library.name)
+
+
+def template_imports(tpl: dict, lines: dict[tuple, int]) -> list[TemplateImport]:
+    """The template's imports, with ``repository`` entries turned into URLs."""
+    raw = tpl.get("imports") or []
+    repositories = tpl.get("repositories") if isinstance(tpl.get("repositories"), dict) else {}
+    found = []
+    for position, item in enumerate(raw if isinstance(raw, list) else [raw]):
+        if isinstance(item, dict) and len(item) == 1 and "file" not in item:
+            ((name, entry),) = item.items()
+        else:
+            name, entry = f"import {position + 1}", item
+        found.append(
+            TemplateImport(
+                str(name),
+                _url(entry, repositories),
+                lines.get(("imports", position)),
+            )
+        )
+    return found
+
+
+def _url(entry, repositories: dict) -> str | None:
+    if isinstance(entry, str):
+        return entry.strip()
+    if isinstance(entry, dict) and isinstance(entry.get("file"), str):
+        repository = entry.get("repository")
+        if repository is None:
+            return entry["file"].strip()
+        repo = repositories.get(repository)
+        base = repo.get("url") if isinstance(repo, dict) else repo
+        if isinstance(base, str):
+            return base.strip().rstrip("/") + "/" + entry["file"].strip()
+    return None
+
+
+def parsed_file(resolved: Resolved) -> dict:
+    """The YAML of a library file, parsed once per content; a fresh copy for each caller.
+
+    Raises ``TemplateError`` when the file is not readable YAML.
+    """
+    digest = hashlib.sha256(resolved.text.encode("utf-8")).hexdigest()
+    with _CACHE_LOCK:
+        cached = _CACHE.get(digest)
+    if cached is None:
+        cached = _load_types(resolved.text)
+        with _CACHE_LOCK:
+            if len(_CACHE) >= 64:
+                _CACHE.clear()
+            _CACHE[digest] = cached
+    return copy.deepcopy(cached)
+
+
+def _load_types(text: str) -> dict:
+    # Type files come from admins and are read as tosca-parser reads them (a repeated key
+    # keeps its last value, as in the published INDIGO types), within a size bound.
+    if len(text.encode("utf-8")) > MAX_FILE_BYTES:
+        raise TemplateError(f"the file is larger than {MAX_FILE_BYTES:,} bytes.")
+    try:
+        data = yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        raise TemplateError(
+            f"not valid YAML ({getattr(error, 'problem', error)})", mark.line + 1 if mark else None
+        ) from None
+    if not isinstance(data, dict):
+        raise TemplateError("the file is not a YAML mapping.")
+    return data
+
+
+def resolve_imports(
+    tpl: dict, lines: dict[tuple, int], libraries: LibrarySet, prefer: TypeLibrary | None
+) -> ImportGraph:
+    """Resolve every import of ``tpl``, and of the type files it reaches."""
+    graph = ImportGraph()
+    budget = [MAX_FILES]
+    for item in template_imports(tpl, lines):
+        resolved = libraries.resolve(item.url, prefer) if item.url else None
+        if resolved is None:
+            graph.unresolved.append(item)
+            continue
+        graph.paths.add(resolved.path)
+        document = _merged(resolved, libraries, prefer, graph, set(), 0, budget)
+        if document is not None:
+            graph.documents[item.url] = document
+    return graph
+
+
+def _merged(resolved, libraries, prefer, graph, seen: set, depth: int, budget: list):
+    key = (resolved.library.name, resolved.path)
+    if key in seen or depth > MAX_DEPTH or budget[0] <= 0:
+        return {}  # a cycle, or too deep: what is already merged stands
+    budget[0] -= 1
+    graph.use(resolved.library)
+    try:
+        document = parsed_file(resolved)
+    except TemplateError as error:
+        graph.problems.append(
+            Problem(
+                f'Type file "{resolved.path}" of library "{resolved.library.name}" can\'t be read: '
+                f"{error}",
+            )
+        )
+        return None
+    merged: dict = {}
+    for reference in nested_imports(document):
+        url = absolute(reference, resolved.url)
+        inner = libraries.resolve(url, prefer)
+        if inner is None:
+            where = f"{resolved.library.name}/{resolved.path}"
+            if f"{url} (imported by {where})" not in graph.nested_unresolved:
+                graph.nested_unresolved.append(f"{url} (imported by {where})")
+            continue
+        found = _merged(inner, libraries, prefer, graph, seen | {key}, depth + 1, budget)
+        for section in SECTIONS:
+            if isinstance((found or {}).get(section), dict):
+                merged.setdefault(section, {}).update(found[section])
+    for section in SECTIONS:
+        if isinstance(document.get(section), dict):
+            merged.setdefault(section, {}).update(document[section])
+    document.pop("imports", None)
+    document.update(merged)
+    return document
