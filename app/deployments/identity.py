@@ -110,8 +110,9 @@ def service_identity() -> ServiceIdentity:
 
 
 def groups_for(user: User) -> list[str]:
-    """The groups ``user`` may charge a deployment to (from LDAP or the OIDC groups claim)."""
-    return sorted({str(group).strip("/") for group in user.groups or () if str(group).strip("/")})
+    """The groups ``user`` may charge a deployment to (from LDAP or the OIDC groups claim,
+    stored in the portal's form at login: see ``app.auth.groups``)."""
+    return list(user.groups or ())
 
 
 def user_group_to_send(user: User, group: str | None) -> str | None:

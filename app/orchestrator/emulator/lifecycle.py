@@ -16,10 +16,11 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC
 
 import requests
 
+from app.clock import utcnow
 from app.orchestrator import schemas as s
 from app.orchestrator.emulator.faults import Faults, RequestLog
 from app.orchestrator.emulator.outputs import Topology
@@ -53,7 +54,7 @@ _PRIVATE = ("parameters",)
 
 
 def now_text() -> str:
-    return s.format_time(datetime.now(UTC))
+    return s.format_time(utcnow().replace(tzinfo=UTC))
 
 
 def public(record: dict) -> dict:
