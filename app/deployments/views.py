@@ -101,9 +101,11 @@ def _list_panels() -> list[tuple[str, dict]]:
 def rows():
     """The list's rows and pager alone, for htmx polling and live filtering."""
     context = _list_context()
-    # The usage panel comes along (swapped out of band): a deletion that completes frees its
-    # resources in the panel when it leaves the list, without a reload.
-    response = Response(render_template("deployments/_rows.html", usage_too=True, **context))
+    # The panels come along, swapped out of band: a deletion that completes frees its
+    # resources in the usage panel when it leaves the list, without a reload.
+    response = Response(
+        render_template("deployments/_rows.html", panels=_list_panels(), panels_oob=True, **context)
+    )
     if _is_htmx() and not request.args.get("poll"):
         # A filter change: the address bar shows the full page with the same filters.
         response.headers["HX-Push-Url"] = url_for(".index", **context["filters"].args())

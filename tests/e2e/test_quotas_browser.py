@@ -54,7 +54,7 @@ def test_the_launch_form_shows_cost_and_fit_as_values_change(live_server, page, 
 
     launch = page.get_by_role("button", name="Launch", exact=True)
     expect(launch).to_be_disabled()
-    expect(page.locator("#launch-reason")).to_contain_text("Launch is off while the request does")
+    expect(page.locator("#launch-reason")).to_contain_text("Launch is off until the request fits")
     shot("quota-launch-off")
 
     page.get_by_role("button", name="One T4").click()
