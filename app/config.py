@@ -54,13 +54,13 @@ def _derive(app: Flask) -> None:
 def _check(app: Flask) -> None:
     if app.config["SECRET_KEY"] == DEFAULT_SECRET_KEY and not app.config["DEVELOPMENT"]:
         raise ConfigurationError(
-            "Refusing to start: SECRET_KEY is the default. Set PORTAL_SECRET_KEY, or run "
-            "`python -m app.instance` (which `make run` does) to write a random one to "
-            "instance/portal.cfg."
+            "SECRET_KEY is the default. Set PORTAL_SECRET_KEY, or run "
+            "`python -m app.instance` (which `make setup` and `make run` do) to write a random "
+            "one to instance/portal.cfg."
         )
     if not app.config.get("ORCHESTRATOR_URL"):
         raise ConfigurationError(
-            "Refusing to start: no orchestrator configured. Set PORTAL_ORCHESTRATOR_URL to the "
-            'PaaS orchestrator\'s URL, or to "demo" for the built-in emulator (nothing real is '
-            "deployed)."
+            "No orchestrator is configured. Set PORTAL_ORCHESTRATOR_URL to the PaaS "
+            'orchestrator\'s URL, or to "demo" for the built-in emulator (nothing real is '
+            "deployed); `make setup` writes the demo's setting to instance/portal.cfg."
         )

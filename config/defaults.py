@@ -72,6 +72,10 @@ LOGIN_THROTTLE_WINDOW_SECONDS = 15 * 60
 # production when every user comes from LDAP or an identity provider.
 LOCAL_LOGIN_ENABLED = True
 
+# The fewest characters a local account's password may have, whether an operator sets it with
+# `flask users ...` or the person changes it on their Account page.
+PASSWORD_MIN_LENGTH = 12
+
 # --- LDAP ---------------------------------------------------------------------------------------
 
 # None disables LDAP login. Otherwise a mapping:

@@ -8,7 +8,7 @@ from flask.cli import AppGroup
 from sqlalchemy import select
 
 from app.auth import local
-from app.auth.errors import AccountExists, GroupsNotEditable, InvalidGroupName
+from app.auth.errors import AccountExists, GroupsNotEditable, InvalidGroupName, PasswordRefused
 from app.auth.models import User
 from app.auth.operations import (
     change_local_groups,
@@ -18,6 +18,7 @@ from app.auth.operations import (
     revoke_role,
     set_active,
 )
+from app.auth.passwords import check_new_password
 from app.auth.roles import GRANTABLE_ROLES
 from app.extensions import db
 from app.locks import one_host_at_a_time
@@ -27,6 +28,18 @@ users_cli = AppGroup("users", help="Manage accounts and roles.")
 
 def _generate_password() -> str:
     return secrets.token_urlsafe(12)
+
+
+def _password_from(variable: str | None) -> str:
+    """The password in environment ``variable`` (empty when unset), if the rule for local
+    passwords accepts it; raises ClickException saying what the rule wants otherwise."""
+    given = os.environ.get(variable, "") if variable else ""
+    if given:
+        try:
+            check_new_password(given)
+        except PasswordRefused as error:
+            raise click.ClickException(f"${variable}: {error.message}") from None
+    return given
 
 
 def _find(username: str, provider: str) -> User:
@@ -60,7 +73,7 @@ def create_local_user(
 )
 def create(username, display_name, email, role, password_env):
     """Create a local account and print its password once."""
-    given = os.environ.get(password_env, "") if password_env else ""
+    given = _password_from(password_env)
     password = given or _generate_password()
     user = create_local_user(username, password, display_name, email)
     for r in role:
@@ -77,10 +90,11 @@ def create(username, display_name, email, role, password_env):
 def reset_password(username, password_env):
     """Give a local account a new password and log out its sessions."""
     user = _find(username, local.PROVIDER)
-    password = (os.environ.get(password_env, "") if password_env else "") or _generate_password()
+    given = _password_from(password_env)
+    password = given or _generate_password()
     user.password_hash = local.hash_password(password)
     end_all_sessions(user)
-    if password_env and os.environ.get(password_env):
+    if given:
         click.echo(f"Password of {username} reset from ${password_env}.")
     else:
         click.echo(f"New password for {username} (shown once): {password}")
@@ -181,11 +195,12 @@ def _bootstrap_accounts() -> None:
                 f"(new password: flask users reset-password {username})."
             )
             continue
-        password = os.environ.get(env) or _generate_password()
+        given = _password_from(env)
+        password = given or _generate_password()
         user = create_local_user(username, password, display_name)
         for role in roles:
             grant_role(user, role, granted_by="bootstrap")
-        if os.environ.get(env):
+        if given:
             click.echo(f"Created local account {username!r} with the password from ${env}.")
         else:
             click.echo(f"Created local account {username!r}; password (shown once): {password}")

@@ -48,6 +48,12 @@ class InvalidGroupName(PortalError):
     status_code = 400
 
 
+class PasswordRefused(PortalError):
+    """A new password that the rule for local accounts refuses, or that cannot be set here."""
+
+    status_code = 400
+
+
 class AccountExists(PortalError):
     """A local account of that name exists already."""
 

@@ -1,6 +1,8 @@
-"""The login form, and the form that creates a personal access token."""
+"""The login form, a local account's password change, and the form that creates a personal
+access token."""
 
 from flask_babel import lazy_gettext
+from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import (
     HiddenField,
@@ -10,7 +12,7 @@ from wtforms import (
     SelectMultipleField,
     StringField,
 )
-from wtforms.validators import DataRequired, Length, NumberRange
+from wtforms.validators import DataRequired, EqualTo, Length, NumberRange
 from wtforms.widgets import CheckboxInput, ListWidget
 
 from app.auth.access_tokens import SCOPES
@@ -78,4 +80,27 @@ class TokenForm(FlaskForm):
         lazy_gettext("Lifetime in days"),
         default=30,
         validators=[DataRequired(lazy_gettext("Give a number of days.")), NumberRange(min=1)],
+    )
+
+
+class ChangePasswordForm(FlaskForm):
+    """A local account's own password change: the current one proves who is asking."""
+
+    current_password = PasswordField(
+        _l("Current password"),
+        validators=[DataRequired(_l("Enter your current password.")), Length(max=1024)],
+        render_kw={"autocomplete": "current-password"},
+    )
+    new_password = PasswordField(
+        _l("New password"),
+        validators=[DataRequired(_l("Choose a new password.")), Length(max=1024)],
+        render_kw={"autocomplete": "new-password"},
+    )
+    repeated = PasswordField(
+        _l("New password again"),
+        validators=[
+            DataRequired(_l("Type the new password again.")),
+            EqualTo("new_password", _l("The two new passwords differ: type the same one twice.")),
+        ],
+        render_kw={"autocomplete": "new-password"},
     )

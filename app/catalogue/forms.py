@@ -12,10 +12,11 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from flask_wtf import FlaskForm
+from werkzeug.datastructures import MultiDict
 
 from app.errors import PortalError
 from app.tosca.constraints import ConstraintError
-from app.tosca.inputs import REQUIRED_MESSAGE, InputField, WidgetError, field_for
+from app.tosca.inputs import REQUIRED_MESSAGE, SECRET_KINDS, InputField, WidgetError, field_for
 from app.tosca.inputs.limits import too_long
 from app.tosca.parsed import ParsedTemplate
 
@@ -144,11 +145,23 @@ def tab_layout(parsed: ParsedTemplate) -> list[tuple[str, list[str]]]:
 
 
 def presets_data(parsed: ParsedTemplate) -> list[dict[str, Any]]:
-    """Presets as JSON-able data for the page: name, description and form values by field."""
+    """Presets as JSON-able data for the page: name, description and form values by field.
+
+    A preset's values cover every field it names *and* every field with a template default
+    that it does not name (reset to that default): switching from "Large" to "Small" must not
+    keep Large's 100 GB disk. Fields without a default (an SSH key, a command) hold what the
+    person typed, and keep it. The live form (static/js/launch.js) and the form without
+    scripts (``with_preset``) both apply exactly these values.
+    """
     fields = _input_fields(parsed, shown_only=True)
+    defaults = {
+        field_name(name): field.form_default()
+        for name, field in fields.items()
+        if field.spec.has_default and field.kind not in SECRET_KINDS
+    }
     presets = []
     for preset in parsed.presets:
-        values = {}
+        values = dict(defaults)
         for name, value in preset["values"].items():
             try:
                 coerced = fields[name].coerce(value)
@@ -162,3 +175,16 @@ def presets_data(parsed: ParsedTemplate) -> list[dict[str, Any]]:
             {"name": preset["name"], "description": preset["description"], "values": values}
         )
     return presets
+
+
+def with_preset(formdata: MultiDict, preset: dict[str, Any]) -> MultiDict:
+    """The submitted ``formdata`` with ``preset``'s values (from ``presets_data``) put in,
+    as a browser without scripts sends them when a preset button is pressed."""
+    data = MultiDict(formdata)
+    for key, value in preset["values"].items():
+        data.poplist(key)
+        if value is True:
+            data.add(key, "y")
+        elif value is not False and value is not None:
+            data.add(key, str(value))
+    return data

@@ -150,8 +150,9 @@ def hide(slug: str, author: str) -> None:
     _commit()
 
 
-def restore(slug: str, number: int, author: str) -> TemplateRevision:
-    """Save revision ``number``'s content as a new revision, and publish it if the template is live.
+def restore(slug: str, number: int, author: str, publish_it: bool = True) -> TemplateRevision:
+    """Save revision ``number``'s content as a new revision, and publish it if the template is
+    live and ``publish_it`` (the admin's confirmation said which).
 
     The history is never rewritten: restoring adds a revision.
     """
@@ -160,7 +161,7 @@ def restore(slug: str, number: int, author: str) -> TemplateRevision:
     revision = save_revision(
         slug, old.tosca_text, old.sidecar_text, author, f"Restored revision {number}"
     )
-    if template.published_revision_id and not template.hidden and revision.valid:
+    if publish_it and template.published_revision_id and not template.hidden and revision.valid:
         publish(slug, author, revision.number)
     return revision
 

@@ -30,6 +30,11 @@ VANISHED = Status.VANISHED
 __all__ = ["PORTAL_STATUSES", "Deployment", "DeploymentEvent", "Status"]
 
 
+# The longest name a person may give a deployment: shorter than the column, so that lists stay
+# readable. The launch form's field and the server's check both read it from here.
+NAME_MAX_LENGTH = 120
+
+
 class Deployment(db.Model):
     """One launch of a catalogue template by one user (or one adopted from the orchestrator).
 

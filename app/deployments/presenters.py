@@ -19,6 +19,7 @@ from app.catalogue.models import TemplateRevision
 from app.deployments.models import Deployment, DeploymentEvent
 from app.deployments.status import Status
 from app.extensions import db
+from app.tosca import display
 from app.tosca.metadata import humanise
 from app.tosca.parsed import OutputSpec, ParsedTemplate
 from app.tosca.schedules import parse_schedule
@@ -162,7 +163,7 @@ def _shown(name: str, value: Any, spec: OutputSpec | None) -> ShownOutput:
         show = "copy"
     if show == "copy" and isinstance(value, dict | list):
         show = "structured"
-    label = (spec.label if spec else None) or humanise(name)
+    label = (spec.label if spec else None) or display.output_label(name)
     return ShownOutput(name, label, show, text, value, spec.description if spec else "")
 
 
@@ -241,7 +242,8 @@ def secret_items(deployment: Deployment, template: ParsedTemplate | None) -> lis
     named = False
     for spec in outputs:
         if spec.show == "secret" and (deployment.secret_outputs_sealed or spec.name in plain):
-            items.append(SecretItem(spec.name, spec.label or humanise(spec.name), "output"))
+            label = spec.label or display.output_label(spec.name)
+            items.append(SecretItem(spec.name, label, "output"))
             named = True
     if deployment.secret_outputs_sealed and not named:
         items.append(SecretItem("", "Credentials the deployment returned", "output"))
@@ -265,11 +267,11 @@ def revealed_secrets(values: dict[str, Any], template: ParsedTemplate | None) ->
         for spec in template.inputs:
             labels[spec.name] = (spec.label or humanise(spec.name), "copy")
         for spec in template.outputs:
-            labels[spec.name] = (spec.label or humanise(spec.name), spec.show)
+            labels[spec.name] = (spec.label or display.output_label(spec.name), spec.show)
     order = list(labels)
     shown = []
     for name in _in_template_order(values, order):
-        label, show = labels.get(name, (humanise(name), "copy"))
+        label, show = labels.get(name, (display.output_label(name), "copy"))
         value = values[name]
         if isinstance(value, str) and value[:1] in "[{":
             with contextlib.suppress(ValueError):
@@ -306,7 +308,10 @@ class ShownSetting:
     sent: str | None = None  # what was sent, when ``text`` words it differently (admins only)
 
 
-def _setting_text(value: Any) -> str:
+def _setting_text(value: Any, name: str = "") -> str:
+    worded = display.value_text(name, value)
+    if worded is not None:
+        return worded
     if isinstance(value, bool):
         return "Yes" if value else "No"
     if isinstance(value, str):
@@ -324,7 +329,7 @@ def shown_settings(deployment: Deployment, template: ParsedTemplate | None) -> l
     for name in _in_template_order(parameters, list(by_name)):
         spec = by_name.get(name)
         label = (spec.label if spec else None) or humanise(name)
-        text, sent = _setting_text(parameters[name]), None
+        text, sent = _setting_text(parameters[name], name), None
         if spec and spec.widget == "schedule":
             with contextlib.suppress(ValueError):  # as sent when it cannot be read
                 text, sent = parse_schedule(str(parameters[name])).describe(), text

@@ -40,6 +40,8 @@ STATUS_GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 EVERYONE = "*"
+# How people write "everyone" in the Whose filter ("*" still works in old links).
+EVERYONE_WORDS = frozenset({"*", "everyone", "all"})
 
 # Orders the list can be sorted in (the API's ``sort``), each ending with the id so that pages
 # never overlap.
@@ -85,6 +87,8 @@ class Filters:
     def from_args(cls, args: Any, may_see_others: bool) -> Filters:
         status = args.get("status", "")
         owner = args.get("user", "").strip()[:255] if may_see_others else ""
+        if owner.lower() in EVERYONE_WORDS:
+            owner = EVERYONE
         try:
             page = max(int(args.get("page", 1)), 1)
         except ValueError:
@@ -103,7 +107,7 @@ class Filters:
             "status": self.status,
             "template": self.template,
             "q": self.text,
-            "user": self.owner,
+            "user": "everyone" if self.owner == EVERYONE else self.owner,
             "page": self.page if self.page > 1 else "",
         }
         values.update(changes)
@@ -229,3 +233,13 @@ def usernames(user_ids: set[int]) -> dict[int, str]:
         return {}
     rows = db.session.execute(select(User.id, User.username).where(User.id.in_(user_ids)))
     return {user_id: username for user_id, username in rows}
+
+
+def has_past_deployments(viewer: User, filters: Filters) -> bool:
+    """Whether the list's owner (in ``filters``' scope) ever had a deployment, deleted ones
+    included: an empty list then says "at the moment" rather than "yet"."""
+    query = select(Deployment.id).limit(1)
+    owner = _owner_condition(viewer, filters.owner)
+    if owner is not None:
+        query = query.where(owner)
+    return db.session.scalar(query) is not None

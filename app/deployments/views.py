@@ -23,9 +23,10 @@ from flask_login import current_user, login_required
 
 from app.deployments import jobs, operations, panels, presenters, queries
 from app.deployments import status as statuses
-from app.deployments.models import Deployment
+from app.deployments.models import NAME_MAX_LENGTH, Deployment
 from app.errors import NotFound, PortalError
 from app.extensions import db
+from app.tosca import display
 
 bp = Blueprint("deployments", __name__, url_prefix="/deployments")
 
@@ -33,6 +34,10 @@ bp.add_app_template_filter(presenters.status_look, "status_look")
 bp.add_app_template_filter(jobs.look_of, "deployment_look")
 bp.add_app_template_filter(presenters.resources_summary, "resources_summary")
 bp.add_app_template_test(presenters.is_web_address, "web_address")
+bp.add_app_template_filter(display.output_label, "output_label")
+bp.add_app_template_filter(display.credential_parts, "credential_parts")
+bp.add_app_template_test(display.credential_parts, "credential")
+bp.add_app_template_test(display.is_private_key, "private_key")
 
 
 def _is_htmx() -> bool:
@@ -55,7 +60,9 @@ def _list_context() -> dict:
     outputs = presenters.shown_outputs(listed.deployments)
     owners = {d.user_id for d in listed.deployments} if listed.owners_shown else set()
     in_progress = {d.id for d in listed.deployments if d.in_progress}
+    empty = not listed.deployments and not filters.narrowed
     return {
+        "had_some": empty and queries.has_past_deployments(current_user, filters),
         "filters": filters,
         "listed": listed,
         "outputs": outputs,
@@ -96,7 +103,11 @@ def _list_panels() -> list[tuple[str, dict]]:
 def rows():
     """The list's rows and pager alone, for htmx polling and live filtering."""
     context = _list_context()
-    response = Response(render_template("deployments/_rows.html", **context))
+    # The panels come along, swapped out of band: a deletion that completes frees its
+    # resources in the usage panel when it leaves the list, without a reload.
+    response = Response(
+        render_template("deployments/_rows.html", panels=_list_panels(), panels_oob=True, **context)
+    )
     if _is_htmx() and not request.args.get("poll"):
         # A filter change: the address bar shows the full page with the same filters.
         response.headers["HX-Push-Url"] = url_for(".index", **context["filters"].args())
@@ -117,6 +128,7 @@ def _detail_context(deployment: Deployment, revealed: dict[str, str] | None = No
     actors = {e.actor_id for e in deployment.events if e.actor_id} | {deployment.user_id}
     people = queries.usernames(actors)
     return {
+        "name_max": NAME_MAX_LENGTH,
         "deployment": deployment,
         "look": jobs.look_of(deployment),
         "plan": jobs.plan_of(deployment),
@@ -174,11 +186,20 @@ def download_output(deployment_id: int, name: str):
             return _failed(deployment, error)
     if name not in values:
         abort(404)
-    filename = f"{deployment.template_slug}-{name}.txt".replace('"', "")
+    if request.args.get("part") == "key":
+        # The private key inside a credential, as the file ssh -i takes.
+        key = display.private_key_in(values[name])
+        if key is None:
+            abort(404)
+        filename = f"{deployment.template_slug}-{deployment.id}-private-key.pem"
+        body, mimetype = key if key.endswith("\n") else key + "\n", "application/x-pem-file"
+    else:
+        filename = f"{deployment.template_slug}-{name}.txt"
+        body, mimetype = presenters.as_text(values[name]), "text/plain"
     return Response(
-        presenters.as_text(values[name]),
-        mimetype="text/plain",
-        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+        body,
+        mimetype=mimetype,
+        headers={"Content-Disposition": f'attachment; filename="{filename.replace(chr(34), "")}"'},
     )
 
 

@@ -4,22 +4,22 @@ a deployment. Each translates HTTP and calls one verb of ``app.launch.workflow``
 from functools import partial
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
-from app.catalogue.forms import presets_data, tab_layout
+from app.catalogue.forms import field_name, presets_data, tab_layout, with_preset
 from app.catalogue.loader import catalogue
 from app.deployments import operations as deployments
+from app.deployments.models import NAME_MAX_LENGTH
 from app.errors import PortalError
 from app.launch import prefill, preview, workflow
 from app.leases import launching as lease_launching
 from app.leases import operations as lease_operations
+from app.quotas.errors import QuotaExceeded
 
 # No prefix: the launch pages keep the addresses people know, under the catalogue and under
 # My deployments.
 bp = Blueprint("launch", __name__)
-
-# Longest deployment name accepted on the launch form.
-NAME_MAX = 120
 
 
 def _visible_entry(slug: str):
@@ -29,7 +29,10 @@ def _visible_entry(slug: str):
     return entry
 
 
-def _initial_form(entry):
+def _initial_form(entry, chosen: dict | None):
+    if chosen is not None:
+        # A preset button pressed without scripts: the same form, the preset's values put in.
+        return prefill.form_class(entry)(formdata=with_preset(request.form, chosen)), False
     if request.method == "POST":
         return prefill.form_class(entry)(), False
     if request.args.get("defaults"):
@@ -45,8 +48,10 @@ def _initial_form(entry):
 @login_required
 def launch(slug: str):
     entry = _visible_entry(slug)
-    form, prefilled = _initial_form(entry)
-    status = 200
+    presets = presets_data(entry.parsed)
+    chosen = _chosen_preset(presets)
+    form, prefilled = _initial_form(entry, chosen)
+    status, over_quota = 200, False
     blocker = deployments.launch_blocker(current_user)
     launch_fields = _launch_fields(entry)
     lease = lease_launching.launch_offer(
@@ -54,9 +59,11 @@ def launch(slug: str):
         launch_fields["group"] or next(iter(launch_fields["groups"]), None),
         request.form.get("lease_duration") if request.method == "POST" else None,
     )
-    if lease.error:
+    if lease.error and chosen is None:
         launch_fields["errors"]["lease_duration"] = lease.error
-    if blocker and request.method == "POST":
+    if chosen is not None:
+        pass  # nothing is launched: the person looks at the preset's values first
+    elif blocker and request.method == "POST":
         form.form_errors.append(blocker)
         status = 403
     elif form.validate_on_submit() and not launch_fields["errors"]:
@@ -78,11 +85,15 @@ def launch(slug: str):
         except PortalError as error:
             form.form_errors.append(error.message)
             status = error.status_code
+            over_quota = isinstance(error, QuotaExceeded)
         else:
             flash(_launched_message(deployment), "success" if deployment.uuid else "warning")
             return redirect(url_for("deployments.detail", deployment_id=deployment.id))
     elif request.method == "POST":
         status = 400
+    summary = preview.summary(entry, form, group_name=request.form.get("group") or None)
+    if over_quota:
+        _mark_over_quota(form, summary["misfit_inputs"])
     return (
         render_template(
             "launch/launch.html",
@@ -90,15 +101,36 @@ def launch(slug: str):
             parsed=entry.parsed,
             form=form,
             tabs=tab_layout(entry.parsed),
-            presets=presets_data(entry.parsed),
-            summary=preview.summary(entry, form, group_name=request.form.get("group") or None),
+            presets=presets,
+            chosen_preset=chosen,
+            summary=summary,
             prefilled=prefilled,
             blocker=blocker,
             launch_fields=launch_fields,
             lease=lease,
+            name_max=NAME_MAX_LENGTH,
         ),
         status,
     )
+
+
+def _mark_over_quota(form, names: list[str]) -> None:
+    """Mark the fields that size what went over the quota, so that their tab says so and the
+    page opens on the first of them."""
+    for name in names:
+        field = form._fields.get(field_name(name))
+        if field is not None:
+            field.errors = [*field.errors, _("Over your quota: choose less here.")]
+
+
+def _chosen_preset(presets: list[dict]) -> dict | None:
+    """The preset whose button was pressed on a form sent without scripts, if one was."""
+    if request.method != "POST":
+        return None
+    number = request.form.get("apply_preset", type=int)
+    if number is None or not 0 <= number < len(presets):
+        return None
+    return presets[number]
 
 
 def _launch_fields(entry) -> dict:
@@ -115,8 +147,10 @@ def _launch_fields(entry) -> dict:
     name = request.form.get("deployment_name", "").strip()
     group = request.form.get("group", "").strip() or None
     errors = {}
-    if len(name) > NAME_MAX:
-        errors["deployment_name"] = f"Keep the name to {NAME_MAX} characters or fewer."
+    if len(name) > NAME_MAX_LENGTH:
+        errors["deployment_name"] = _(
+            "Keep the name to %(count)d characters or fewer.", count=NAME_MAX_LENGTH
+        )
     if group is not None and group not in groups:
         errors["group"] = "Choose one of your groups."
     return {"name": name, "group": group, "groups": groups, "errors": errors}
@@ -151,7 +185,7 @@ def summary(slug: str):
 def relaunch(deployment_id: int):
     """Launch the same template with the same settings again, under a new name."""
     deployment = deployments.visible_deployment(current_user, deployment_id)
-    name = " ".join(request.form.get("name", "").split())[:255]
+    name = " ".join(request.form.get("name", "").split())[:NAME_MAX_LENGTH]
     if not name:
         flash("Give the new deployment a name; nothing was launched.", "danger")
         return redirect(url_for("deployments.detail", deployment_id=deployment.id))

@@ -40,7 +40,7 @@ from app.deployments.errors import (
     explain,
     explain_create_conflict,
 )
-from app.deployments.models import Deployment
+from app.deployments.models import NAME_MAX_LENGTH, Deployment
 from app.deployments.secrets import seal, secret_inputs, split_parameters
 from app.deployments.status import AWAITING_ANSWER, Status
 from app.deployments.timeline import record_event
@@ -222,7 +222,7 @@ def launch(
     text = _template_text(entry)
     deployment = Deployment(
         user_id=user.id,
-        name=(name or "").strip()[:255] or default_name(entry),
+        name=(name or "").strip()[:NAME_MAX_LENGTH] or default_name(entry),
         template_slug=entry.slug,
         revision_id=entry.revision_id,
         template_name=entry.parsed.name,

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from app.quotas.resolving import AccountingError, Resolver
+from app.quotas.sized_by import inputs_by_resource
 from app.tosca.units import format_size, size_in_bytes
 
 __all__ = [
@@ -103,6 +104,8 @@ class Resources:
     gpu_models: dict[str, int] = field(default_factory=dict)
     uncounted: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    # The inputs each resource ("cores", "memory", "disk", "gpus") was read from.
+    inputs: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def summary(self) -> str:
@@ -195,6 +198,7 @@ def count_resources(
         gpu_models=gpu_models,
         uncounted=tuple(uncounted),
         notes=tuple(notes),
+        inputs=inputs_by_resource(resolver.read),
     )
 
 

@@ -13,7 +13,7 @@ from app.extensions import db
 from app.quotas.fit import Bar
 from app.quotas.holding import holding_clause
 from app.quotas.limits import Limits, limits_for_many
-from app.quotas.models import QuotaCharge
+from app.quotas.models import GROUP, MEMBER, QuotaCharge, QuotaLimit
 
 SORTS = {
     "name": "Name",
@@ -114,3 +114,16 @@ def users_page(query: str = "", sort: str = "name", page: int = 1, size: int = 5
         ]
         rows.append(UserRow(user, limits[user.id], bars))
     return rows, total
+
+
+def known_groups(words: str = "") -> list[str]:
+    """Every group an operator may look after, sorted: those with limits, those charged for a
+    deployment, and those people belong to (local, LDAP and OIDC groups as last seen at login);
+    ``words`` narrows them to names holding every word."""
+    limited = select(QuotaLimit.subject).where(QuotaLimit.scope.in_([MEMBER, GROUP])).distinct()
+    charged = select(Deployment.group_name).where(Deployment.group_name.is_not(None)).distinct()
+    names = set(db.session.scalars(limited)) | set(db.session.scalars(charged))
+    for groups in db.session.scalars(select(User.groups)):
+        names.update(name for name in groups or () if isinstance(name, str))
+    wanted = words.lower().split()
+    return sorted(n for n in names if n and all(word in n.lower() for word in wanted))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from app.quotas.accounting import AccountingError, count_resources
 from app.quotas.fit import misfit, misfit_sentence
 from app.quotas.operations import assess_launch, charge_for, uncountable_refusal
 
@@ -37,7 +38,13 @@ def launch_preview(
         for bar in assessment.misfits()
     ]
     refusal = uncountable_refusal(user, group_name or None, charge)
+    over = {
+        "gpus" if bar.key.startswith("gpu") else bar.key
+        for assessment in assessments
+        for bar in assessment.misfits()
+    }
     return {
+        "misfit_inputs": inputs_behind(template_document, parameters, over) if over else [],
         "charge": charge,
         "assessments": assessments,
         "fits": not problems and not refusal,
@@ -48,3 +55,16 @@ def launch_preview(
         "group_name": group_name,
         "misfit": misfit,
     }
+
+
+def inputs_behind(
+    template_document: Mapping[str, Any], parameters: Mapping[str, Any], resources: set[str]
+) -> list[str]:
+    """The names of the inputs that size any of ``resources`` ("cores", "memory", "disk",
+    "gpus"): the fields to change when they do not fit. Empty when the template cannot be
+    counted."""
+    try:
+        counted = count_resources(template_document, parameters)
+    except AccountingError:
+        return []
+    return sorted({name for key in resources for name in counted.inputs.get(key, ())})

@@ -24,6 +24,9 @@ class Resolver:
     def __init__(self, inputs: Mapping[str, Any], parameters: Mapping[str, Any]):
         self.inputs = inputs
         self.parameters = parameters
+        # Which inputs each size property read ("num_cpus" -> {"num_cpus"}), so that a launch
+        # over its quota can point at the fields to change.
+        self.read: dict[str, set[str]] = {}
 
     def resolve(self, value: Any, where: str) -> Any:
         """``value`` with every ``get_input`` replaced by the parameter or the input default.
@@ -52,6 +55,8 @@ class Resolver:
         if not path or not isinstance(path[0], str):
             raise AccountingError(f"{where}: get_input needs an input name, got {argument!r}.")
         name = path[0]
+        prop = where.rsplit(": ", 1)[-1].split(".")[0].split("[")[0]
+        self.read.setdefault(prop, set()).add(name)
         if name not in self.inputs:
             raise AccountingError(f"{where}: get_input names an undeclared input {name!r}.")
         definition = self.inputs[name]

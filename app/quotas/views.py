@@ -4,6 +4,7 @@ detail, at ``/quotas/mine``)."""
 
 import csv
 import io
+from datetime import date
 
 from flask import (
     Blueprint,
@@ -15,13 +16,13 @@ from flask import (
     request,
     url_for,
 )
+from flask_babel import format_date
 from flask_login import current_user, login_required
 from sqlalchemy import select
 
 from app.auth.groups import normalise_group
 from app.auth.models import User
 from app.auth.roles import role_required
-from app.deployments.models import Deployment
 from app.errors import NotFound
 from app.extensions import db
 from app.quotas.editing import describe_limits, set_limits, subject_label
@@ -29,7 +30,7 @@ from app.quotas.errors import InvalidLimit
 from app.quotas.fit import assess
 from app.quotas.forms import LimitsForm
 from app.quotas.limits import limits_for, pool_limits
-from app.quotas.listing import SORTS, users_page
+from app.quotas.listing import SORTS, known_groups, users_page
 from app.quotas.models import GROUP, MEMBER, SITE, USER, QuotaChange, QuotaLimit
 from app.quotas.operations import usage_details_context, usage_panel_context
 from app.quotas.usage import holders_of, usage_of
@@ -37,6 +38,16 @@ from app.quotas.usage_history import csv_rows, month_starts, monthly_usage, per_
 
 bp = Blueprint("quotas", __name__, url_prefix="/quotas")
 HISTORY_SHOWN = 50
+
+
+@bp.app_template_filter("month_name")
+def month_name(month: str, long: bool = False) -> str:
+    """``"2026-03"`` as the chart labels its bars (``"Mar"``, or ``"March 2026"`` in full)."""
+    try:
+        start = date.fromisoformat(month + "-01")
+    except (TypeError, ValueError):
+        return month
+    return format_date(start, "MMMM yyyy" if long else "MMM")
 
 
 @bp.app_context_processor
@@ -149,11 +160,9 @@ def groups():
     opening = normalise_group(request.args.get("name", ""))
     if opening:
         return redirect(url_for("quotas.group", name=opening))
-    limited = select(QuotaLimit.subject).where(QuotaLimit.scope.in_([MEMBER, GROUP])).distinct()
-    charged = select(Deployment.group_name).where(Deployment.group_name.is_not(None)).distinct()
-    named = set(db.session.scalars(limited)) | set(db.session.scalars(charged))
+    query = " ".join(request.args.get("q", "").split())[:100]
     shown = []
-    for name in sorted(named):
+    for name in known_groups(query):
         shown.append(
             {
                 "name": name,
@@ -162,7 +171,9 @@ def groups():
                 "usage": usage_of(group_name=name),
             }
         )
-    return render_template("quotas/groups.html", groups=shown, describe=describe_limits)
+    return render_template(
+        "quotas/groups.html", groups=shown, describe=describe_limits, query=query
+    )
 
 
 @bp.get("/groups/<path:name>")

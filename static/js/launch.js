@@ -23,6 +23,9 @@
   form.addEventListener("click", function (event) {
     var preset = event.target.closest("[data-preset]");
     if (preset) {
+      // The values cover every field the preset names and reset the others that have a
+      // default (the server computes them: app/catalogue/forms.py presets_data).
+      event.preventDefault();
       var values = JSON.parse(preset.getAttribute("data-preset"));
       Object.keys(values).forEach(function (name) { setValue(name, values[name]); });
       form.querySelectorAll(".preset-button").forEach(function (b) { b.classList.remove("active"); });
@@ -50,6 +53,26 @@
       target.dispatchEvent(new Event("change", { bubbles: true }));
     }
   });
+
+  // Launch stays off while the cost box says the request does not fit (the server refuses
+  // it anyway); the reason sits under the button. A person without scripts gets the refusal.
+  var launchButton = document.getElementById("launch-button");
+  var launchReason = document.getElementById("launch-reason");
+  var blockedFromStart = launchButton && launchButton.hasAttribute("data-account-blocked");
+  function followSummary() {
+    var summary = document.getElementById("launch-summary");
+    if (!summary || !launchButton || blockedFromStart) return;
+    var blocked = summary.getAttribute("data-launchable") === "no";
+    launchButton.disabled = blocked;
+    launchReason.textContent = blocked ? summary.getAttribute("data-reason") : "";
+    launchReason.hidden = !blocked;
+  }
+  document.body.addEventListener("htmx:afterSwap", followSummary);
+
+  // A refused form opens on its tab with the first field to change (the server made that tab
+  // the active one); the keyboard starts there too.
+  var firstInvalid = form.querySelector(".tab-pane.active .is-invalid") || form.querySelector(".is-invalid");
+  if (firstInvalid) firstInvalid.focus();
 
   form.addEventListener("input", function (event) {
     var output = event.target.getAttribute("data-range-output");

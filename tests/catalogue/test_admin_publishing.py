@@ -268,3 +268,22 @@ def test_a_publish_through_one_worker_reaches_another_without_a_restart(make_app
     post_form(client, "/admin/catalogue/vm/", "/admin/catalogue/vm/hide", {})
     with second.app_context():
         assert catalogue().get("vm") is None
+
+
+def test_the_restore_confirmation_says_whether_it_publishes_and_a_draft_restore_does_not(
+    app, client, admin
+):
+    save(app, "vm", create=True, publish=True)
+    save(app, "vm", VM.replace("default: 2", "default: 4"), publish=True)
+
+    html = page_text(client, "/admin/catalogue/vm/")
+    assert "Restore revision 1 and publish it?" in html and "Restore and publish" in html
+    assert "Restore revision 1 without publishing it?" in html
+    post_form(
+        client, "/admin/catalogue/vm/", "/admin/catalogue/vm/revisions/1/restore", {"publish": "0"}
+    )
+
+    with app.app_context():
+        template = operations.get_template("vm")
+        assert [r.number for r in template.revisions] == [1, 2, 3]
+        assert catalogue().get("vm").revision_number == 2

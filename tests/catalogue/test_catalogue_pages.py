@@ -194,3 +194,70 @@ def test_a_large_catalogue_is_shown_a_page_of_cards_at_a_time(
     more = client.get("/catalogue/?page=2", headers={"HX-Request": "true"}).get_data(as_text=True)
     assert more.count('class="card h-100 app-card"') == 3
     assert "more-cards" not in more and "<html" not in more
+
+
+def _field_value(html: str, name: str) -> str:
+    """The value a text field or select shows in ``html``."""
+    match = re.search(rf'<input[^>]*name="{name}"[^>]*value="([^"]*)"', html)
+    if match:
+        return match.group(1)
+    select = re.search(rf'<select[^>]*name="{name}".*?</select>', html, re.DOTALL)
+    assert select, f"no field {name}"
+    chosen = re.search(
+        r'<option selected value="([^"]*)"|<option value="([^"]*)" selected', select[0]
+    )
+    assert chosen, f"nothing chosen in {name}"
+    return chosen.group(1) or chosen.group(2)
+
+
+def test_a_preset_sets_every_field_it_names_and_resets_the_others_without_scripts(
+    client, researcher
+):
+    page = client.get("/catalogue/jupyter-ml-gpu/").get_data(as_text=True)
+    four = client.post(
+        "/catalogue/jupyter-ml-gpu/",
+        data={"csrf_token": csrf_from(page), "apply_preset": "2"},
+    ).get_data(as_text=True)
+    assert _field_value(four, "disk_size") == "500 GB"
+
+    # "One T4" names no disk: the disk goes back to the template's 100 GB, not Four A100's.
+    one = client.post(
+        "/catalogue/jupyter-ml-gpu/",
+        data={
+            "csrf_token": csrf_from(four),
+            "num_gpus": "4",
+            "gpu_model": "A100",
+            "num_cpus": "64",
+            "mem_size": "256 GB",
+            "disk_size": "500 GB",
+            "apply_preset": "0",
+        },
+    )
+    html = one.get_data(as_text=True)
+    assert one.status_code == 200 and "is-invalid" not in html
+    assert _field_value(html, "disk_size") == "100 GB"
+    assert _field_value(html, "num_cpus") == "8" and _field_value(html, "gpu_model") == "T4"
+    assert "preset-button active" in html
+
+
+def test_the_name_field_and_the_server_keep_one_length_limit(client, researcher):
+    from app.deployments.models import NAME_MAX_LENGTH
+
+    page = client.get("/catalogue/vm/").get_data(as_text=True)
+    assert (
+        f'maxlength="{NAME_MAX_LENGTH}"'
+        in re.search(r'<input[^>]*id="deployment_name"[^>]*>', page)[0]
+    )
+    refused = client.post(
+        "/catalogue/vm/",
+        data={"csrf_token": csrf_from(page), "deployment_name": "n" * (NAME_MAX_LENGTH + 1)},
+    ).get_data(as_text=True)
+    assert f"Keep the name to {NAME_MAX_LENGTH} characters or fewer." in refused
+
+
+def test_launch_is_off_with_its_reason_while_the_box_says_it_does_not_fit(client, researcher, app):
+    page = client.get("/catalogue/vm/").get_data(as_text=True)
+    assert (
+        re.search(r'<button type="submit" id="launch-button"[^>]*>', page)[0].count("disabled") == 0
+    )
+    assert 'data-launchable="yes"' in page

@@ -147,3 +147,41 @@ def test_check_parameters_rejects_hidden_inputs_and_non_mappings(parse_text, sim
 def test_templates_with_errors_cannot_be_launched(parse_text):
     with pytest.raises(ParameterError, match="has errors"):
         check_parameters(parse_text("a: [\n"), {})
+
+
+def test_a_required_field_shows_its_example_below_it_not_as_a_placeholder(
+    form_app, parse_text, simple_template
+):
+    sidecar = (
+        "name: Small VM\n"
+        "inputs:\n"
+        "  ssh_public_key: {help: Your public key., placeholder: ssh-ed25519 AAAA you@laptop}\n"
+        "  ports: {placeholder: 'http: 8080'}\n"
+    )
+    parsed = parse_text(simple_template, sidecar)
+    assert parsed.ok, parsed.errors
+    with form_app.test_request_context():
+        form = build_form_class(parsed)()
+        required = form.ssh_public_key()
+        assert "placeholder" not in required
+        assert form.ssh_public_key.description == (
+            "Your public key. For example: ssh-ed25519 AAAA you@laptop"
+        )
+        # An optional field may be left empty, so its placeholder misleads nobody.
+        assert 'placeholder="http: 8080"' in form.ports()
+
+
+def test_operating_systems_are_offered_by_name_and_sent_by_id(form_app, make_spec):
+    from app.tosca.inputs import field_for
+
+    spec = make_spec(
+        "os_image", choices=["ubuntu-22.04", "rockylinux-9", "my-own-image"], default="ubuntu-22.04"
+    )
+    offered = field_for(spec).field_options()["choices"]
+    assert [(choice.value, choice.label) for choice in offered] == [
+        ("ubuntu-22.04", "Ubuntu 22.04 LTS"),
+        ("rockylinux-9", "Rocky Linux 9"),
+        ("my-own-image", "my-own-image"),
+    ]
+    # A value of an input that does not choose a system stays as written.
+    assert field_for(make_spec("username", choices=["alma9"])).choice_label("alma9") == "alma9"

@@ -112,3 +112,14 @@ def test_an_admins_delete_of_someone_elses_deployment_is_done_and_recorded(emula
     assert (row.events[-1].source, row.events[-1].actor_id) == ("admin", admin_id)
     deletes = [r for r in emulated.emulator.requests() if r["method"] == "DELETE"]
     assert len(deletes) == 1 and row.uuid in deletes[0]["path"]
+
+
+def test_the_whose_filter_speaks_of_everyone_in_words(
+    client, people, login_as, make_deployment, theirs
+):
+    login_as("admin")
+    html = client.get("/deployments/?user=Everyone").get_data(as_text=True)
+    assert 'value="Everyone"' in html and "* for everyone" not in html
+    assert 'placeholder="Mine, Everyone, or a username"' in html
+    assert f'id="deployment-{theirs}"' in html
+    assert "user=everyone" in client.get("/deployments/rows?user=everyone&status=failed").text

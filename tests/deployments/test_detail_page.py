@@ -51,9 +51,9 @@ def test_lists_and_objects_in_outputs_are_shown_readably_not_as_json(
     html = compact(page_text(client, f"/deployments/{deployment_id}"))
 
     assert '<li><span class="structured-text">192.0.2.1</span></li>' in html
-    assert '<th scope="col">address</th>' in html and '<th scope="col">name</th>' in html
+    assert '<th scope="col">Address</th>' in html and '<th scope="col">Name</th>' in html
     assert '<a href="https://wn1.example.org/"' in html and 'href="javascript:' not in html
-    assert "<dt>port</dt>" in html and "Yes" in html
+    assert "<dt>Port</dt>" in html and "Yes" in html
     assert '{"port"' not in html and "[&#34;192" not in html
 
 
@@ -260,8 +260,74 @@ def test_secret_outputs_are_revealed_readably_and_a_kept_kubeconfig_downloads_by
     assert "Passwords and credentials" in page and "Login" in page and "cloudadm" not in page
     assert client.get(url + "/outputs/kube_config").status_code == 404  # never by a plain GET
     shown = compact(revealed)
-    assert '<dt>user</dt><dd><span class="structured-text">cloudadm</span>' in shown
+    assert '<dt>User</dt><dd><span class="structured-text">cloudadm</span>' in shown
     assert "tok-&lt;b&gt;1&lt;/b&gt;" in shown and '{"token"' not in shown
     assert f'action="{url}/outputs/kube_config"' in revealed
     assert download.headers["Content-Disposition"].startswith("attachment;")
     assert download.get_data(as_text=True) == "apiVersion: v1\nkind: Config\n"
+
+
+PRIVATE_KEY = (
+    "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nQyNTUxOQAAACBk\n"
+    "-----END OPENSSH PRIVATE KEY-----\n"
+)
+
+
+def test_a_private_key_keeps_its_lines_under_a_human_label_with_copy_and_download(
+    client, login_as, make_deployment
+):
+    deployment_id = make_deployment(
+        login_as(),
+        secret_outputs={
+            "node_creds": {"user": "cloudadm", "token_type": "private_key", "token": PRIVATE_KEY}
+        },
+    )
+    url = f"/deployments/{deployment_id}"
+    token = csrf_from(page_text(client, url))
+
+    revealed = client.post(url + "/secrets", data={"csrf_token": token}).get_data(as_text=True)
+    download = client.post(url + "/outputs/node_creds?part=key", data={"csrf_token": token})
+
+    shown = compact(revealed)
+    assert "<dt>Private key</dt>" in shown and "<dt>Token</dt>" not in shown
+    assert "<dt>User name</dt>" in shown and "token_type" not in shown.lower()
+    assert f'<pre class="output-text mb-2">{PRIVATE_KEY}</pre>' in revealed
+    assert f'data-copy-value="{PRIVATE_KEY}"' in revealed
+    assert f'action="{url}/outputs/node_creds?part=key"' in revealed
+    assert "Download key" in revealed
+    assert download.status_code == 200 and download.get_data(as_text=True) == PRIVATE_KEY
+    assert download.mimetype == "application/x-pem-file"
+    disposition = download.headers["Content-Disposition"]
+    assert disposition == f'attachment; filename="test-notebook-{deployment_id}-private-key.pem"'
+    assert client.get(url + "/outputs/node_creds?part=key").status_code == 404
+
+
+def test_outputs_without_a_label_are_named_in_words_people_use():
+    from app.tosca.display import output_label
+
+    assert output_label("node_creds") == "Login credentials"
+    assert output_label("ssh_private_key") == output_label("private_key") == "Private key"
+    assert output_label("jupyter_url") == "Jupyter address"
+    assert output_label("master_ip") == "Master IP address"
+
+
+def test_settings_read_as_people_write_them_ports_cores_and_systems(
+    client, login_as, make_deployment
+):
+    deployment_id = make_deployment(
+        login_as(),
+        parameters={
+            "num_cpus": 2.0,
+            "os_image": "ubuntu-22.04",
+            "ports": {
+                "ssh": {"protocol": "tcp", "source": 22},
+                "jupyter": {"protocol": "tcp", "source": 8888},
+            },
+        },
+    )
+
+    html = page_text(client, f"/deployments/{deployment_id}")
+
+    assert '<td class="text-break">2</td>' in html and '"text-break">2.0<' not in html
+    assert "22/tcp, 8888/tcp" in html and "&#34;protocol&#34;" not in html
+    assert "Ubuntu 22.04 LTS" in html and "ubuntu-22.04" not in html

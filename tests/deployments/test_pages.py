@@ -191,3 +191,41 @@ def test_phone_layout_labels_every_cell_for_stacking(client, login_as, make_depl
     for label in ("Status", "Group and site", "Created", "Resources", "Access"):
         assert f'data-label="{label}"' in row
     assert "Delete</a>" in row and f'href="/deployments/{deployment_id}"' in row
+
+
+def test_an_empty_list_after_deployments_says_none_at_the_moment_and_links_the_catalogue(
+    client, login_as, make_deployment
+):
+    user_id = login_as()
+    assert "You have no deployments yet." in page_text(client, "/deployments/")
+    make_deployment(user_id, status="DELETE_COMPLETE", deleted=True)
+
+    html = page_text(client, "/deployments/")
+
+    assert "No deployments at the moment." in html and "no deployments yet" not in html
+    assert '<a href="/catalogue/">Launch an application from the catalogue</a>' in html
+
+
+def test_the_rows_bring_the_usage_figures_along_so_a_finished_delete_frees_them(
+    app, client, login_as, make_deployment
+):
+    user_id = login_as()
+    busy_id = make_deployment(
+        user_id, status="DELETE_IN_PROGRESS", charge={"cores": 4, "memory": 8 * GB}
+    )
+    before = page_text(client, "/deployments/rows?poll=1")
+    assert re.search(r'id="usage-summary" hx-swap-oob="true">\s*4 cores', before)
+    with app.app_context():
+        from app.deployments.models import Deployment
+
+        row = db.session.get(Deployment, busy_id)
+        row.status, row.deleted = "DELETE_COMPLETE", True
+        db.session.commit()
+
+    after = page_text(client, "/deployments/rows?poll=1")
+
+    assert re.search(r'id="usage-summary" hx-swap-oob="true">\s*0 cores', after)
+    assert 'id="usage-bars" hx-swap-oob="true"' in after
+    # The full page has the panel itself, figures not marked for swapping.
+    page = page_text(client, "/deployments/")
+    assert page.count('id="usage-summary"') == 1 and "hx-swap-oob" not in page

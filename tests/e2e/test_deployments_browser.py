@@ -111,6 +111,8 @@ def test_a_researcher_launches_jupyter_follows_it_to_ready_reveals_the_password_
     page.get_by_role("button", name="Delete it").click()
     row = page.locator(".deployment-table tbody tr").first
     expect(row.locator(".status-badge")).to_have_text("Deleting")
+    usage = page.locator("#usage-summary")
+    expect(usage).to_contain_text("1 deployment")
     page.evaluate("window.stillTheSamePage = true")
 
     emulator.set_status(held["uuid"], "DELETE_COMPLETE")
@@ -119,6 +121,12 @@ def test_a_researcher_launches_jupyter_follows_it_to_ready_reveals_the_password_
     with portal.app.app_context():
         sync_once()
 
-    expect(page.get_by_text("You have no deployments yet.")).to_be_visible(timeout=15_000)
+    # They had one: the list says there is none now, and the usage panel frees it with it.
+    expect(page.get_by_text("No deployments at the moment.")).to_be_visible(timeout=15_000)
+    expect(usage).to_contain_text("0 deployments")
+    expect(
+        page.get_by_role("link", name="Launch an application from the catalogue")
+    ).to_be_visible()
+    shot("deployments-after-delete")
     assert page.evaluate("window.stillTheSamePage") is True
     assert [r["method"] for r in emulator.requests()].count("POST") == 1

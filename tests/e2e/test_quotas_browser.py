@@ -52,8 +52,32 @@ def test_the_launch_form_shows_cost_and_fit_as_values_change(live_server, page, 
     expect(box.get_by_role("link", name="old notebook").first).to_be_visible()
     shot("quota-launch-does-not-fit")
 
+    launch = page.get_by_role("button", name="Launch", exact=True)
+    expect(launch).to_be_disabled()
+    expect(page.locator("#launch-reason")).to_contain_text("Launch is off until the request fits")
+    shot("quota-launch-off")
+
     page.get_by_role("button", name="One T4").click()
     expect(box.get_by_text("Fits")).to_be_visible()
+    expect(launch).to_be_enabled()
+    expect(page.locator("#launch-reason")).to_be_hidden()
+
+
+def test_switching_presets_resets_what_the_new_one_does_not_name(live_server, page, shot, ada):
+    log_in(page, live_server.url, "ada", "correct horse battery")
+    page.goto(live_server.url + "/catalogue/jupyter-ml-gpu/")
+    page.get_by_role("button", name="Four A100").click()
+    page.get_by_role("tab", name="Advanced").click()
+    disk = page.get_by_label("Disk", exact=True)
+    expect(disk).to_have_value("500 GB")
+
+    page.get_by_role("button", name="One T4").click()
+
+    # "One T4" names no disk: the template's 100 GB comes back, not Four A100's 500 GB.
+    expect(disk).to_have_value("100 GB")
+    expect(page.get_by_label("Cores", exact=True)).to_have_value("8")
+    expect(page.locator("#launch-summary")).to_contain_text("Fits")
+    shot("launch-preset-switched")
 
 
 def test_an_over_quota_launch_is_refused_and_keeps_the_typed_values(live_server, page, shot, ada):
@@ -62,7 +86,9 @@ def test_an_over_quota_launch_is_refused_and_keeps_the_typed_values(live_server,
     page.get_by_role("button", name="Four A100").click()
     page.get_by_role("tab", name="Advanced").click()
     page.get_by_label("Disk", exact=True).fill("321 GB")
-    page.get_by_role("button", name="Launch").click()
+    expect(page.get_by_role("button", name="Launch", exact=True)).to_be_disabled()
+    # A box that had no time to catch up, or a browser without scripts: the server refuses.
+    page.evaluate("document.getElementById('launch-form').submit()")
     alert = page.locator(".alert-danger").first
     expect(alert).to_contain_text(
         "This launch does not fit your CPU core, GPU, memory and A100 GPU limits"
@@ -70,6 +96,12 @@ def test_an_over_quota_launch_is_refused_and_keeps_the_typed_values(live_server,
     expect(alert).to_contain_text("Nothing was launched")
     expect(page.get_by_label("Disk", exact=True)).to_have_value("321 GB")
     expect(page.get_by_label("Cores", exact=True)).to_have_value("64")
+    # The tabs holding the fields that size what went over say so; the first one is open,
+    # with the keyboard on its first such field.
+    expect(page.get_by_role("tab", name="Basic")).to_contain_text("needs attention")
+    expect(page.get_by_role("tab", name="Advanced")).to_contain_text("needs attention")
+    expect(page.get_by_label("GPUs", exact=True)).to_be_focused()
+    expect(page.get_by_text("Over your quota: choose less here.").first).to_be_visible()
     shot("quota-launch-refused")
 
 

@@ -133,3 +133,35 @@ def test_the_box_checks_the_pool_of_the_group_charged_and_only_a_group_of_mine(s
     assert "needs 1 GPU, 2 of the 2 in group physics's pool are held by deployment" in box
     assert "Fits" in post_summary(client)
     assert "Fits" in post_summary(client, group="chemistry")
+
+
+def test_the_inputs_behind_each_resource_are_named_for_a_refusal():
+    from app.quotas.preview import inputs_behind
+
+    template = {
+        "tosca_definitions_version": "tosca_simple_yaml_1_0",
+        "topology_template": {
+            "inputs": {
+                "cpus": {"type": "integer", "default": 2},
+                "ram": {"type": "scalar-unit.size", "default": "4 GB"},
+                "workers": {"type": "integer", "default": 1},
+            },
+            "node_templates": {
+                "vm": {
+                    "type": "tosca.nodes.indigo.Compute",
+                    "capabilities": {
+                        "host": {
+                            "properties": {
+                                "num_cpus": {"get_input": "cpus"},
+                                "mem_size": {"get_input": "ram"},
+                            }
+                        },
+                        "scalable": {"properties": {"count": {"get_input": "workers"}}},
+                    },
+                }
+            },
+        },
+    }
+    assert inputs_behind(template, {}, {"cores"}) == ["cpus", "workers"]
+    assert inputs_behind(template, {}, {"memory"}) == ["ram", "workers"]
+    assert inputs_behind(template, {}, {"gpus"}) == ["workers"]

@@ -167,3 +167,36 @@ def test_a_group_whose_name_has_slashes_or_spaces_is_opened_and_edited(operator,
 def test_an_earlier_address_of_a_group_page_leads_to_it(operator):
     moved = operator.get("/quotas/groups/infn/physics")
     assert moved.status_code == 301 and moved.location.endswith("/quotas/group?name=infn/physics")
+
+
+def test_operators_find_groups_people_belong_to_without_typing_their_names(operator, quotas):
+    quotas.user("grace", groups=["astro-lab", "gpu-users"], provider="ldap")
+    quotas.limit("group", "physics", gpus="8")
+
+    listing = operator.get("/quotas/groups/").get_data(as_text=True)
+    found = operator.get("/quotas/groups/?q=ASTRO").get_data(as_text=True)
+
+    for name in ("astro-lab", "gpu-users", "physics"):
+        assert f'href="/quotas/group?name={name}"' in listing
+        assert f'<option value="{name}">' in listing
+    assert 'href="/quotas/group?name=astro-lab"' in found and "gpu-users" not in found
+    assert "No known group matches" in operator.get("/quotas/groups/?q=nothing").text
+
+
+def test_usage_charts_name_their_months_and_carry_a_scale_and_a_text_alternative(operator, quotas):
+    from datetime import timedelta
+
+    from app.clock import utcnow
+    from app.quotas.views import month_name
+
+    user = quotas.user("gpu-heavy")
+    quotas.hold(user, charge(cores=2, gpus=1), created_at=utcnow() - timedelta(hours=10))
+    page = operator.get("/quotas/usage").get_data(as_text=True)
+
+    this_month = utcnow().strftime("%Y-%m")
+    with operator.application.test_request_context():
+        short, long = month_name(this_month), month_name(this_month, long=True)
+    assert f"{short}<span" in page and f'<th scope="row">{long}</th>' in page
+    assert "<caption>Core-hours, whole site per month</caption>" in page
+    assert 'class="quota-chart-scale' in page and ">0</span>" in page
+    assert long == utcnow().strftime("%B %Y")

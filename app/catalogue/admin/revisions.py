@@ -172,7 +172,8 @@ def hide(slug: str):
 @role_required("admin")
 def restore(slug: str, number: int):
     if ActionForm().validate():
-        revision = operations.restore(slug, number, author())
+        publish_it = request.form.get("publish", "1") != "0"
+        revision = operations.restore(slug, number, author(), publish_it)
         live = revision.template.published_revision_id == revision.id
         flash(
             f"Restored revision {number} as revision {revision.number}"

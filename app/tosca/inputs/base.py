@@ -18,9 +18,11 @@ import contextlib
 from dataclasses import replace
 from typing import Any, ClassVar, NamedTuple
 
+from flask_babel import lazy_gettext as _
 from wtforms import Field, RadioField, SelectField, StringField
 from wtforms.validators import StopValidation, ValidationError
 
+from app.tosca import display
 from app.tosca.constraints import (
     Constraint,
     browser_hints,
@@ -175,16 +177,32 @@ class InputField:
         return str(self.to_form(value))
 
     def choice_label(self, value: Any) -> str:
-        return str(value)
+        return display.value_text(self.name, value) or str(value)
+
+    def help_and_hints(self) -> tuple[str, dict[str, Any]]:
+        """The help shown below the field and its browser hints (``render_kw``).
+
+        A required field shows no placeholder: a browser draws it like a typed value, so the
+        person believes the field is filled in and is then refused for leaving it empty. Its
+        example goes into the help instead (unless the help already gives it).
+        """
+        hints, text = self.render_kw(), str(self.help)
+        if self.required and hints.get("placeholder"):
+            example = str(hints.pop("placeholder"))
+            if example not in text:
+                shown = _("For example: %(example)s", example=example)
+                text = f"{text} {shown}" if text else str(shown)
+        return text, hints
 
     def make_field(self):
         """The unbound WTForms field for this input."""
+        text, hints = self.help_and_hints()
         return self.field_class()(
             label=self.label,
-            description=self.help,
+            description=text,
             default=self.form_default(),
             validators=[ToscaValue(self)],
-            render_kw=self.render_kw(),
+            render_kw=hints,
             **self.field_options(),
         )
 
