@@ -19,7 +19,7 @@ from app.api.openapi import operation
 from app.api.paging import page_links, read_query
 from app.api.problems import Problem
 from app.api.templates import visible_entry
-from app.deployments import operations, presenters, queries
+from app.deployments import operations, presenters, queries, secret_items
 from app.deployments.models import Deployment
 
 
@@ -64,7 +64,7 @@ def _summary(deployment: Deployment, owners: dict[int, str]) -> dict:
 def _detail(deployment: Deployment) -> dict:
     parsed = presenters.parsed_templates({deployment.revision_id} - {None})
     template = parsed.get(deployment.revision_id)
-    secrets = presenters.secret_items(deployment, template)
+    secrets = secret_items.secret_items(deployment, template)
     secret_names = {item.name for item in secrets}
     outputs = presenters.shown_outputs([deployment], parsed)[deployment.id]
     people = queries.usernames(
@@ -256,7 +256,7 @@ def reveal_secrets(deployment_id: int):
     plain = deployment.outputs or {}
     parsed = presenters.parsed_templates({deployment.revision_id} - {None})
     template = parsed.get(deployment.revision_id)
-    for item in presenters.secret_items(deployment, template):
+    for item in secret_items.secret_items(deployment, template):
         # Secret outputs an older record kept in plain text are revealed the same way.
         if item.kind == "output" and item.name in plain and item.name not in values:
             values[item.name] = presenters.as_text(plain[item.name])

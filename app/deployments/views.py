@@ -21,7 +21,7 @@ from flask import (
 )
 from flask_login import current_user, login_required
 
-from app.deployments import jobs, operations, panels, presenters, queries
+from app.deployments import jobs, operations, panels, presenters, queries, secret_items
 from app.deployments import status as statuses
 from app.deployments.models import NAME_MAX_LENGTH, Deployment
 from app.errors import NotFound, PortalError
@@ -118,7 +118,7 @@ def _detail_context(deployment: Deployment, revealed: dict[str, str] | None = No
     parsed = presenters.parsed_templates({deployment.revision_id} - {None})
     template = parsed.get(deployment.revision_id)
     outputs = presenters.shown_outputs([deployment], parsed)[deployment.id]
-    secrets = presenters.secret_items(deployment, template)
+    secrets = secret_items.secret_items(deployment, template)
     secret_names = {item.name for item in secrets}
     if revealed is not None:
         # Secret outputs an older record kept in plain text are shown the same way.
@@ -136,14 +136,14 @@ def _detail_context(deployment: Deployment, revealed: dict[str, str] | None = No
         "outputs": [o for o in outputs if o.name not in secret_names],
         "main_link": presenters.main_link(outputs),
         "secrets": secrets,
-        "revealed": None if revealed is None else presenters.revealed_secrets(revealed, template),
+        "revealed": None if revealed is None else secret_items.revealed_secrets(revealed, template),
         "owner_view": deployment.user_id == current_user.id,
         "people": people,
         "steps": presenters.timeline(deployment, people, jobs.step_looks(deployment)),
         "deployment_panels": panels.panels_for([deployment]),
         "resources": presenters.resources_summary(deployment.charge),
         "settings": presenters.shown_settings(deployment, template),
-        "typed_secrets": presenters.typed_secrets(template),
+        "typed_secrets": secret_items.typed_secrets(template),
         "poll_seconds": current_app.config["DEPLOYMENTS_POLL_SECONDS"],
         "can_reset": statuses.resettable(deployment.status),
         "can_force": statuses.force_deletable(deployment.status),
