@@ -2,11 +2,13 @@
 
 import sys
 
-from bench import catalogue, deployments_page, quotas, sessions, sync
+from bench import catalogue, crowd, deployments_page, listing, quotas, sessions, sync
 
 if __name__ == "__main__":
     catalogue.main(quick="--quick" in sys.argv)
     sync.main(quick="--quick" in sys.argv)
+    listing.main(quick="--quick" in sys.argv)
     quotas.main(quick="--quick" in sys.argv)
     deployments_page.main(quick="--quick" in sys.argv)
     sessions.main(quick="--quick" in sys.argv)
+    crowd.main(quick="--quick" in sys.argv)
