@@ -36,10 +36,14 @@ def _init_logging(app: Flask) -> None:
 
 
 def _init_extensions(app: Flask) -> None:
+    # Features start from the bottom floor up: a feature may fill a slot a lower one offers
+    # (the quotas' usage panel on My deployments, the launch's cost box on the admin preview).
     from app.auth import init_auth
     from app.catalogue import init_catalogue
     from app.errors import register_error_handlers
     from app.extensions import babel, bootstrap, csrf, db, migrate
+    from app.launch import init_launch
+    from app.quotas import init_quotas
     from app.security import init_security
     from app.templating import init_templating
 
@@ -52,6 +56,8 @@ def _init_extensions(app: Flask) -> None:
     init_security(app)
     init_auth(app)
     init_catalogue(app)
+    init_quotas(app)
+    init_launch(app)
     init_templating(app)
     register_error_handlers(app)
 
@@ -65,7 +71,6 @@ def _register_blueprints(app: Flask) -> None:
     from app.deployments.callbacks import bp as deployment_callbacks_bp
     from app.deployments.views import bp as deployments_bp
     from app.main.views import bp as main_bp
-    from app.quotas.views import bp as quotas_bp
 
     for blueprint in (
         main_bp,
@@ -76,7 +81,6 @@ def _register_blueprints(app: Flask) -> None:
         catalogue_admin_bp,
         deployments_bp,
         deployment_callbacks_bp,
-        quotas_bp,
     ):
         app.register_blueprint(blueprint)
 

@@ -10,9 +10,3 @@ def init_templating(app: Flask) -> None:
     @app.template_filter("datetime")
     def format_datetime(value, fmt: str = "%Y-%m-%d %H:%M") -> str:
         return value.strftime(fmt) + " UTC" if value else ""
-
-    @app.template_filter("size")
-    def format_bytes(value) -> str:
-        from app.quotas.accounting import format_size
-
-        return format_size(value) if value else "—"

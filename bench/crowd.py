@@ -17,9 +17,11 @@ The service identity's listing is not due during the run (it is measured by benc
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import random
+import struct
 import subprocess
 import sys
 import tempfile
@@ -37,7 +39,9 @@ from tests.fixtures.orchestrator_emulator import start_orchestrator_emulator
 TOKEN = "tok-crowd-service"  # noqa: S105 - accepted by the benchmark's own emulator only
 ISSUER = "https://iam.crowd/"
 SLUG = "vm"
-PARAMETERS = {"ssh_public_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAICrowd crowd@example"}
+# A well-formed public key (the launch form checks its structure); nobody holds its private half.
+_KEY = struct.pack(">I", 11) + b"ssh-ed25519" + struct.pack(">I", 32) + bytes(range(32))
+PARAMETERS = {"ssh_public_key": f"ssh-ed25519 {base64.b64encode(_KEY).decode()} crowd@example"}
 OWNERS = 1_000  # people holding the deployments; the researchers are the first of them
 
 
@@ -260,6 +264,7 @@ def run(researchers: int, duration: float, total: int) -> dict:
                 "duration": duration,
                 "spawn_rate": 20,
                 "slug": SLUG,
+                "ssh_public_key": PARAMETERS["ssh_public_key"],
             }
             answer = subprocess.run(
                 [sys.executable, "-m", "bench.crowd_researchers", json.dumps(plan)],

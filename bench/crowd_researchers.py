@@ -158,7 +158,9 @@ class Researcher(FastHttpUser):
         if random.random() > SETTINGS.get("launch_share", 0.3):
             return
         fields = self._launch_form()
-        fields["name"] = f"crowd {random.getrandbits(32):08x}"
+        fields["deployment_name"] = f"crowd {random.getrandbits(32):08x}"
+        # The one required field without a default.
+        fields["ssh_public_key"] = fields.get("ssh_public_key") or SETTINGS["ssh_public_key"]
         with self.client.post(
             f"/catalogue/{self.slug}/",
             data=fields,

@@ -105,6 +105,7 @@ def reserve_figures(url: str, instance: Path, rounds: int) -> dict:
             _ = user.groups
             start = time.perf_counter()
             reserve(user, None, _charge(gpus=1), deployment)
+            db.session.commit()  # as the launch's first step does; the commit ends the locks
             reserves.append((time.perf_counter() - start) * 1000)
         db.session.remove()
         db.engine.dispose()

@@ -8,10 +8,11 @@ from flask.cli import AppGroup
 from sqlalchemy import select
 
 from app.auth import local
-from app.auth.errors import GroupsNotEditable, InvalidGroupName
+from app.auth.errors import AccountExists, GroupsNotEditable, InvalidGroupName
 from app.auth.models import User
 from app.auth.operations import (
     change_local_groups,
+    create_local_account,
     end_all_sessions,
     grant_role,
     revoke_role,
@@ -41,21 +42,10 @@ def create_local_user(
     username: str, password: str, display_name: str = "", email: str = ""
 ) -> User:
     """Create a local account; raises ClickException if the name is taken."""
-    if local.find_local_user(username):
-        raise click.ClickException(f"A local user named {username!r} already exists.")
-    user = User(
-        provider=local.PROVIDER,
-        subject=username,
-        username=username,
-        display_name=display_name or username,
-        email=email,
-        groups=[],
-        group_roles=[],
-        password_hash=local.hash_password(password),
-    )
-    db.session.add(user)
-    db.session.commit()
-    return user
+    try:
+        return create_local_account(username, password, display_name, email)
+    except AccountExists as error:
+        raise click.ClickException(error.message) from None
 
 
 @users_cli.command("create")

@@ -46,3 +46,9 @@ class InvalidGroupName(PortalError):
     """A name given as a group could not be one."""
 
     status_code = 400
+
+
+class AccountExists(PortalError):
+    """A local account of that name exists already."""
+
+    status_code = 409

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import requests
 from authlib.common.errors import AuthlibBaseError
 from authlib.integrations.base_client import MismatchingStateError, OAuthError
-from authlib.integrations.flask_client import OAuth
+from authlib.integrations.flask_client import FlaskIntegration, FlaskOAuth2App, OAuth
 from authlib.integrations.requests_client import OAuth2Session
 from flask import Flask, Response, abort, current_app, request, session
 from joserfc.errors import JoseError
@@ -93,14 +93,7 @@ def _provider_from_config(entry: dict) -> Provider:
         if not entry.get(key):
             raise ConfigurationError(f"OIDC_PROVIDERS: provider {name!r} needs {key!r}.")
     issuer = str(entry["issuer"])
-    parts = urlsplit(issuer)
-    # Plain HTTP would expose codes and tokens; it is tolerated only on this machine.
-    if parts.scheme != "https" and not (
-        parts.scheme == "http" and parts.hostname in _LOOPBACK_HOSTS
-    ):
-        raise ConfigurationError(
-            f"OIDC_PROVIDERS: the issuer of {name!r} must be an https:// URL, not {issuer!r}."
-        )
+    check_issuer_url(issuer, f"OIDC_PROVIDERS: the issuer of {name!r}")
     scopes = entry.get("scopes") or DEFAULT_SCOPES
     if isinstance(scopes, list | tuple):
         scopes = " ".join(scopes)
@@ -116,6 +109,31 @@ def _provider_from_config(entry: dict) -> Provider:
         scopes=scopes,
         groups_claim=str(entry.get("groups_claim") or DEFAULT_GROUPS_CLAIM),
         timeout=tuple(timeout) if isinstance(timeout, list | tuple) else float(timeout),
+    )
+
+
+def check_issuer_url(issuer: str, what: str) -> None:
+    """Raises ConfigurationError unless ``issuer`` is an https:// URL (``what`` names it).
+
+    Plain HTTP would expose codes and tokens; it is tolerated only on this machine.
+    """
+    parts = urlsplit(issuer)
+    if parts.scheme != "https" and not (
+        parts.scheme == "http" and parts.hostname in _LOOPBACK_HOSTS
+    ):
+        raise ConfigurationError(f"{what} must be an https:// URL, not {issuer!r}.")
+
+
+def standalone_client(provider: Provider) -> FlaskOAuth2App:
+    """An Authlib client for ``provider`` outside the login registry (the portal's own
+    identity), for ``load_metadata``: it keeps the discovery document once fetched."""
+    return FlaskOAuth2App(
+        FlaskIntegration(provider.name),
+        provider.name,
+        client_id=provider.client_id,
+        client_secret=provider.client_secret,
+        server_metadata_url=provider.discovery_url,
+        client_kwargs={"default_timeout": provider.timeout},
     )
 
 
@@ -158,7 +176,7 @@ def _unusable_answer(provider: Provider) -> ProviderError:
     )
 
 
-def _load_metadata(provider: Provider, client) -> dict:
+def load_metadata(provider: Provider, client) -> dict:
     """Fetch (once) and check the provider's discovery document.
 
     Raises ProviderError when the provider is unreachable or its document is unusable.
@@ -191,7 +209,7 @@ def begin_login(provider: Provider, redirect_uri: str) -> Response:
     provider cannot be reached.
     """
     client = _client(provider)
-    _load_metadata(provider, client)
+    load_metadata(provider, client)
     return client.authorize_redirect(redirect_uri)
 
 
@@ -204,7 +222,7 @@ def complete_login(provider: Provider) -> tuple[Identity, dict]:
     client = _client(provider)
     if request.args.get("error"):
         raise _refusal(provider, client)
-    _load_metadata(provider, client)
+    load_metadata(provider, client)
     try:
         token = client.authorize_access_token()
     except MismatchingStateError:
@@ -329,7 +347,7 @@ def refresh_tokens(provider_name: str, refresh_token: str) -> dict:
     provider = find_provider(provider_name)
     if provider is None:
         raise ProviderError(f"The identity provider {provider_name!r} is no longer configured.")
-    metadata = _load_metadata(provider, _client(provider))
+    metadata = load_metadata(provider, _client(provider))
     # A bare session, so that no scope is sent: the refreshed token keeps the granted scope.
     with OAuth2Session(
         client_id=provider.client_id,

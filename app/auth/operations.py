@@ -7,8 +7,9 @@ from flask import current_app
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from app.auth import logins
-from app.auth.errors import GroupsNotEditable, InvalidGroupName
+from app.auth import local, logins
+from app.auth.errors import AccountExists, GroupsNotEditable, InvalidGroupName
+from app.auth.groups import normalise_group, normalise_groups
 from app.auth.identity import Identity
 from app.auth.models import RoleGrant, User
 from app.auth.roles import roles_from_groups
@@ -22,6 +23,7 @@ def record_identity(identity: Identity) -> User:
     """Create or update the user record for ``identity`` and refresh its group-derived roles.
 
     Called at every login, so that names, e-mail addresses and groups follow the provider.
+    Groups are stored in the portal's form (``app.auth.groups``), whatever the provider wrote.
     """
     try:
         return _record_identity(identity)
@@ -43,9 +45,30 @@ def _record_identity(identity: Identity) -> User:
     user.username = identity.username
     user.display_name = identity.display_name or user.display_name or identity.username
     user.email = identity.email or user.email or ""
-    user.groups = sorted(set(identity.groups))
+    user.groups = normalise_groups(identity.groups)
     user.group_roles = roles_from_groups(user.groups, current_app.config["ROLE_GROUPS"])
     user.last_login_at = utcnow()
+    db.session.commit()
+    return user
+
+
+def create_local_account(
+    username: str, password: str, display_name: str = "", email: str = ""
+) -> User:
+    """Create a local account, and commit. Raises AccountExists if the name is taken."""
+    if local.find_local_user(username):
+        raise AccountExists(f"A local user named {username!r} already exists.")
+    user = User(
+        provider=local.PROVIDER,
+        subject=username,
+        username=username,
+        display_name=display_name or username,
+        email=email,
+        groups=[],
+        group_roles=[],
+        password_hash=local.hash_password(password),
+    )
+    db.session.add(user)
     db.session.commit()
     return user
 
@@ -90,14 +113,14 @@ def change_local_groups(user: User, add=(), remove=()) -> list[str]:
         raise GroupsNotEditable(
             f"{user.username}'s groups come from {user.provider} at each login; change them there."
         )
+    add, remove = [normalise_group(n) for n in add], [normalise_group(n) for n in remove]
     for name in (*add, *remove):
         if not GROUP_NAME.fullmatch(name):
             raise InvalidGroupName(
                 f"{name!r} is not a group name: use up to 100 letters, digits and . _ : / @ + -,"
                 " starting with a letter or digit (for example gpu-users)."
             )
-    groups = (set(user.groups or ()) | set(add)) - set(remove)
-    user.groups = sorted(groups)
+    user.groups = normalise_groups((set(user.groups or ()) | set(add)) - set(remove))
     user.group_roles = roles_from_groups(user.groups, current_app.config["ROLE_GROUPS"])
     db.session.commit()
     return user.groups

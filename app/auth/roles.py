@@ -5,14 +5,21 @@ from functools import wraps
 from flask import abort
 from flask_login import current_user, login_required
 
+from app.auth.groups import normalise_groups
+
 ROLES = ("user", "operator", "admin")
 GRANTABLE_ROLES = ("operator", "admin")
 
 
 def roles_from_groups(groups: list[str], role_groups: dict[str, list[str]]) -> list[str]:
-    """The roles that membership of ``groups`` confers under the configured mapping."""
-    member_of = set(groups)
-    return sorted(role for role, granting in role_groups.items() if member_of & set(granting or ()))
+    """The roles that membership of ``groups`` confers under the configured mapping (whose
+    group names may be written either way, "/cms/users" or "cms/users")."""
+    member_of = set(normalise_groups(groups))
+    return sorted(
+        role
+        for role, granting in role_groups.items()
+        if member_of & set(normalise_groups(granting))
+    )
 
 
 def role_required(role: str):

@@ -9,8 +9,6 @@ default applies, and hidden inputs are never sent (the template's default applie
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from typing import Any, ClassVar
 
 from flask_wtf import FlaskForm
@@ -20,9 +18,6 @@ from app.tosca.constraints import ConstraintError
 from app.tosca.inputs import InputField, WidgetError, field_for
 from app.tosca.parsed import ParsedTemplate
 
-CACHE_SIZE = 256
-_cache: OrderedDict[Any, type] = OrderedDict()
-_cache_lock = threading.Lock()
 # Names a field can't take because the form class already uses them.
 _RESERVED = set(dir(FlaskForm)) | {"csrf_token", "meta", "data", "errors"}
 
@@ -89,27 +84,17 @@ class LaunchForm(FlaskForm):
         return parameters
 
 
-def build_form_class(parsed: ParsedTemplate, key: Any = None) -> type[LaunchForm]:
-    """A ``LaunchForm`` subclass for ``parsed``; cached when ``key`` (e.g. a revision id) is given.
+def build_form_class(parsed: ParsedTemplate) -> type[LaunchForm]:
+    """A ``LaunchForm`` subclass for ``parsed`` (callers that build one per revision keep it,
+    see ``app.launch.prefill.form_class``).
 
     Inputs whose field can't be built (reported in ``parsed.errors``) are left out.
     """
-    if key is not None:
-        with _cache_lock:
-            if key in _cache:
-                _cache.move_to_end(key)
-                return _cache[key]
     fields = _input_fields(parsed, shown_only=True)
     attributes: dict[str, Any] = {"parsed": parsed, "input_fields": fields}
     for name, input_field in fields.items():
         attributes[field_name(name)] = input_field.make_field()
-    form_class = type(f"LaunchForm_{parsed.slug}".replace("-", "_"), (LaunchForm,), attributes)
-    if key is not None:
-        with _cache_lock:
-            _cache[key] = form_class
-            while len(_cache) > CACHE_SIZE:
-                _cache.popitem(last=False)
-    return form_class
+    return type(f"LaunchForm_{parsed.slug}".replace("-", "_"), (LaunchForm,), attributes)
 
 
 def check_parameters(parsed: ParsedTemplate, parameters: Any) -> dict[str, Any]:

@@ -1,37 +1,34 @@
-"""The catalogue as researchers see it: cards to browse, and a launch form per template."""
+"""The catalogue as researchers see it: cards to browse and search (each card leads to its
+launch form, which belongs to ``app.launch``)."""
 
 from pathlib import Path
 
 from flask import (
     Blueprint,
-    abort,
     current_app,
-    flash,
-    redirect,
     render_template,
     request,
     send_from_directory,
-    url_for,
 )
 from flask_login import current_user, login_required
 
-from app.catalogue import launching
-from app.catalogue.forms import presets_data, tab_layout
-from app.catalogue.loader import catalogue
-from app.deployments import operations as deployments
-from app.errors import PortalError
+from app.catalogue.loader import Entry, catalogue
 
 bp = Blueprint("catalogue", __name__, url_prefix="/catalogue")
 
-# Longest deployment name accepted on the launch form.
-NAME_MAX = 120
 
-
-def _visible_entry(slug: str):
-    entry = catalogue().get(slug)
-    if entry is None or not entry.visible_to(current_user):
-        abort(404, "There is no such application in the catalogue, or it is not open to you.")
-    return entry
+def filter_entries(entries: list[Entry], query: str, tag: str) -> list[Entry]:
+    """Entries whose name, description or tags contain every word of ``query``, with ``tag``."""
+    words = query.lower().split()
+    shown = []
+    for entry in entries:
+        parsed = entry.parsed
+        if tag and tag not in parsed.tags:
+            continue
+        haystack = " ".join([parsed.name, parsed.description, *parsed.tags]).lower()
+        if all(word in haystack for word in words):
+            shown.append(entry)
+    return shown
 
 
 @bp.route("/")
@@ -39,7 +36,7 @@ def _visible_entry(slug: str):
 def index():
     entries = catalogue().visible_entries(current_user)
     query, tag = request.args.get("q", "").strip(), request.args.get("tag", "").strip()
-    shown = launching.filter_entries(entries, query, tag)
+    shown = filter_entries(entries, query, tag)
     page = max(request.args.get("page", 1, type=int), 1)
     size = current_app.config["CATALOGUE_PAGE_SIZE"]
     context = {
@@ -63,113 +60,4 @@ def index():
 def icon(name: str):
     return send_from_directory(
         Path(current_app.config["CATALOGUE_DIR"]) / "icons", name, max_age=3600
-    )
-
-
-@bp.route("/<slug>/", methods=["GET", "POST"])
-@login_required
-def launch(slug: str):
-    entry = _visible_entry(slug)
-    form_class = launching.form_class(entry)
-    prefilled = False
-    if request.method == "POST":
-        form = form_class()
-    elif request.args.get("defaults"):
-        form = form_class(formdata=None)
-    elif earlier_id := request.args.get("from_deployment", type=int):
-        # Edit and relaunch: the settings of a deployment the user may see (never its secrets).
-        earlier = deployments.visible_deployment(current_user, earlier_id)
-        form = form_class.prefilled(dict(earlier.parameters or {}), formdata=None)
-        prefilled = True
-    else:
-        remembered = launching.remembered_values(current_user, slug)
-        form = (
-            form_class.prefilled(remembered, formdata=None)
-            if remembered
-            else form_class(formdata=None)
-        )
-        prefilled = bool(remembered)
-
-    status = 200
-    blocker = deployments.launch_blocker(current_user)
-    launch_fields = _launch_fields(entry)
-    if blocker and request.method == "POST":
-        form.form_errors.append(blocker)
-        status = 403
-    elif form.validate_on_submit() and not launch_fields["errors"]:
-        try:
-            deployment = launching.launch(
-                current_user, entry, form, name=launch_fields["name"], group=launch_fields["group"]
-            )
-        except deployments.LaunchPending as error:
-            form.form_errors.append(error.message)
-            launch_fields["pending_id"] = error.deployment_id
-            status = error.status_code
-        except PortalError as error:
-            form.form_errors.append(error.message)
-            status = error.status_code
-        else:
-            flash(_launched_message(deployment), "success" if deployment.uuid else "warning")
-            return redirect(url_for("deployments.detail", deployment_id=deployment.id))
-    elif request.method == "POST":
-        status = 400
-    return (
-        render_template(
-            "catalogue/launch.html",
-            entry=entry,
-            parsed=entry.parsed,
-            form=form,
-            tabs=tab_layout(entry.parsed),
-            presets=presets_data(entry.parsed),
-            summary=launching.summary(entry, form, group_name=request.form.get("group") or None),
-            prefilled=prefilled,
-            blocker=blocker,
-            launch_fields=launch_fields,
-        ),
-        status,
-    )
-
-
-def _launch_fields(entry) -> dict:
-    """The deployment's name and charged group, as posted (checked) or as first offered."""
-    groups = deployments.groups_for(current_user)
-    if request.method != "POST":
-        remembered = deployments.remembered_group(current_user, entry.slug)
-        return {
-            "name": deployments.default_name(entry),
-            "group": remembered,
-            "groups": groups,
-            "errors": {},
-        }
-    name = request.form.get("deployment_name", "").strip()
-    group = request.form.get("group", "").strip() or None
-    errors = {}
-    if len(name) > NAME_MAX:
-        errors["deployment_name"] = f"Keep the name to {NAME_MAX} characters or fewer."
-    if group is not None and group not in groups:
-        errors["group"] = "Choose one of your groups."
-    return {"name": name, "group": group, "groups": groups, "errors": errors}
-
-
-def _launched_message(deployment) -> str:
-    if deployment.uuid:
-        return f"{deployment.name} is being launched. Its status is shown below."
-    return (
-        f"The orchestrator did not confirm the launch of {deployment.name} in time. It may "
-        "have started anyway: the portal is checking and will not submit it twice, so there "
-        "is no need to launch again."
-    )
-
-
-@bp.route("/<slug>/summary", methods=["POST"])
-@login_required
-def summary(slug: str):
-    """The "what will be requested" box, recomputed as the form changes (htmx)."""
-    entry = _visible_entry(slug)
-    form = launching.form_class(entry)()
-    form.validate()
-    # The group the launch would be charged to, when the form offers the choice.
-    group = request.form.get("group") or None
-    return render_template(
-        "catalogue/_summary.html", summary=launching.summary(entry, form, group_name=group)
     )

@@ -10,8 +10,8 @@ import logging
 
 from flask import Blueprint, abort, request
 
+from app.deployments import operations
 from app.deployments.models import Deployment
-from app.deployments.tracking import apply_state
 from app.extensions import csrf, db
 from app.orchestrator import schemas
 
@@ -45,24 +45,5 @@ def receive(deployment_id: int, secret: str):
         db.select(Deployment.id).where(Deployment.uuid == state.uuid)
     ):
         abort(404)
-    if _arrived_late(deployment.status, state.status):
-        log.info(
-            "Callback for deployment %s said %s after %s; kept the later news",
-            deployment.id,
-            state.status,
-            deployment.status,
-        )
-        return "", 204
-    apply_state(deployment, state, source="callback")
-    db.session.commit()
+    operations.record_callback(deployment, state)
     return "", 204
-
-
-def _arrived_late(current: str, reported: str) -> bool:
-    """Whether a callback reports a step its workflow has already finished: the orchestrator
-    also calls back while a deployment is being built, and those calls may be overtaken by the
-    one announcing the end (its times are to the minute, too coarse to order them)."""
-    if not reported.endswith("_IN_PROGRESS"):
-        return False
-    phase = reported.removesuffix("_IN_PROGRESS")
-    return current in (f"{phase}_COMPLETE", f"{phase}_FAILED")

@@ -2,42 +2,32 @@
 
 People who logged in through an identity provider call with their own access token (renewed
 as needed). Local and LDAP accounts have none: for them the portal calls with its configured
-service identity (``ORCHESTRATOR_SERVICE_IDENTITY``) and enforces itself who owns what. In the
-demo mode everyone gets a token the in-process emulator trusts.
+service identity (``ORCHESTRATOR_SERVICE_IDENTITY``) and enforces itself who owns what, unless
+the orchestrator takes the portal's word for who is calling (``connect.trusts_every_login``):
+then everyone calls as themselves. Which orchestrator a client reaches is ``connect``'s choice.
 """
 
 from __future__ import annotations
 
-import logging
 import threading
-import time
 
-import requests
 from flask import current_app
 from sqlalchemy import select
 
 from app.auth import oidc
-from app.auth.errors import TokenUnavailable
 from app.auth.models import OAuthToken, User
+from app.auth.service_identity import ServiceIdentity
 from app.auth.tokens import access_token_for
 from app.deployments.errors import DeploymentError
 from app.deployments.models import Deployment
 from app.errors import ConfigurationError
 from app.extensions import db
+from app.orchestrator import connect
 from app.orchestrator.client import OrchestratorClient, Timeout
-from app.orchestrator.emulator_demo import DEMO_BASE_URL, DemoTokens, demo_identity, demo_session
-
-log = logging.getLogger(__name__)
 
 SERVICE = "service"
-# Renew a service token this many seconds before the issuer says it expires.
-_SERVICE_TOKEN_MARGIN = 60
-_service_tokens: dict[tuple[str, str], tuple[str, float]] = {}
+_SERVICE_KEY = "portal.service_identity"
 _service_lock = threading.Lock()
-
-
-def is_demo() -> bool:
-    return current_app.config["ORCHESTRATOR_URL"] == "demo"
 
 
 def uses_own_token(user: User) -> bool:
@@ -45,17 +35,27 @@ def uses_own_token(user: User) -> bool:
     return oidc.find_provider(user.provider) is not None
 
 
+def calls_as_self(user: User) -> bool:
+    """Whether ``user``'s calls are made in their own name: with their own token, or on an
+    orchestrator that trusts every portal login."""
+    return connect.trusts_every_login() or uses_own_token(user)
+
+
+def caller_of(user: User) -> connect.Caller:
+    return connect.Caller(user.provider, user.subject, tuple(user.groups or ()))
+
+
 def identity_of(user: User) -> str:
-    """The key of the orchestrator identity ``user``'s calls are made with: "user:<id>" for a
-    personal token (and in the demo mode), "service" for the portal's service identity."""
-    if is_demo() or uses_own_token(user):
+    """The key of the orchestrator identity ``user``'s calls are made with: "user:<id>" for
+    calls in their own name, "service" for the portal's service identity."""
+    if calls_as_self(user):
         return f"user:{user.id}"
     return SERVICE
 
 
 def launch_blocker(user: User) -> str | None:
     """Why ``user`` cannot launch at all, as a sentence for them; ``None`` when they can."""
-    if is_demo() or uses_own_token(user):
+    if calls_as_self(user):
         return None
     if current_app.config.get("ORCHESTRATOR_SERVICE_IDENTITY"):
         return None
@@ -75,16 +75,9 @@ def client_for(user: User, timeout: Timeout | None = None) -> OrchestratorClient
     ``timeout`` defaults to ORCHESTRATOR_TIMEOUT. Raises DeploymentError when ``user`` has no
     way to call it (see ``launch_blocker``).
     """
-    config = current_app.config
-    timeout = timeout if timeout is not None else config["ORCHESTRATOR_TIMEOUT"]
-    if is_demo():
-        tokens, identity = DemoTokens(config["SECRET_KEY"]), demo_identity(user)
-        session = demo_session(current_app._get_current_object())
-        return OrchestratorClient(DEMO_BASE_URL, lambda: tokens.issue(identity), timeout, session)
-    if uses_own_token(user):
-        return OrchestratorClient(
-            config["ORCHESTRATOR_URL"], lambda: access_token_for(user), timeout
-        )
+    timeout = timeout if timeout is not None else current_app.config["ORCHESTRATOR_TIMEOUT"]
+    if calls_as_self(user):
+        return connect.client_for(caller_of(user), lambda: access_token_for(user), timeout)
     blocker = launch_blocker(user)
     if blocker:
         raise DeploymentError(blocker)
@@ -93,65 +86,33 @@ def client_for(user: User, timeout: Timeout | None = None) -> OrchestratorClient
 
 def service_client(timeout: Timeout | None = None) -> OrchestratorClient:
     """A client calling the orchestrator as the portal's service identity."""
-    config = current_app.config
-    settings = config.get("ORCHESTRATOR_SERVICE_IDENTITY") or {}
-    timeout = timeout if timeout is not None else config["ORCHESTRATOR_TIMEOUT"]
-    return OrchestratorClient(config["ORCHESTRATOR_URL"], lambda: service_token(settings), timeout)
+    tokens = service_identity()
+    timeout = timeout if timeout is not None else current_app.config["ORCHESTRATOR_TIMEOUT"]
+    return connect.client_for(None, tokens.access_token, timeout)
 
 
-def service_token(settings: dict) -> str:
-    """The service identity's access token: the static ``token``, or one obtained with a
-    client-credentials grant from ``issuer`` and cached until shortly before it expires.
+def service_identity() -> ServiceIdentity:
+    """The portal's service identity (ORCHESTRATOR_SERVICE_IDENTITY), kept with the app so
+    that its token is granted once and shared until near expiry.
 
-    Raises TokenUnavailable when the issuer refuses or cannot be reached, ConfigurationError
-    when the settings are incomplete.
+    Raises ConfigurationError when the setting is missing or incomplete.
     """
-    if settings.get("token"):
-        return str(settings["token"])
-    try:
-        issuer, client_id = settings["issuer"].rstrip("/"), settings["client_id"]
-        secret = settings["client_secret"]
-    except KeyError as missing:
-        raise ConfigurationError(
-            f"ORCHESTRATOR_SERVICE_IDENTITY needs {missing} (or a static token)."
-        ) from None
-    key = (issuer, client_id)
+    settings = current_app.config.get("ORCHESTRATOR_SERVICE_IDENTITY")
+    if not settings:
+        raise ConfigurationError("ORCHESTRATOR_SERVICE_IDENTITY is not set.")
+    extensions = current_app.extensions
     with _service_lock:
-        cached = _service_tokens.get(key)
-        if cached and cached[1] - _SERVICE_TOKEN_MARGIN > time.time():
-            return cached[0]
-        token, lifetime = _client_credentials(issuer, client_id, secret, settings.get("scope"))
-        _service_tokens[key] = (token, time.time() + lifetime)
-        return token
-
-
-def _client_credentials(
-    issuer: str, client_id: str, secret: str, scope: str | None
-) -> tuple[str, float]:
-    timeout = (5, 10)
-    try:
-        metadata = requests.get(
-            f"{issuer}/.well-known/openid-configuration", timeout=timeout
-        ).json()
-        answer = requests.post(
-            metadata["token_endpoint"],
-            data={"grant_type": "client_credentials", **({"scope": scope} if scope else {})},
-            auth=(client_id, secret),
-            timeout=timeout,
-        )
-        answer.raise_for_status()
-        body = answer.json()
-        return str(body["access_token"]), float(body.get("expires_in") or 300)
-    except (requests.RequestException, ValueError, KeyError, TypeError) as error:
-        log.error("Service identity token from %s failed: %r", issuer, error)
-        raise TokenUnavailable(
-            "The portal could not obtain its own login for the orchestrator; try again later."
-        ) from error
+        kept = extensions.get(_SERVICE_KEY)
+        # Settings changed since (an operator's reload): a grant for the old client is useless.
+        if kept is None or kept.settings != dict(settings):
+            kept = extensions[_SERVICE_KEY] = ServiceIdentity(settings)
+        return kept
 
 
 def groups_for(user: User) -> list[str]:
-    """The groups ``user`` may charge a deployment to (from LDAP or the OIDC groups claim)."""
-    return sorted({str(group).strip("/") for group in user.groups or () if str(group).strip("/")})
+    """The groups ``user`` may charge a deployment to (from LDAP or the OIDC groups claim,
+    stored in the portal's form at login: see ``app.auth.groups``)."""
+    return list(user.groups or ())
 
 
 def user_group_to_send(user: User, group: str | None) -> str | None:
@@ -180,9 +141,8 @@ def owner_of(state_owner: dict) -> User | None:
     subject, issuer = state_owner.get("subject"), str(state_owner.get("issuer") or "")
     if not subject or not issuer:
         return None
-    if is_demo() and issuer.startswith("demo:"):
-        provider = issuer.removeprefix("demo:")
-    else:
+    provider = connect.login_provider_named_by(issuer)
+    if provider is None:
         matching = [
             p.name for p in oidc.enabled_providers() if p.issuer.rstrip("/") == issuer.rstrip("/")
         ]
@@ -196,7 +156,9 @@ def listing_identities() -> list[str]:
     """Every identity whose deployments the sync worker lists: users with deployments or with
     stored tokens (who may have deployments made elsewhere), and the service identity."""
     user_ids = set(db.session.scalars(select(Deployment.user_id).distinct()))
-    if not is_demo():
+    # Where every login is trusted, nothing was made but through this portal, so only
+    # people with deployments recorded here can have any.
+    if not connect.trusts_every_login():
         user_ids |= set(db.session.scalars(select(OAuthToken.user_id)))
     keys = set()
     for user in db.session.scalars(select(User).where(User.id.in_(user_ids))):
@@ -207,7 +169,9 @@ def listing_identities() -> list[str]:
 def client_for_identity(key: str, timeout: Timeout | None = None) -> OrchestratorClient | None:
     """A client for the identity ``key`` (see ``identity_of``); ``None`` if it has none now."""
     if key == SERVICE:
-        if not current_app.config.get("ORCHESTRATOR_SERVICE_IDENTITY") or is_demo():
+        if not current_app.config.get("ORCHESTRATOR_SERVICE_IDENTITY") or (
+            connect.trusts_every_login()
+        ):
             return None
         return service_client(timeout)
     user = db.session.get(User, int(key.removeprefix("user:")))

@@ -18,14 +18,16 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship, validates
 
 from app.auth.models import User
 from app.clock import utcnow
+from app.deployments import status as statuses
+from app.deployments.status import PORTAL_STATUSES, Status
 from app.extensions import db
-from app.orchestrator.schemas import still_changing
 
-SUBMITTING = "SUBMITTING"
-UNCONFIRMED = "UNCONFIRMED"
-NOT_LAUNCHED = "NOT_LAUNCHED"
-VANISHED = "VANISHED"
-PORTAL_STATUSES = frozenset({SUBMITTING, UNCONFIRMED, NOT_LAUNCHED, VANISHED})
+# The portal's own statuses, by their old names (``Status`` is their owner).
+SUBMITTING = Status.SUBMITTING
+UNCONFIRMED = Status.UNCONFIRMED
+NOT_LAUNCHED = Status.NOT_LAUNCHED
+VANISHED = Status.VANISHED
+__all__ = ["PORTAL_STATUSES", "Deployment", "DeploymentEvent", "Status"]
 
 
 class Deployment(db.Model):
@@ -135,11 +137,7 @@ class Deployment(db.Model):
     @property
     def in_progress(self) -> bool:
         """Whether the status may still change without the user doing anything."""
-        if self.deleted:
-            return False
-        return self.status in (SUBMITTING, UNCONFIRMED) or (
-            self.status not in PORTAL_STATUSES and still_changing(self.status)
-        )
+        return not self.deleted and statuses.in_progress(self.status)
 
     @property
     def short_uuid(self) -> str:
@@ -183,7 +181,7 @@ class DeploymentEvent(db.Model):
 class DeploymentListing(db.Model):
     """When the sync worker last listed, and next lists, one orchestrator identity's deployments.
 
-    ``identity`` is "user:<id>" for someone calling with their own token (or the demo's),
+    ``identity`` is "user:<id>" for someone calling in their own name (see identity.identity_of),
     "service" for the portal's service identity. Listing adopts deployments made elsewhere,
     resolves unconfirmed submissions and notices deployments that vanished; workers claim a
     listing with a row lock so that two never list the same identity at once.

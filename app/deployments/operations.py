@@ -1,9 +1,10 @@
 """What people do with deployments: the verbs views and the command line call.
 
-Launching lives in ``launching``, staying current in ``sync`` (and ``callbacks``); this module
-holds the rest and re-exports what callers need. Every verb that changes something writes a
-timeline entry; actions by an admin on someone else's deployment are recorded as "admin".
-Errors are DeploymentError (LaunchError for launches) with a message meant for a person.
+Launching lives a floor above, in ``app.launch.workflow``; staying current in ``sync`` (and
+``callbacks``); this module holds the rest and re-exports what callers need. Every verb that
+changes something writes a timeline entry and commits; actions by an admin on someone else's
+deployment are recorded as "admin". Errors are DeploymentError (LaunchError for launches)
+with a message meant for a person.
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ from app.auth.errors import TokenUnavailable
 from app.auth.models import User
 from app.clock import utcnow
 from app.deployments import identity, tracking
+from app.deployments import status as statuses
 from app.deployments.errors import DeploymentError, LaunchError, TooManyLaunches, explain
 from app.deployments.identity import groups_for, launch_blocker
-from app.deployments.launching import LaunchPending, default_name, launch, relaunch
 from app.deployments.models import Deployment
 from app.deployments.secrets import unseal
+from app.deployments.status import Status
 from app.deployments.timeline import actor_source, record_event
 from app.errors import NotFound
 from app.extensions import db
@@ -34,19 +36,15 @@ log = logging.getLogger(__name__)
 __all__ = [
     "DeploymentError",
     "LaunchError",
-    "LaunchPending",
     "TooManyLaunches",
-    "default_name",
     "delete",
     "fetch_log",
     "fetch_resources",
     "fetch_template",
     "forget_secrets",
     "groups_for",
-    "launch",
     "launch_blocker",
     "record_event",
-    "relaunch",
     "remembered_group",
     "reset_delete",
     "reveal_secrets",
@@ -109,9 +107,9 @@ def delete(actor: User, deployment: Deployment, *, force: bool = False) -> None:
     """
     deployment = visible_deployment(actor, deployment.id)
     source = actor_source(actor, deployment)
-    if not deployment.uuid and deployment.status in ("SUBMITTING", "UNCONFIRMED"):
+    if not statuses.deletable(deployment.status, deployment.uuid):
         _require_uuid(deployment, "deleted")
-    if not deployment.uuid or deployment.status in ("NOT_LAUNCHED", "VANISHED"):
+    if not deployment.uuid or deployment.status in statuses.NOTHING_AT_ORCHESTRATOR:
         record_event(
             deployment,
             deployment.status,
@@ -138,7 +136,7 @@ def delete(actor: User, deployment: Deployment, *, force: bool = False) -> None:
         # Already being deleted (the orchestrator's 409): follow that delete.
         record_event(
             deployment,
-            schemas.DELETE_IN_PROGRESS,
+            Status.DELETE_IN_PROGRESS,
             source=source,
             actor=actor,
             reason="A delete was already under way.",
@@ -149,7 +147,7 @@ def delete(actor: User, deployment: Deployment, *, force: bool = False) -> None:
         raise DeploymentError(error.message) from error
     else:
         record_event(
-            deployment, schemas.DELETE_IN_PROGRESS, source=source, actor=actor, reason=reason
+            deployment, Status.DELETE_IN_PROGRESS, source=source, actor=actor, reason=reason
         )
         deployment.status_reason = None
     if not deployment.deleted:
@@ -174,13 +172,38 @@ def reset_delete(actor: User, deployment: Deployment) -> None:
         raise DeploymentError(error.message) from error
     record_event(
         deployment,
-        schemas.DELETE_FAILED,
+        Status.DELETE_FAILED,
         source=actor_source(actor, deployment),
         actor=actor,
         reason="Stuck delete reset; it can be deleted again.",
     )
     deployment.next_check_at = None
     db.session.commit()
+
+
+def record_callback(deployment: Deployment, state: schemas.DeploymentState) -> None:
+    """Apply what the orchestrator's callback says of ``deployment``, and commit; a callback
+    reporting a step already finished is ignored (it was overtaken by a later one)."""
+    if _arrived_late(deployment.status, state.status):
+        log.info(
+            "Callback for deployment %s said %s after %s; kept the later news",
+            deployment.id,
+            state.status,
+            deployment.status,
+        )
+        return
+    tracking.apply_state(deployment, state, source="callback")
+    db.session.commit()
+
+
+def _arrived_late(current: str, reported: str) -> bool:
+    """Whether a callback reports a step its workflow has already finished: the orchestrator
+    also calls back while a deployment is being built, and those calls may be overtaken by the
+    one announcing the end (its times are to the minute, too coarse to order them)."""
+    if not reported.endswith("_IN_PROGRESS"):
+        return False
+    phase = reported.removesuffix("_IN_PROGRESS")
+    return current in (f"{phase}_COMPLETE", f"{phase}_FAILED")
 
 
 def _owner_only(actor: User, deployment: Deployment) -> Deployment:

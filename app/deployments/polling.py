@@ -17,7 +17,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-import requests
 from flask import current_app
 from sqlalchemy import or_, select, update
 
@@ -30,7 +29,6 @@ from app.deployments.models import Deployment
 from app.extensions import db
 from app.orchestrator import schemas
 from app.orchestrator.client import OrchestratorClient
-from app.orchestrator.emulator_demo import demo_session
 from app.orchestrator.errors import DeploymentNotFound, OrchestratorError
 
 log = logging.getLogger(__name__)
@@ -111,19 +109,14 @@ def _compare_and_claim(query, now, lease) -> list[int]:
 class ThreadClients:
     """One client per worker thread (a requests session is not shared), for one token."""
 
-    def __init__(self, template: OrchestratorClient, token: str, app):
-        self.base_url, self.timeout, self.token = template.base_url, template.timeout, token
-        self.demo = identity.is_demo()
-        self.app = app
+    def __init__(self, template: OrchestratorClient, token: str):
+        self.template, self.token = template, token
         self._local = threading.local()
 
     def get(self) -> OrchestratorClient:
         client = getattr(self._local, "client", None)
         if client is None:
-            session = demo_session(self.app) if self.demo else requests.Session()
-            token = self.token
-            client = OrchestratorClient(self.base_url, lambda: token, self.timeout, session)
-            self._local.client = client
+            client = self._local.client = self.template.with_token(self.token)
         return client
 
 
@@ -136,7 +129,6 @@ def _ask(clients: ThreadClients, uuid: str):
 
 
 def _clients_by_identity(rows: list[Deployment]) -> dict[str, tuple[ThreadClients | None, list]]:
-    app = current_app._get_current_object()
     grouped: dict[str, list[Deployment]] = defaultdict(list)
     users: dict[str, User] = {}
     for row in rows:
@@ -149,7 +141,7 @@ def _clients_by_identity(rows: list[Deployment]) -> dict[str, tuple[ThreadClient
             # The token is read here, in the thread owning the database session.
             with identity.client_for(users[key]) as template:
                 token = template.token_provider()
-            result[key] = (ThreadClients(template, token, app), members)
+            result[key] = (ThreadClients(template, token), members)
         except (TokenUnavailable, DeploymentError) as error:
             log.info("Sync: no usable token for %s: %s", key, error.message)
             result[key] = (None, members)

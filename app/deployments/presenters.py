@@ -17,6 +17,7 @@ from sqlalchemy import select
 
 from app.catalogue.models import TemplateRevision
 from app.deployments.models import Deployment, DeploymentEvent
+from app.deployments.status import Status
 from app.extensions import db
 from app.tosca.metadata import humanise
 from app.tosca.parsed import OutputSpec, ParsedTemplate
@@ -32,40 +33,44 @@ class StatusLook:
 
 
 STATUS_LOOKS = {
-    "SUBMITTING": StatusLook("Submitting", "info", "The portal is sending it to the orchestrator."),
-    "UNCONFIRMED": StatusLook(
+    Status.SUBMITTING: StatusLook(
+        "Submitting", "info", "The portal is sending it to the orchestrator."
+    ),
+    Status.UNCONFIRMED: StatusLook(
         "Checking with the orchestrator",
         "warning",
         "The orchestrator did not answer clearly when it was sent. The portal is checking "
         "whether it arrived and will never send it twice.",
     ),
-    "NOT_LAUNCHED": StatusLook(
+    Status.NOT_LAUNCHED: StatusLook(
         "Not launched",
         "secondary",
         "The orchestrator refused it or was not reached; nothing "
         "was created and nothing is charged.",
     ),
-    "VANISHED": StatusLook(
+    Status.VANISHED: StatusLook(
         "Gone from the orchestrator",
         "secondary",
         "The orchestrator no longer knows this deployment; it may have been deleted elsewhere.",
     ),
-    "CREATE_IN_PROGRESS": StatusLook("Creating", "info", "The cloud is creating it."),
-    "CREATE_COMPLETE": StatusLook("Ready", "success", "It is running and can be used."),
-    "CREATE_FAILED": StatusLook("Failed", "danger", "The cloud could not create it."),
-    "UPDATE_IN_PROGRESS": StatusLook("Updating", "info", "A change is being applied."),
-    "UPDATE_COMPLETE": StatusLook("Ready", "success", "It is running and can be used."),
-    "UPDATE_FAILED": StatusLook(
+    Status.CREATE_IN_PROGRESS: StatusLook("Creating", "info", "The cloud is creating it."),
+    Status.CREATE_COMPLETE: StatusLook("Ready", "success", "It is running and can be used."),
+    Status.CREATE_FAILED: StatusLook("Failed", "danger", "The cloud could not create it."),
+    Status.UPDATE_IN_PROGRESS: StatusLook("Updating", "info", "A change is being applied."),
+    Status.UPDATE_COMPLETE: StatusLook("Ready", "success", "It is running and can be used."),
+    Status.UPDATE_FAILED: StatusLook(
         "Update failed", "warning", "A change could not be applied; it may still be usable."
     ),
-    "DELETE_IN_PROGRESS": StatusLook("Deleting", "secondary", "Its resources are being freed."),
-    "DELETE_COMPLETE": StatusLook("Deleted", "secondary", "Its resources have been freed."),
-    "DELETE_FAILED": StatusLook(
+    Status.DELETE_IN_PROGRESS: StatusLook(
+        "Deleting", "secondary", "Its resources are being freed."
+    ),
+    Status.DELETE_COMPLETE: StatusLook("Deleted", "secondary", "Its resources have been freed."),
+    Status.DELETE_FAILED: StatusLook(
         "Delete failed",
         "danger",
         "Deleting it did not finish. Delete it again; a forced delete is offered too.",
     ),
-    "UNKNOWN": StatusLook("Unknown", "secondary", "The orchestrator has lost track of it."),
+    Status.UNKNOWN: StatusLook("Unknown", "secondary", "The orchestrator has lost track of it."),
 }
 
 # Phrases found in orchestrator reasons, and what they mean for the person reading them.
@@ -322,7 +327,7 @@ def shown_settings(deployment: Deployment, template: ParsedTemplate | None) -> l
 
 def resources_summary(charge: dict | None) -> str:
     """What a deployment holds, on one line: ``2 cores · 8 GB memory · 50 GB disk · 1 GPU``."""
-    from app.quotas.accounting import format_size
+    from app.tosca.units import format_size
 
     if not charge:
         return ""

@@ -16,6 +16,7 @@ from sqlalchemy.orm import load_only
 
 from app.auth.models import User
 from app.deployments.models import Deployment
+from app.deployments.status import Status
 from app.extensions import db
 
 # Status groups offered by the filter, and the statuses each one covers.
@@ -23,19 +24,19 @@ STATUS_GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "progress": (
         "In progress",
         (
-            "SUBMITTING",
-            "UNCONFIRMED",
-            "CREATE_IN_PROGRESS",
-            "UPDATE_IN_PROGRESS",
-            "DELETE_IN_PROGRESS",
+            Status.SUBMITTING,
+            Status.UNCONFIRMED,
+            Status.CREATE_IN_PROGRESS,
+            Status.UPDATE_IN_PROGRESS,
+            Status.DELETE_IN_PROGRESS,
         ),
     ),
-    "ready": ("Ready", ("CREATE_COMPLETE", "UPDATE_COMPLETE")),
+    "ready": ("Ready", (Status.CREATE_COMPLETE, Status.UPDATE_COMPLETE)),
     "failed": (
         "Failed or not launched",
-        ("CREATE_FAILED", "UPDATE_FAILED", "DELETE_FAILED", "NOT_LAUNCHED"),
+        (Status.CREATE_FAILED, Status.UPDATE_FAILED, Status.DELETE_FAILED, Status.NOT_LAUNCHED),
     ),
-    "gone": ("Gone or unknown", ("VANISHED", "UNKNOWN", "DELETE_COMPLETE")),
+    "gone": ("Gone or unknown", (Status.VANISHED, Status.UNKNOWN, Status.DELETE_COMPLETE)),
 }
 
 EVERYONE = "*"

@@ -7,12 +7,12 @@ Every writer of orchestrator news (the launch, the callback, the sync worker) go
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from functools import lru_cache
 
 from flask import current_app
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
+from app.caches import cached
 from app.catalogue.models import TemplateRevision
 from app.clock import utcnow
 from app.deployments.models import VANISHED, Deployment, DeploymentListing
@@ -27,12 +27,10 @@ def parsed_template(revision_id: int | None) -> ParsedTemplate | None:
     """The parsed template of a revision (cached: revisions never change); ``None`` if gone."""
     if revision_id is None:
         return None
-    return _parsed(current_app.config["SQLALCHEMY_DATABASE_URI"], revision_id)
+    return cached("parsed_templates", 256, revision_id, lambda: _parsed(revision_id))
 
 
-@lru_cache(maxsize=256)
-def _parsed(database: str, revision_id: int) -> ParsedTemplate | None:
-    # Keyed by database too: one process may serve several (the tests do).
+def _parsed(revision_id: int) -> ParsedTemplate | None:
     text = db.session.scalar(
         select(TemplateRevision.parsed).where(TemplateRevision.id == revision_id)
     )

@@ -25,6 +25,7 @@ from flask import (
 from flask_login import current_user, login_required
 
 from app.deployments import operations, presenters, queries, stamps
+from app.deployments import status as statuses
 from app.deployments.models import Deployment
 from app.errors import NotFound, PortalError
 from app.extensions import db
@@ -85,8 +86,20 @@ def index():
     context = _list_context(filters)
     templates = queries.templates_of(current_user, filters)
     return render_template(
-        "deployments/index.html", templates=templates, stamp=_own_tag(filters), **context
+        "deployments/index.html",
+        templates=templates,
+        panels=_list_panels(),
+        stamp=_own_tag(filters),
+        **context,
     )
+
+
+def _list_panels() -> list[tuple[str, dict]]:
+    """The panels features above this one lend the list (the quotas' usage panel): each fills
+    the ``deployments.list_panels`` slot at start with a template and a context function, so
+    the page shows them without this feature knowing theirs."""
+    slot = current_app.extensions.get("deployments.list_panels", [])
+    return [(template, context_of(current_user)) for template, context_of in slot]
 
 
 @bp.get("/rows")
@@ -158,10 +171,8 @@ def _detail_context(deployment: Deployment, revealed: dict[str, str] | None = No
         "settings": presenters.shown_settings(deployment, template),
         "typed_secrets": presenters.typed_secrets(template),
         "poll_seconds": current_app.config["DEPLOYMENTS_POLL_SECONDS"],
-        # The orchestrator resets only a delete still under way (to DELETE_FAILED, after which
-        # it can be deleted again); a failed delete is simply deleted again.
-        "can_reset": deployment.status == "DELETE_IN_PROGRESS",
-        "can_force": deployment.status in ("DELETE_FAILED", "DELETE_IN_PROGRESS"),
+        "can_reset": statuses.resettable(deployment.status),
+        "can_force": statuses.force_deletable(deployment.status),
     }
 
 
@@ -301,23 +312,6 @@ def reset(deployment_id: int):
         return _failed(deployment, error)
     flash("The stuck delete was reset; you can delete the deployment again.", "info")
     return redirect(url_for(".detail", deployment_id=deployment.id))
-
-
-@bp.post("/<int:deployment_id>/relaunch")
-@login_required
-def relaunch(deployment_id: int):
-    """Launch the same template with the same settings again, under a new name."""
-    deployment = _deployment(deployment_id)
-    name = " ".join(request.form.get("name", "").split())[:255]
-    if not name:
-        flash("Give the new deployment a name; nothing was launched.", "danger")
-        return redirect(url_for(".detail", deployment_id=deployment.id))
-    try:
-        launched = operations.relaunch(current_user, deployment, name=name)
-    except PortalError as error:
-        return _failed(deployment, error)
-    flash(f"{launched.name} is being launched with the same settings.", "success")
-    return redirect(url_for(".detail", deployment_id=launched.id))
 
 
 def _failed(deployment: Deployment, error: PortalError):

@@ -46,7 +46,9 @@ class OrchestratorClient:
 
     ``token_provider`` is called before each authenticated call and returns the OIDC access
     token; it is called every time so that a token renewed meanwhile is used. ``timeout`` is
-    seconds, or a (connect, read) pair. ``session`` lets tests and the demo mount a transport.
+    seconds, or a (connect, read) pair. ``session`` lets tests mount a transport;
+    ``session_factory`` makes this client's sessions and those of its ``with_token`` copies
+    (the demo's reach the emulator in-process).
     """
 
     def __init__(
@@ -55,11 +57,22 @@ class OrchestratorClient:
         token_provider: Callable[[], str],
         timeout: Timeout = (5, 30),
         session: requests.Session | None = None,
+        *,
+        session_factory: Callable[[], requests.Session] = requests.Session,
     ):
         self.base_url = base_url.rstrip("/")
         self.token_provider = token_provider
         self.timeout = _timeout_pair(timeout)
-        self.session = session or requests.Session()
+        self.session = session or session_factory()
+        self._session_factory = session_factory
+
+    def with_token(self, token: str) -> OrchestratorClient:
+        """A client for the same orchestrator that calls with ``token`` as it is, over a
+        session of its own (made like this one's): a requests session is not to be shared
+        between threads, and a token read once can be handed to several."""
+        return OrchestratorClient(
+            self.base_url, lambda: token, self.timeout, session_factory=self._session_factory
+        )
 
     # --- deployments ----------------------------------------------------------------------
 

@@ -1,1 +1,21 @@
 """How much people may use: limits, what launches cost, usage, and the operator pages."""
+
+from flask import Flask
+
+
+def init_quotas(app: Flask) -> None:
+    """The quotas feature's own registration: its tables' charge rows kept in step with the
+    deployments, its pages, its template helpers, and the usage panel it lends My deployments
+    (through the deployments feature's panel slot, so that feature never imports this one)."""
+    from app.quotas import models  # noqa: F401  (the tables, for create_all and migrations)
+    from app.quotas.charges import register_charge_listeners
+    from app.quotas.operations import usage_panel_context
+    from app.quotas.views import bp
+    from app.tosca.units import format_size
+
+    register_charge_listeners()
+    app.register_blueprint(bp)
+    app.add_template_filter(lambda value: format_size(value) if value else "\u2014", "size")
+    app.extensions.setdefault("deployments.list_panels", []).append(
+        ("quotas/_usage_panel.html", usage_panel_context)
+    )

@@ -52,13 +52,19 @@ def _write(connection, deployment: Deployment) -> None:
         connection.execute(insert(QuotaGpuCharge), gpu_rows)
 
 
-@event.listens_for(Deployment, "after_insert")
+def register_charge_listeners() -> None:
+    """Keep the charge tables in step with every write of ``Deployment.charge`` (called by the
+    quotas feature's init; ORM listeners are process-wide, so registering twice is a no-op)."""
+    for name, listener in (("after_insert", _inserted), ("after_update", _updated)):
+        if not event.contains(Deployment, name, listener):
+            event.listen(Deployment, name, listener)
+
+
 def _inserted(_mapper, connection, deployment: Deployment) -> None:
     if deployment.charge:
         _write(connection, deployment)
 
 
-@event.listens_for(Deployment, "after_update")
 def _updated(_mapper, connection, deployment: Deployment) -> None:
     if attributes.get_history(deployment, "charge").has_changes():
         _write(connection, deployment)

@@ -9,13 +9,23 @@ from typing import Any
 
 from sqlalchemy import select
 
+from app.auth.groups import normalise_group
 from app.auth.models import User
 from app.clock import utcnow
 from app.extensions import db
 from app.quotas.anchors import lock_limit_row
 from app.quotas.errors import InvalidLimit
 from app.quotas.fit import amount_text
-from app.quotas.models import LIMIT_KEYS, SCOPES, SITE, USER, QuotaChange, QuotaLimit
+from app.quotas.models import (
+    GROUP,
+    LIMIT_KEYS,
+    MEMBER,
+    SCOPES,
+    SITE,
+    USER,
+    QuotaChange,
+    QuotaLimit,
+)
 from app.tosca.units import read_size
 
 # What an operator types to lift a limit, and to let the next level decide again.
@@ -109,6 +119,10 @@ def set_limits(actor: User | None, scope: str, subject: str, changes: Mapping, r
             "Say why the limits change: the reason is kept in the history.", field="reason"
         )
     subject = "" if scope == SITE else str(subject)
+    if scope in (MEMBER, GROUP):
+        subject = normalise_group(subject)
+        if not subject:
+            raise InvalidLimit("Name the group whose limits change.")
     # Two operators (or an operator and a launch) at once: each reads the limits the other
     # left, so neither change is lost and the history's "old" is what really was.
     lock_limit_row(scope, subject)

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 from sqlalchemy import and_, or_
 
-from app.deployments.models import NOT_LAUNCHED, VANISHED, Deployment
+from app.deployments.models import Deployment
+from app.deployments.status import RELEASED, Status, holds_resources
 
-CREATE_FAILED = "CREATE_FAILED"
-DELETE_COMPLETE = "DELETE_COMPLETE"
-RELEASED_STATUSES = frozenset({NOT_LAUNCHED, VANISHED, DELETE_COMPLETE})
+CREATE_FAILED = Status.CREATE_FAILED
+RELEASED_STATUSES = RELEASED
 
 
 def kept_after_failure(deployment: Deployment) -> bool:
@@ -38,11 +38,11 @@ def kept_after_failure(deployment: Deployment) -> bool:
 
 def holds(deployment: Deployment) -> bool:
     """Whether ``deployment`` holds resources against its owner's (and group's) quota."""
-    if deployment.deleted or deployment.status in RELEASED_STATUSES:
-        return False
-    if deployment.status == CREATE_FAILED:
-        return kept_after_failure(deployment)
-    return True
+    return holds_resources(
+        deployment.status,
+        deleted=bool(deployment.deleted),
+        keeps_failed_attempt=kept_after_failure(deployment),
+    )
 
 
 def holding_clause():

@@ -2,9 +2,10 @@
 atomically against the limits, and say how much is in use.
 
 ``reserve`` is the only way a launch gets recorded under a quota: it locks the user's and the
-group pool's rows, sums what their holding deployments hold, checks the limits, and commits
-the new deployment, all in one transaction, so launches racing from several worker processes
-or hosts can never together exceed a limit. Nothing needs releasing afterwards: usage is
+group pool's rows, sums what their holding deployments hold, checks the limits, and adds the
+new deployment, all in the caller's transaction, which the caller (the launch workflow)
+commits: launches racing from several worker processes or hosts can never together exceed a
+limit, since each holds the locks until that commit. Nothing needs releasing afterwards: usage is
 derived from the deployments' own records (see ``app.quotas.holding``).
 """
 
@@ -130,13 +131,13 @@ def uncountable_refusal(user, group_name: str | None, charge: dict) -> str | Non
 
 
 def reserve(user, group_name: str | None, charge: dict, deployment) -> None:
-    """Check ``charge`` against ``user``'s limits (and ``group_name``'s pool) and record
-    ``deployment`` (populated, status SUBMITTING), in one locked transaction, then commit.
+    """Check ``charge`` against ``user``'s limits (and ``group_name``'s pool) and add
+    ``deployment`` (populated, status SUBMITTING) to the session, flushed under the locks.
+    Does not commit: the caller commits, which releases the locks.
 
     The transaction takes row locks on the user's and the pool's quota rows on PostgreSQL (an
     immediate transaction on SQLite), so concurrent reservations for the same user or pool run
-    one after the other and each sees the others' deployments. Whatever else the session
-    holds is committed with the deployment.
+    one after the other and each sees the others' deployments once they commit.
 
     Raises QuotaExceeded, with the session rolled back and nothing recorded, when a limit would
     be exceeded or the charge cannot be counted and the site refuses that.
@@ -154,7 +155,7 @@ def reserve(user, group_name: str | None, charge: dict, deployment) -> None:
             if misfits:
                 raise QuotaExceeded(_refusal_message(assessment, misfits))
         db.session.add(deployment)
-        db.session.commit()
+        db.session.flush()
     except BaseException:
         db.session.rollback()
         raise

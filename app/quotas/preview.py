@@ -27,7 +27,7 @@ def launch_preview(
     unknown cost would be refused, or None), ``limited`` (whether any limit applies) and
     ``incomplete`` (some values are not valid yet and their defaults are counted)."""
     # Only a group the user belongs to: a pool's usage names its members' deployments.
-    if group_name and group_name not in [str(g) for g in (user.groups or [])]:
+    if group_name and group_name not in (user.groups or []):
         group_name = None
     charge = charge_for(template_document, parameters)
     assessments = assess_launch(user, group_name or None, charge)

@@ -18,12 +18,12 @@ from flask import (
 from flask_login import current_user, login_required
 from sqlalchemy import select
 
+from app.auth.groups import normalise_group
 from app.auth.models import User
 from app.auth.roles import role_required
 from app.deployments.models import Deployment
 from app.errors import NotFound
 from app.extensions import db
-from app.quotas import charges, models  # noqa: F401  (tables; charge columns kept in step)
 from app.quotas.editing import describe_limits, set_limits, subject_label
 from app.quotas.errors import InvalidLimit
 from app.quotas.fit import assess
@@ -41,9 +41,7 @@ HISTORY_SHOWN = 50
 
 @bp.app_context_processor
 def _quota_helpers():
-    # My deployments includes the researcher's usage panel through ``quota_usage_panel``.
     return {
-        "quota_usage_panel": usage_panel_context,
         "quota_describe": describe_limits,
         "quota_label": subject_label,
     }
@@ -148,7 +146,7 @@ def user(user_id: int):
 @bp.route("/groups/")
 @role_required("operator")
 def groups():
-    opening = request.args.get("name", "").strip()
+    opening = normalise_group(request.args.get("name", ""))
     if opening:
         return redirect(url_for("quotas.group", name=opening))
     limited = select(QuotaLimit.subject).where(QuotaLimit.scope.in_([MEMBER, GROUP])).distinct()
@@ -171,7 +169,7 @@ def groups():
 @role_required("operator")
 def group_by_path(name: str):
     """Earlier addresses of a group's page, kept working."""
-    return redirect(url_for("quotas.group", name=name), 301)
+    return redirect(url_for("quotas.group", name=normalise_group(name)), 301)
 
 
 # The name travels in the query string: group names from Keycloak and INDIGO IAM can start
@@ -179,9 +177,13 @@ def group_by_path(name: str):
 @bp.route("/group", methods=["GET", "POST"])
 @role_required("operator")
 def group():
-    name = request.args.get("name", "")
-    if not name.strip():
+    typed = request.args.get("name", "")
+    name = normalise_group(typed)
+    if not name:
         return redirect(url_for("quotas.groups"))
+    if name != typed and request.method == "GET":
+        # "/physics/cms" and "physics/cms" are one group: show it under the portal's form.
+        return redirect(url_for("quotas.group", name=name))
     editing = request.form.get("scope") if request.method == "POST" else None
     forms = {}
     for scope in (MEMBER, GROUP):

@@ -1,7 +1,7 @@
 """a version on each deployment, bumped when the list would show it differently
 
 Revision ID: b7c4d2e9f1a3
-Revises: 7e0a1b2c3d4e
+Revises: 7f13a0b1c2d3
 Create Date: 2026-11-25 10:15:00
 
 """
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = "b7c4d2e9f1a3"
-down_revision = "7e0a1b2c3d4e"
+down_revision = "7f13a0b1c2d3"
 branch_labels = None
 depends_on = None
 

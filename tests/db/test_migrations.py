@@ -102,3 +102,65 @@ def test_the_kept_attempt_flag_is_filled_in_from_the_launch_options_on_postgresq
 ):
     flags = _kept_flag_after_upgrade(make_app, empty_postgres_url)
     assert flags == {"kept": True, "plain": False, "off": False}
+
+
+def _groups_after_upgrade(make_app, url):
+    """Group names stored before they had one form ("/physics/cms" from Keycloak) take it, in
+    users' groups, quota limits (the later of two spellings kept) and the limits' history."""
+    from sqlalchemy import text
+
+    app = make_app(SQLALCHEMY_DATABASE_URI=url)
+    with app.app_context():
+        db.drop_all()
+        upgrade(revision="7e0a1b2c3d4e")
+        user = create_local_user("ada", "correct horse battery", "Ada Lovelace")
+        db.session.execute(
+            text("UPDATE users SET groups = :groups WHERE id = :id"),
+            {"groups": '["/physics/cms", "physics/cms", "chemistry", "/"]', "id": user.id},
+        )
+        for subject, gpus, when in (
+            ("/physics/cms", 1, "2026-01-02 00:00:00"),
+            ("physics/cms", 4, "2026-01-01 00:00:00"),
+            ("/chemistry/", 2, "2026-01-01 00:00:00"),
+        ):
+            db.session.execute(
+                text(
+                    "INSERT INTO quota_limits (scope, subject, limits, updated_at)"
+                    " VALUES ('group', :subject, :limits, :when)"
+                ),
+                {"subject": subject, "limits": f'{{"gpus": {gpus}}}', "when": when},
+            )
+        db.session.execute(
+            text(
+                "INSERT INTO quota_changes (at, actor_name, scope, subject, old, new, reason)"
+                " VALUES (CURRENT_TIMESTAMP, 'op', 'member', '/physics/cms', '{}', '{}', 'x')"
+            )
+        )
+        db.session.commit()
+        upgrade()
+        groups = db.session.execute(text("SELECT groups FROM users")).scalar_one()
+        limits = db.session.execute(
+            text("SELECT subject, limits FROM quota_limits ORDER BY subject")
+        ).all()
+        history = db.session.execute(text("SELECT subject FROM quota_changes")).scalars().all()
+    import json
+
+    def loaded(value):
+        return json.loads(value) if isinstance(value, str) else value
+
+    return loaded(groups), [(s, loaded(v)) for s, v in limits], history
+
+
+def test_stored_group_names_take_the_one_form_on_sqlite(make_app, tmp_path):
+    groups, limits, history = _groups_after_upgrade(make_app, f"sqlite:///{tmp_path}/g.sqlite")
+    assert groups == ["chemistry", "physics/cms"]
+    assert limits == [("chemistry", {"gpus": 2}), ("physics/cms", {"gpus": 1})]
+    assert history == ["physics/cms"]
+
+
+@pytest.mark.postgres
+def test_stored_group_names_take_the_one_form_on_postgresql(make_app, empty_postgres_url):
+    groups, limits, history = _groups_after_upgrade(make_app, empty_postgres_url)
+    assert groups == ["chemistry", "physics/cms"]
+    assert limits == [("chemistry", {"gpus": 2}), ("physics/cms", {"gpus": 1})]
+    assert history == ["physics/cms"]

@@ -8,10 +8,10 @@ from app.auth import local
 from app.auth.models import User
 from app.catalogue.loader import catalogue
 from app.catalogue.operations import publish, save_revision
-from app.deployments.operations import launch
 from app.extensions import db
-from app.orchestrator.emulator import emulator_of
-from app.orchestrator.emulator_demo import demo_emulator
+from app.launch.workflow import launch
+from app.orchestrator.emulator.core import emulator_of
+from app.orchestrator.emulator.demo import demo_emulator
 
 TEMPLATE = """\
 tosca_definitions_version: tosca_simple_yaml_1_0

@@ -7,7 +7,7 @@ import pytest
 from werkzeug.serving import make_server
 
 from app.orchestrator.client import OrchestratorClient
-from app.orchestrator.emulator import Identity, create_emulator, emulator_of, static_tokens
+from app.orchestrator.emulator.core import Identity, create_emulator, emulator_of, static_tokens
 
 ALICE = Identity("alice-sub", "https://iam.test/", ("physics",))
 BOB = Identity("bob-sub", "https://iam.test/", ("chemistry",))

@@ -11,7 +11,7 @@ from werkzeug.serving import make_server
 from werkzeug.wrappers import Response
 
 from app.orchestrator.client import OrchestratorClient
-from app.orchestrator.emulator import emulator_of
+from app.orchestrator.emulator.core import emulator_of
 from app.orchestrator.errors import (
     BadRequest,
     Conflict,

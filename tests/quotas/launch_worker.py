@@ -33,6 +33,7 @@ def run(
             barrier.wait(timeout=60)
             try:
                 reserve(user, group, charge(gpus=gpus_each, cores=1), deployment)
+                db.session.commit()  # as the launch does: the commit releases the locks
             except QuotaExceeded:
                 outcomes.append("refused")
             except Exception as error:  # reported to the test, which fails on it

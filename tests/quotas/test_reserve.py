@@ -21,6 +21,7 @@ def try_reserve(quotas, user_id, charged, group_name=None, name=""):
             reserve(user, group_name, charged, deployment)
         except QuotaExceeded as error:
             return error
+        db.session.commit()  # the caller commits the reservation (the launch, in the portal)
         return deployment.id
 
 
@@ -179,7 +180,7 @@ def test_a_deployment_already_stored_by_the_caller_is_not_counted_twice(quotas):
 
 def test_a_launch_whose_template_can_no_longer_be_read_is_of_unknown_cost(quotas):
     """Counting nothing for it would let it past every limit."""
-    from app.deployments.launching import _charge
+    from app.launch.workflow import _charge
 
     limited = quotas.user()
     quotas.limit("user", limited, cores="100")

@@ -158,7 +158,8 @@ def test_a_group_whose_name_has_slashes_or_spaces_is_opened_and_edited(operator,
     )
     assert response.status_code == 302 and response.location == url
     page = operator.get(url).get_data(as_text=True)
-    assert "sub-group" in page and f">Group {name}</h1>" in page
+    # "/physics/cms" is the group "physics/cms": the page shows the portal's one form of it.
+    assert "sub-group" in page and f">Group {name.strip('/')}</h1>" in page
     listing = operator.get("/quotas/groups/").get_data(as_text=True)
     assert f'href="{url}"' in listing.replace("&amp;", "&")
 

@@ -15,6 +15,7 @@ from wtforms import (
 )
 from wtforms.validators import DataRequired, Length, Optional, ValidationError
 
+from app.auth.groups import normalise_group
 from app.catalogue.operations import CatalogueError, check_slug
 
 MESSAGE_MAX = 500
@@ -149,7 +150,7 @@ def group_list(form, field) -> None:
         raise ValidationError(
             f"Not a group name: {', '.join(bad)}. Use letters, digits and . _ - @ : /"
         )
-    field.groups = list(dict.fromkeys(names))
+    field.groups = list(dict.fromkeys(g for g in map(normalise_group, names) if g))
 
 
 class UploadForm(FlaskForm):

@@ -4,11 +4,11 @@ buttons that publish, hide, restore and set who sees it.
 Every route is for admins only.
 """
 
-from flask import flash, redirect, render_template, request, url_for
+from flask import current_app, flash, redirect, render_template, request, url_for
 from sqlalchemy import select
 
 from app.auth.roles import role_required
-from app.catalogue import launching, operations
+from app.catalogue import operations
 from app.catalogue.admin.blueprint import bp
 from app.catalogue.admin.common import (
     STATES,
@@ -112,10 +112,17 @@ def preview(slug: str, number: int):
 
 
 def _summary(revision: TemplateRevision, parsed: ParsedTemplate, form) -> dict:
-    """The launch page's resource box, with the defaults; a message when it can't be computed."""
+    """The launch page's resource box, with the defaults; a message when it can't be computed.
+
+    The box is the launch feature's (it prices against quotas): it fills the
+    ``catalogue.cost_preview`` slot at start; without it the preview shows no box.
+    """
+    cost_preview = current_app.extensions.get("catalogue.cost_preview")
+    if cost_preview is None:
+        return None
     entry = Entry(revision.template.slug, revision.id, revision.number, parsed, revision.created_at)
     try:
-        return launching.summary(entry, form)
+        return cost_preview(entry, form)
     except TemplateError as error:
         return {"error": error.message}
 

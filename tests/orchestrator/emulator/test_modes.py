@@ -9,9 +9,9 @@ import requests
 
 from app import create_app
 from app.errors import ConfigurationError
-from app.orchestrator.cli import parse_token
-from app.orchestrator.emulator import create_emulator, emulator_of
-from app.orchestrator.emulator_rules import Identity
+from app.orchestrator.emulator.cli import parse_token
+from app.orchestrator.emulator.core import create_emulator, emulator_of
+from app.orchestrator.emulator.rules import Identity
 from tests.conftest import TEST_CONFIG
 from tests.fixtures.orchestrator_emulator import start_orchestrator_emulator
 from tests.orchestrator.conftest import PARAMETERS, TEMPLATE

@@ -6,9 +6,9 @@ import pytest
 import requests
 
 from app.orchestrator.client import OrchestratorClient
-from app.orchestrator.emulator import Faults, create_emulator, emulator_of, static_tokens
-from app.orchestrator.emulator_demo import DemoTokens, WSGITransport
-from app.orchestrator.emulator_rules import Identity
+from app.orchestrator.emulator.core import Faults, create_emulator, emulator_of, static_tokens
+from app.orchestrator.emulator.demo import DemoTokens, WSGITransport
+from app.orchestrator.emulator.rules import Identity
 from app.orchestrator.errors import OrchestratorUnavailable
 from tests.orchestrator.conftest import ALICE, PARAMETERS, TEMPLATE, TOKENS
 

@@ -22,11 +22,14 @@ from requests.structures import CaseInsensitiveDict
 from requests.utils import get_encoding_from_headers
 from werkzeug.test import Client
 
-from app.orchestrator.emulator import Faults, Identity, create_emulator, emulator_of
-from app.orchestrator.emulator_faults import ConnectionDropped, ConnectionHung
-from app.orchestrator.emulator_store import EmulatorStore
+from app.orchestrator.client import OrchestratorClient, Timeout
+from app.orchestrator.connect import Caller
+from app.orchestrator.emulator.core import Faults, Identity, create_emulator, emulator_of
+from app.orchestrator.emulator.faults import ConnectionDropped, ConnectionHung
+from app.orchestrator.emulator.store import EmulatorStore
 
 DEMO_BASE_URL = "http://orchestrator.demo.invalid"
+_ISSUER_PREFIX = "demo:"
 TOKEN_SECONDS = 300
 _SALT = "demo-orchestrator-token"
 _EXTENSION_KEY = "orchestrator_demo"
@@ -55,9 +58,17 @@ class DemoTokens:
         return Identity(claims["sub"], claims["iss"], None if groups is None else tuple(groups))
 
 
-def demo_identity(user) -> Identity:
-    """Who ``user`` is to the demo emulator: their subject, under an issuer per provider."""
-    return Identity(user.subject, f"demo:{user.provider}", tuple(user.groups or ()))
+def demo_identity(caller: Caller | None) -> Identity:
+    """Who ``caller`` is to the demo emulator: their subject, under an issuer per login
+    provider; the portal itself (``None``) is one more caller."""
+    if caller is None:
+        return Identity("portal", f"{_ISSUER_PREFIX}portal", ())
+    return Identity(caller.subject, f"{_ISSUER_PREFIX}{caller.provider}", tuple(caller.groups))
+
+
+def login_provider_of(issuer: str) -> str | None:
+    """The login provider a demo ``issuer`` names; None for any other issuer."""
+    return issuer.removeprefix(_ISSUER_PREFIX) if issuer.startswith(_ISSUER_PREFIX) else None
 
 
 class WSGITransport(BaseAdapter):
@@ -139,3 +150,15 @@ def demo_session(app: Flask) -> requests.Session:
     session = requests.Session()
     session.mount(DEMO_BASE_URL, WSGITransport(emulator, emulator_of(emulator).faults))
     return session
+
+
+def demo_client(app: Flask, caller: Caller | None, timeout: Timeout) -> OrchestratorClient:
+    """A client reaching ``app``'s demo emulator in-process as ``caller``, with tokens signed
+    by the portal; its ``with_token`` copies reach the same emulator."""
+    tokens, identity = DemoTokens(app.config["SECRET_KEY"]), demo_identity(caller)
+    return OrchestratorClient(
+        DEMO_BASE_URL,
+        lambda: tokens.issue(identity),
+        timeout,
+        session_factory=lambda: demo_session(app),
+    )

@@ -1,6 +1,6 @@
 """The emulator as a real HTTP server (the ``orchestrator_emulator`` fixture): its tokens and
 group rule, its life cycle and callbacks, its control API, seen through the portal's own client.
-Faults are in test_orchestrator_emulator_faults.py."""
+Faults are in test_faults.py."""
 
 import time
 

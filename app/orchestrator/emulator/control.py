@@ -8,7 +8,7 @@ with; without a configured secret the whole prefix answers 404.
 |---|---|
 | GET ready | ``{"ready": true}`` |
 | POST tokens | ``{token, subject, issuer, groups?, wlcg_groups?, admin?, scopes?}`` |
-| GET, PUT, DELETE faults | ``emulator_faults.Faults``' switches: PUT sets some, DELETE clears |
+| GET, PUT, DELETE faults | ``faults.Faults``' switches: PUT sets some, DELETE clears |
 | GET, PUT settings | ``{complete_after_polls, complete_after_seconds, group_rule}`` |
 | GET deployments | every deployment as the API shows it |
 | GET deployments/<uuid>/request | the create body as received, template included |
@@ -24,9 +24,9 @@ import hmac
 
 from flask import Blueprint, Flask, abort, jsonify, request
 
-from app.orchestrator.emulator_faults import CONTROL_PREFIX
-from app.orchestrator.emulator_lifecycle import Emulator, public
-from app.orchestrator.emulator_rules import GROUP_RULES, Identity
+from app.orchestrator.emulator.faults import CONTROL_PREFIX
+from app.orchestrator.emulator.lifecycle import Emulator, public
+from app.orchestrator.emulator.rules import GROUP_RULES, Identity
 
 
 class ControlError(Exception):

@@ -1,10 +1,18 @@
-"""Launching: record the deployment first, reserve its quota, then ask the orchestrator.
+"""The launch workflow: record the deployment, reserve its quota, then ask the orchestrator.
 
-The row is committed (status SUBMITTING) before the create request leaves, so no answer lost
-on the way can leave a deployment the portal does not know of. An ambiguous outcome (no
-answer, a timeout, a 5xx, an unreadable answer) leaves the row UNCONFIRMED for the sync worker
-to match with the orchestrator's record; it is never submitted again. Only a clear refusal, or
-a request that never left, means "nothing was launched" (NOT_LAUNCHED).
+Who commits: this workflow, in exactly two documented steps, and nothing it calls.
+
+1. Record and reserve: the row (status SUBMITTING, with its charge) is checked against the
+   quotas under their locks (``app.quotas.operations.reserve``, which does not commit) and
+   committed here, before the create request leaves, so no answer lost on the way can leave a
+   deployment the portal does not know of, and no racing launch can pass a limit.
+2. Submit outcome: the orchestrator's answer (created, refused, or lost) is written and
+   committed here, together with the values to offer next time.
+
+An ambiguous outcome (no answer, a timeout, a 5xx, an unreadable answer) leaves the row
+UNCONFIRMED for the sync worker to match with the orchestrator's record; it is never submitted
+again. Only a clear refusal, or a request that never left, means "nothing was launched"
+(NOT_LAUNCHED).
 """
 
 from __future__ import annotations
@@ -24,11 +32,13 @@ from app.catalogue.models import TemplateRevision
 from app.clock import utcnow
 from app.deployments import identity, tracking
 from app.deployments.errors import DeploymentError, LaunchError, TooManyLaunches, explain
-from app.deployments.models import NOT_LAUNCHED, SUBMITTING, UNCONFIRMED, Deployment
+from app.deployments.models import Deployment
 from app.deployments.secrets import seal, secret_inputs, split_parameters
+from app.deployments.status import AWAITING_ANSWER, Status
 from app.deployments.timeline import record_event
 from app.errors import ConfigurationError
 from app.extensions import db
+from app.launch import prefill
 from app.orchestrator import schemas
 from app.orchestrator.errors import OrchestratorError, OrchestratorUnavailable, Unreachable
 from app.quotas.operations import charge_for, reserve, uncounted_charge
@@ -103,7 +113,7 @@ def _check_pending(user: User, entry: Entry, clear: dict) -> None:
         select(Deployment).where(
             Deployment.user_id == user.id,
             Deployment.template_slug == entry.slug,
-            Deployment.status.in_((SUBMITTING, UNCONFIRMED)),
+            Deployment.status.in_(sorted(AWAITING_ANSWER)),
             Deployment.deleted.is_(False),
         )
     )
@@ -163,8 +173,13 @@ def launch(
     name: str | None = None,
     group: str | None = None,
     generated: set[str] | frozenset[str] = frozenset(),
+    remember: bool = False,
 ) -> Deployment:
     """Launch ``entry``'s revision with ``parameters`` (checked TOSCA values) for ``user``.
+
+    Commits twice (see the module's docstring): the record with its reservation, then the
+    submission's outcome. With ``remember``, the non-secret values are kept for the user's
+    next launch of the same template once the orchestrator was asked (in the second commit).
 
     ``generated`` names the secret inputs whose values the portal generated (kept sealed so
     the owner can read them); secrets with generation allowed that are missing are generated
@@ -208,13 +223,21 @@ def launch(
         check_failures=0,
     )
     record_event(
-        deployment, SUBMITTING, source="launch", reason="Recorded; submitting.", actor=user
+        deployment, Status.SUBMITTING, source="launch", reason="Recorded; submitting.", actor=user
     )
     reserve(user, charged_group, deployment.charge, deployment)
-    return _submit(user, deployment, parameters)
+    db.session.commit()  # step 1: recorded and reserved, before anything leaves
+    asked = parameters if remember else None
+    return _submit(user, deployment, parameters, entry if remember else None, asked)
 
 
-def _submit(user: User, deployment: Deployment, parameters: dict) -> Deployment:
+def _submit(
+    user: User,
+    deployment: Deployment,
+    parameters: dict,
+    remembered_entry: Entry | None = None,
+    remembered: dict | None = None,
+) -> Deployment:
     options = deployment.request_options or {}
     try:
         with identity.client_for(user) as client:
@@ -246,18 +269,22 @@ def _submit(user: User, deployment: Deployment, parameters: dict) -> Deployment:
         _not_launched(deployment, message)
         raise LaunchError(message) from error
     except OrchestratorUnavailable as error:
+        _remember(user, remembered_entry, remembered)
         return _unconfirmed(deployment, error.message)
     except OrchestratorError as error:
         if error.status_code is not None and 200 <= error.status_code < 300:
+            _remember(user, remembered_entry, remembered)
             return _unconfirmed(deployment, "The orchestrator's answer could not be read.")
         message = explain(error, NOTHING_LAUNCHED)
         _not_launched(deployment, message)
         raise LaunchError(message) from error
     except ValueError:
+        _remember(user, remembered_entry, remembered)
         return _unconfirmed(deployment, "The orchestrator's answer had no deployment id.")
     deployment.uuid = state.uuid
     tracking.apply_state(deployment, state, source="launch")
-    db.session.commit()
+    _remember(user, remembered_entry, remembered)
+    db.session.commit()  # step 2: the outcome
     log.info(
         "User %s launched %s as deployment %s (%s)",
         user.id,
@@ -268,11 +295,16 @@ def _submit(user: User, deployment: Deployment, parameters: dict) -> Deployment:
     return deployment
 
 
+def _remember(user: User, entry: Entry | None, parameters: dict | None) -> None:
+    if entry is not None and parameters is not None:
+        prefill.remember_values(user, entry, parameters)
+
+
 def _not_launched(deployment: Deployment, reason: str) -> None:
-    record_event(deployment, NOT_LAUNCHED, source="launch", reason=reason)
+    record_event(deployment, Status.NOT_LAUNCHED, source="launch", reason=reason)
     deployment.status_reason = reason
     deployment.next_check_at = None
-    db.session.commit()
+    db.session.commit()  # step 2: the outcome
 
 
 def _unconfirmed(deployment: Deployment, why: str) -> Deployment:
@@ -281,11 +313,11 @@ def _unconfirmed(deployment: Deployment, why: str) -> Deployment:
         "and will not submit it again."
     )
     log.warning("Launch of deployment %s unconfirmed: %s", deployment.id, why)
-    record_event(deployment, UNCONFIRMED, source="launch", reason=reason)
+    record_event(deployment, Status.UNCONFIRMED, source="launch", reason=reason)
     deployment.status_reason = reason
     deployment.next_check_at = utcnow()
     tracking.list_soon(identity.identity_of(deployment.user))
-    db.session.commit()
+    db.session.commit()  # step 2: the outcome
     return deployment
 
 

@@ -1,11 +1,7 @@
-"""An emulator of the INDIGO PaaS Orchestrator's REST API, for the tests and the demo mode.
+"""The emulator's WSGI app: the orchestrator's REST API over the store, rules and lifecycle.
 
-It follows the orchestrator's REST API as published, and is stricter in one place on
-purpose: a create or update body with a field DeploymentRequest does not have is refused with
-400, where the real service would drop it silently. The same WSGI app runs in-process (the
-demo, ``emulator_demo``) or as a real HTTP server (``emulator_server``, ``flask orchestrator
-emulate``). Deployments move on by themselves (``emulator_lifecycle``); faults can be injected
-(``emulator_faults``) and the whole thing driven through ``/__emulator__/`` (``emulator_control``).
+It follows the orchestrator's REST API as published, stricter in one place on purpose: a body
+with a field DeploymentRequest lacks is refused with 400, where the real one drops it silently.
 """
 
 from __future__ import annotations
@@ -17,17 +13,18 @@ from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from app.orchestrator import schemas as s
-from app.orchestrator.emulator_control import add_control_routes
-from app.orchestrator.emulator_faults import FaultMiddleware, Faults, error_response
-from app.orchestrator.emulator_lifecycle import (
+from app.orchestrator.emulator.control import add_control_routes
+from app.orchestrator.emulator.faults import FaultMiddleware, Faults, error_response
+from app.orchestrator.emulator.lifecycle import (
     Emulator,
     Verifier,
+    log_text,
     now_text,
     parameters_of,
     public,
 )
-from app.orchestrator.emulator_outputs import Topology, is_compute
-from app.orchestrator.emulator_rules import (
+from app.orchestrator.emulator.outputs import Topology, is_compute
+from app.orchestrator.emulator.rules import (
     GROUP_RULES,
     Identity,
     RequestRejected,
@@ -39,7 +36,7 @@ from app.orchestrator.emulator_rules import (
     paging,
     sorted_rows,
 )
-from app.orchestrator.emulator_store import EmulatorStore, Stored
+from app.orchestrator.emulator.store import EmulatorStore, Stored
 
 __all__ = ["Emulator", "Faults", "Identity", "create_emulator", "emulator_of", "static_tokens"]
 
@@ -94,8 +91,7 @@ def create_emulator(
             message = "Invalid access token" if token else "Full authentication is required"
             return error_response(state.faults, 401, message)
         request.environ["emulator.identity"] = identity
-        changing = request.method in ("POST", "PUT", "DELETE", "PATCH")
-        check_scopes(identity, changing=changing)
+        check_scopes(identity, changing=request.method in ("POST", "PUT", "DELETE", "PATCH"))
         return None
 
     @app.errorhandler(RequestRejected)
@@ -323,7 +319,7 @@ def _add_routes(app: Flask, state: Emulator) -> None:  # noqa: C901 - one route 
     @app.get("/deployments/<uuid>/log")
     def log(uuid):
         stored = find(uuid, owner_only=True)
-        return _log_text(stored), 200, {"Content-Type": "text/plain; charset=utf-8"}
+        return log_text(stored), 200, {"Content-Type": "text/plain; charset=utf-8"}
 
     @app.get("/deployments/<uuid>/extrainfo")
     def extrainfo(uuid):
@@ -400,14 +396,3 @@ def _add_routes(app: Flask, state: Emulator) -> None:  # noqa: C901 - one route 
                 states[resource_id] = "STARTED" if kind == "start" else "STOPPED"
                 store.save(stored)
             return "", 202
-
-
-def _log_text(stored: Stored) -> str:
-    record = stored.record
-    lines = [f"{record['creationTime']} Deployment {stored.uuid} submitted"]
-    if "cloudProviderName" in record:
-        lines.append(f"{record['updateTime']} Deploying at {record['cloudProviderName']}")
-    lines.append(f"{record['updateTime']} Status: {record['status']}")
-    if record.get("statusReason"):
-        lines.append(f"{record['updateTime']} Reason: {record['statusReason']}")
-    return "\n".join(lines) + "\n"

@@ -8,7 +8,7 @@ import pytest
 import requests
 
 from app.orchestrator.errors import Forbidden, OrchestratorUnavailable
-from tests.orchestrator.test_orchestrator_emulator_server import (
+from tests.orchestrator.emulator.test_server import (
     ISSUER,
     client,
     create,

@@ -16,15 +16,16 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC
 
 import requests
 
+from app.clock import utcnow
 from app.orchestrator import schemas as s
-from app.orchestrator.emulator_faults import Faults, RequestLog
-from app.orchestrator.emulator_outputs import Topology
-from app.orchestrator.emulator_rules import Identity
-from app.orchestrator.emulator_store import EmulatorStore, Stored
+from app.orchestrator.emulator.faults import Faults, RequestLog
+from app.orchestrator.emulator.outputs import Topology
+from app.orchestrator.emulator.rules import Identity
+from app.orchestrator.emulator.store import EmulatorStore, Stored
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +54,7 @@ _PRIVATE = ("parameters",)
 
 
 def now_text() -> str:
-    return s.format_time(datetime.now(UTC))
+    return s.format_time(utcnow().replace(tzinfo=UTC))
 
 
 def public(record: dict) -> dict:
@@ -232,3 +233,15 @@ class Emulator:
             "deploymentType": kind,
             "region": REGION,
         }
+
+
+def log_text(stored: Stored) -> str:
+    """The contextualisation log the emulator shows: what happened to the deployment so far."""
+    record = stored.record
+    lines = [f"{record['creationTime']} Deployment {stored.uuid} submitted"]
+    if "cloudProviderName" in record:
+        lines.append(f"{record['updateTime']} Deploying at {record['cloudProviderName']}")
+    lines.append(f"{record['updateTime']} Status: {record['status']}")
+    if record.get("statusReason"):
+        lines.append(f"{record['updateTime']} Reason: {record['statusReason']}")
+    return "\n".join(lines) + "\n"

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from app.deployments.errors import LaunchError, TooManyLaunches
-from app.deployments.launching import LaunchPending
+from app.launch.workflow import LaunchPending
 from tests.deployments.conftest import PARAMETERS
 
 

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from app.orchestrator.emulator import create_emulator, emulator_of, static_tokens
+from app.orchestrator.emulator.core import create_emulator, emulator_of, static_tokens
 from tests.orchestrator.conftest import PARAMETERS, TEMPLATE, TOKENS
 
 ALICE_HEADERS = {"Authorization": "Bearer token-alice"}

@@ -1,0 +1,37 @@
+"""Caches that belong to one app: kept in ``app.extensions``, so that two apps in one process
+(several workers' tests, a CLI beside a server) never see each other's entries."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Hashable
+from typing import Any
+
+from cachetools import LRUCache
+from flask import current_app
+
+_KEY = "portal_caches"
+_lock = threading.Lock()
+
+
+def app_cache(name: str, maxsize: int) -> LRUCache:
+    """The current app's cache called ``name`` (created on first use, least recently used
+    entries dropped beyond ``maxsize``)."""
+    caches = current_app.extensions.setdefault(_KEY, {})
+    with _lock:
+        if name not in caches:
+            caches[name] = LRUCache(maxsize=maxsize)
+        return caches[name]
+
+
+def cached(name: str, maxsize: int, key: Hashable, compute: Callable[[], Any]) -> Any:
+    """``compute()``'s value under ``key`` in the current app's cache ``name``; computed once
+    while it stays in the cache. Only for values that never change for a given key."""
+    cache = app_cache(name, maxsize)
+    with _lock:
+        if key in cache:
+            return cache[key]
+    value = compute()
+    with _lock:
+        cache[key] = value
+    return value

@@ -1,0 +1,55 @@
+"""Which orchestrator a call goes to: the one at ORCHESTRATOR_URL, over the network, or in the
+demo mode (ORCHESTRATOR_URL = "demo") the emulator inside this process. The only place that
+tells the two apart: both are reached through the same ``OrchestratorClient``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from flask import current_app
+
+from app.orchestrator.client import OrchestratorClient, Timeout
+
+DEMO_URL = "demo"
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Whom a call is made for, as the portal knows them: the login provider they came
+    through ("local", "ldap" or an OIDC provider's name), their subject there, their groups."""
+
+    provider: str
+    subject: str
+    groups: tuple[str, ...] = ()
+
+
+def trusts_every_login() -> bool:
+    """Whether the configured orchestrator takes the portal's word for who is calling (the
+    demo, which accepts tokens the portal signs itself). Then everyone calls as themselves,
+    whatever their login, and nothing can have been deployed there but through this portal."""
+    return current_app.config["ORCHESTRATOR_URL"] == DEMO_URL
+
+
+def client_for(
+    caller: Caller | None, token_provider: Callable[[], str], timeout: Timeout
+) -> OrchestratorClient:
+    """A client calling the configured orchestrator for ``caller`` (None: the portal itself)
+    with the tokens ``token_provider`` gives; the demo ignores them and signs its own."""
+    if trusts_every_login():
+        from app.orchestrator.emulator.demo import demo_client
+
+        return demo_client(current_app._get_current_object(), caller, timeout)
+    return OrchestratorClient(current_app.config["ORCHESTRATOR_URL"], token_provider, timeout)
+
+
+def login_provider_named_by(issuer: str) -> str | None:
+    """The portal login provider that an orchestrator ``createdBy.issuer`` names itself (the
+    demo's issuers do); None when ``issuer`` is an identity provider's, to be matched against
+    the configured ones."""
+    if trusts_every_login():
+        from app.orchestrator.emulator.demo import login_provider_of
+
+        return login_provider_of(issuer)
+    return None

@@ -1,0 +1,144 @@
+"""The house's floors: a feature package imports only packages on lower floors, and every
+module of ``app/`` reads in one sitting.
+
+The floors, top to bottom (README, "Layout"):
+
+    launch, main (and a JSON api)   the faces: may meet several features
+    quotas                          how much people may use; reads what deployments hold
+    deployments                     what was launched; reads the catalogue's templates
+    catalogue                       what can be launched
+    tosca, orchestrator             the TOSCA library; the orchestrator's API (and its emulator)
+    auth                            who people are
+    core modules                    extensions, clock, errors, config, caches, locks, ...
+
+Imports are read with ``ast`` from every module, including imports inside functions (a lazy
+import is still an arrow). ``app/__init__.py`` assembles the floors and stands outside them.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+APP = Path(__file__).parents[1] / "app"
+MAX_LINES = 400
+
+FLOORS = {
+    "launch": 6,
+    "main": 6,
+    "api": 6,
+    "quotas": 5,
+    "deployments": 4,
+    "catalogue": 3,
+    "tosca": 2,
+    "orchestrator": 2,
+    "auth": 1,
+}
+# The core: modules (and small packages) every floor may use; they import no feature.
+CORE = 0
+
+
+def floor_of(package: str, root: Path = APP) -> int:
+    if package in FLOORS:
+        return FLOORS[package]
+    if (root / f"{package}.py").exists():
+        return CORE
+    raise AssertionError(
+        f"app/{package}/ stands on no floor: add it to FLOORS here and to the README's Layout."
+    )
+
+
+def _package_of(path: Path, root: Path) -> str | None:
+    """The top-level name under app/ that ``path`` belongs to (None for app/__init__.py)."""
+    parts = path.relative_to(root).parts
+    if parts == ("__init__.py",):
+        return None
+    return parts[0].removesuffix(".py")
+
+
+def _module_parts(path: Path, root: Path) -> list[str]:
+    parts = ["app", *path.relative_to(root).with_suffix("").parts]
+    return parts[:-1] if parts[-1] == "__init__" else parts
+
+
+def imported_packages(path: Path, root: Path = APP) -> list[tuple[str, int]]:
+    """The app packages ``path`` imports (top-level names under app/), with line numbers."""
+    found = []
+    here = _module_parts(path, root)
+    is_package = path.name == "__init__.py"
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = here if is_package else here[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                module = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                module = node.module or ""
+            names = [module]
+            if module == "app":  # from app import catalogue
+                names = [f"app.{alias.name}" for alias in node.names]
+        for name in names:
+            parts = name.split(".")
+            if len(parts) >= 2 and parts[0] == "app":
+                found.append((parts[1], node.lineno))
+    return found
+
+
+def upward_imports(root: Path = APP) -> list[str]:
+    """Every import of ``root`` that goes up a floor or sideways between features."""
+    wrong = []
+    for path in sorted(root.rglob("*.py")):
+        package = _package_of(path, root)
+        if package is None:
+            continue
+        here = floor_of(package, root)
+        for target, line in imported_packages(path, root):
+            if target == package:
+                continue
+            there = floor_of(target, root)
+            if there > here or (there == here and here != CORE):
+                wrong.append(
+                    f"{path.relative_to(root.parent)}:{line} imports app.{target} "
+                    f"(floor {there}) from {package} (floor {here})"
+                )
+    return wrong
+
+
+def test_features_import_only_downwards():
+    assert upward_imports() == []
+
+
+def test_no_module_of_the_app_is_too_long_to_read_in_one_sitting():
+    long = {
+        str(path.relative_to(APP)): n
+        for path in APP.rglob("*.py")
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert long == {}
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("from app.launch import workflow\n", True),
+        ("def late():\n    from app.quotas.operations import reserve\n", True),
+        ("from ..quotas import holding\n", True),
+        ("import app.deployments.models\n", True),
+        ("import app.auth.models\n", False),
+        ("from app.clock import utcnow\n", False),
+    ],
+)
+def test_an_upward_import_from_the_catalogue_is_found_wherever_it_is_written(
+    tmp_path, source, found
+):
+    """The check itself: a planted import in a copy of the catalogue floor is reported."""
+    root = tmp_path / "app"
+    (root / "catalogue").mkdir(parents=True)
+    (root / "catalogue" / "__init__.py").write_text("")
+    (root / "catalogue" / "planted.py").write_text(source)
+    (root / "clock.py").write_text("")
+    reported = upward_imports(root)
+    assert bool(reported) is found, reported
