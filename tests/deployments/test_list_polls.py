@@ -8,7 +8,7 @@ from sqlalchemy import event
 
 from app.auth.models import User
 from app.clock import utcnow
-from app.deployments import operations, tracking
+from app.deployments import operations, queries, stamps, tracking
 from app.deployments.models import Deployment
 from app.extensions import db
 from app.orchestrator import schemas
@@ -213,3 +213,7 @@ def test_an_admin_looking_at_everyones_list_is_answered_in_full(client, login_as
     response = client.get(POLL + "&user=*", headers=HTMX)
     assert response.status_code == 200
     assert "X-List-Stamp" not in response.headers
+
+
+def test_every_column_the_list_reads_moves_the_stamp():
+    assert {column.key for column in queries.LIST_COLUMNS} <= set(stamps.SHOWN)
