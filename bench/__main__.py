@@ -2,14 +2,27 @@
 
 import sys
 
-from bench import api, catalogue, deployments_page, leases, mail, quotas, sessions, sync
+from bench import (
+    api,
+    catalogue,
+    crowd,
+    deployments_page,
+    leases,
+    listing,
+    mail,
+    quotas,
+    sessions,
+    sync,
+)
 
 if __name__ == "__main__":
     catalogue.main(quick="--quick" in sys.argv)
     sync.main(quick="--quick" in sys.argv)
+    listing.main(quick="--quick" in sys.argv)
     quotas.main(quick="--quick" in sys.argv)
     deployments_page.main(quick="--quick" in sys.argv)
     sessions.main(quick="--quick" in sys.argv)
     mail.main(quick="--quick" in sys.argv)
     api.main(quick="--quick" in sys.argv)
     leases.main(quick="--quick" in sys.argv)
+    crowd.main(quick="--quick" in sys.argv)

@@ -277,9 +277,10 @@ LAUNCHES_PER_MINUTE = 5
 # DEPLOYMENTS_SYNC_INTERVAL_SECONDS; after failed checks the wait doubles each time, up to
 # DEPLOYMENTS_SYNC_MAX_BACKOFF_SECONDS. Each identity's deployments are listed at the
 # orchestrator every DEPLOYMENTS_SYNC_LIST_SECONDS (to adopt ones made elsewhere and notice
-# vanished ones). At most DEPLOYMENTS_SYNC_CONCURRENCY calls run at once; rows are claimed in
-# batches of DEPLOYMENTS_SYNC_BATCH, each claim lasting DEPLOYMENTS_SYNC_LEASE_SECONDS. The
-# loop looks for due work every DEPLOYMENTS_SYNC_TICK_SECONDS.
+# vanished ones). At most DEPLOYMENTS_SYNC_CONCURRENCY calls run at once; a worker claims that
+# many rows per turn (at most DEPLOYMENTS_SYNC_BATCH), so that several workers share the due
+# rows, each claim lasting DEPLOYMENTS_SYNC_LEASE_SECONDS. The loop looks for due work every
+# DEPLOYMENTS_SYNC_TICK_SECONDS.
 DEPLOYMENTS_SYNC_INTERVAL_SECONDS = 15
 DEPLOYMENTS_SYNC_MAX_BACKOFF_SECONDS = 600
 DEPLOYMENTS_SYNC_LIST_SECONDS = 300

@@ -7,7 +7,7 @@
 - adopt deployments made elsewhere (another portal, the command line, before a restore) for
   people who call with their own identity;
 - notice the portal's deployments that vanished there (confirmed with one direct call);
-- refresh the status of every listed deployment in passing.
+- refresh in passing every listed deployment the orchestrator updated since the last listing.
 """
 
 from __future__ import annotations
@@ -98,19 +98,58 @@ def claim_listings() -> list[str]:
     return [listing.identity for listing in listings]
 
 
-def _rows_of(key: str) -> list[Deployment]:
-    query = select(Deployment).where(
-        Deployment.deleted.is_(False), Deployment.status.not_in((NOT_LAUNCHED, VANISHED))
+def _owned_by(key: str):
+    """Whose rows ``key`` lists: one person's, or for the service identity everyone's who does
+    not call with their own token."""
+    if key != identity.SERVICE:
+        return Deployment.user_id == int(key.removeprefix("user:"))
+    own = select(User.id)
+    names = _oidc_names()
+    if names:
+        own = own.where(User.provider.not_in(names))
+    return Deployment.user_id.in_(own)
+
+
+def _open_rows(key: str) -> tuple:
+    return (
+        _owned_by(key),
+        Deployment.deleted.is_(False),
+        Deployment.status.not_in((NOT_LAUNCHED, VANISHED)),
     )
-    if key == identity.SERVICE:
-        own = select(User.id)
-        names = _oidc_names()
-        if names:
-            own = own.where(User.provider.not_in(names))
-        query = query.where(Deployment.user_id.in_(own))
-    else:
-        query = query.where(Deployment.user_id == int(key.removeprefix("user:")))
+
+
+def _known_rows(key: str) -> dict[str, tuple[int, str]]:
+    """uuid: (id, status) of ``key``'s open rows with a uuid: three columns, no row loaded
+    (the service identity may hold a hundred thousand)."""
+    query = select(Deployment.uuid, Deployment.id, Deployment.status).where(
+        *_open_rows(key), Deployment.uuid.is_not(None)
+    )
+    return {uuid: (row_id, status) for uuid, row_id, status in db.session.execute(query)}
+
+
+def _pending_rows(key: str) -> list[Deployment]:
+    """``key``'s open rows still without a uuid (launches awaiting their answer)."""
+    query = select(Deployment).where(*_open_rows(key), Deployment.uuid.is_(None))
     return list(db.session.scalars(query))
+
+
+def _load(ids) -> list[Deployment]:
+    ids, rows = list(ids), []
+    for start in range(0, len(ids), 1_000):
+        chunk = ids[start : start + 1_000]
+        rows += db.session.scalars(select(Deployment).where(Deployment.id.in_(chunk)))
+    return rows
+
+
+def _changed(state, status: str, since: datetime | None) -> bool:
+    """Whether a listed deployment may have news for its row: its status differs, or the
+    orchestrator updated it after the previous listing began (give or take the distance
+    between the clocks; its times have minute precision). A listing that found it unchanged
+    since then already applied it, so reading and rewriting its row again would change
+    nothing."""
+    if since is None or state.update_time is None or state.status != status:
+        return True
+    return state.update_time >= since - _MATCH_WINDOW
 
 
 def _oidc_names() -> list[str]:
@@ -129,6 +168,8 @@ def list_identity(key: str) -> ListResult:
     if client is None:
         return result
     started = utcnow()
+    previous = db.session.get(DeploymentListing, key)
+    since = previous.listed_at if previous is not None else None
     try:
         with client:
             items = client.list_deployments()
@@ -139,7 +180,7 @@ def list_identity(key: str) -> ListResult:
                 except ValueError:
                     continue
             result.listed = len(states)
-            unsettled = _settle(key, client, states, started, result)
+            unsettled = _settle(key, client, states, started, since, result)
     except (OrchestratorError, TokenUnavailable, DeploymentError) as error:
         db.session.rollback()
         _listing_failed(key, error)
@@ -163,27 +204,42 @@ def _listing_failed(key: str, error: Exception) -> None:
     db.session.commit()
 
 
-def _settle(key, client, states, started: datetime, result: ListResult) -> bool:
-    """Apply the listing to ``key``'s rows; True while some launch is still unsettled."""
-    rows = _rows_of(key)
-    by_uuid = {row.uuid: row for row in rows if row.uuid}
-    pending = {row.id: row for row in rows if row.uuid is None}
-    unknown = []
+def _settle(key, client, states, started: datetime, since, result: ListResult) -> bool:
+    """Apply the listing to ``key``'s rows; True while some launch is still unsettled.
+
+    Its cost follows what changed: only the rows of deployments updated since the previous
+    listing (``since``), of pending launches and of deployments missing from the listing are
+    read whole. Missing ones are found against every open row's uuid (one narrow query), so a
+    deployment that vanished is noticed however long ago it last changed.
+    """
+    known = _known_rows(key)
+    pending = {row.id: row for row in _pending_rows(key)}
+    unknown, changed = [], {}
     for state in states:
-        row = by_uuid.get(state.uuid) or _by_callback(state, pending)
+        seen = known.get(state.uuid)
+        if seen is not None:
+            if _changed(state, seen[1], since):
+                changed[seen[0]] = state
+            continue
+        row = _by_callback(state, pending)
         if row is None:
             unknown.append(state)
-            continue
-        if row.uuid is None:
+        else:
             _confirm(row, state, result, "Found at the orchestrator by its callback address.")
-        elif row.claimed_until is None or row.claimed_until < started:
-            tracking.apply_state(row, state, source="sync")
+    for row in _load(changed):
+        if row.claimed_until is None or row.claimed_until < started:
+            tracking.apply_state(row, changed[row.id], source="sync")
     listed = {state.uuid for state in states}
     unknown = _known_elsewhere(unknown)
     unknown = _settle_pending(client, pending, unknown, started, result)
     if key != identity.SERVICE:
         _adopt(int(key.removeprefix("user:")), unknown, result)
-    _check_vanished(client, [r for r in rows if r.uuid and r.uuid not in listed], started, result)
+    missing = [
+        row_id
+        for uuid, (row_id, status) in known.items()
+        if uuid not in listed and status not in _NOT_THERE
+    ]
+    _check_vanished(client, _load(missing), started, result)
     return any(
         row.uuid is None and row.status in (SUBMITTING, UNCONFIRMED) for row in pending.values()
     )

@@ -69,6 +69,8 @@ class Deployment(db.Model):
         # from the index alone. "deleted" comes last: first, it would lure the planner away from
         # ix_deployments_next_check for the sync worker's questions.
         Index("ix_deployments_status_template", "status", "template_slug", "deleted"),
+        # A person's change stamp (app.deployments.stamps), read from this index alone.
+        Index("ix_deployments_user_shown", "user_id", "shown_version", "id"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -124,6 +126,9 @@ class Deployment(db.Model):
     # it until then (a lease, so that no database lock is held during the call).
     claimed_until: Mapped[datetime | None] = mapped_column(nullable=True)
     deleted: Mapped[bool] = mapped_column(default=False)
+    # Bumped whenever something the list shows changes (app.deployments.stamps), so that a
+    # poll can tell "nothing changed" without reading or rendering a row.
+    shown_version: Mapped[int] = mapped_column(default=0, server_default="0")
     deleted_at: Mapped[datetime | None] = mapped_column(nullable=True)
 
     user: Mapped[User] = relationship()

@@ -60,12 +60,13 @@ def _pass() -> PassResult:
         result.listings += 1
         for name in ("listed", "adopted", "confirmed", "not_launched", "vanished"):
             setattr(result.listed, name, getattr(result.listed, name) + getattr(found, name))
+    turn = claim_size()
     while True:
-        polled = poll_due(due_by=started)
+        polled = poll_due(limit=turn, due_by=started)
         result.polled.checked += polled.checked
         result.polled.changed += polled.changed
         result.polled.failed += polled.failed
-        if polled.checked < current_app.config["DEPLOYMENTS_SYNC_BATCH"]:
+        if polled.checked < turn:
             return result
 
 
@@ -86,6 +87,17 @@ def other_passes() -> dict[str, object]:
             log.exception("The %s pass failed", name)
             db.session.rollback()
     return outcomes
+
+
+def claim_size() -> int:
+    """How many rows a worker claims per turn: as many as it asks about at once.
+
+    Claiming a whole batch would let the first worker to wake take every due row and leave
+    the others idle until its leases end; a claim that fills the pool once means workers take
+    turns, each claiming again as soon as its calls are answered.
+    """
+    config = current_app.config
+    return max(min(config["DEPLOYMENTS_SYNC_BATCH"], config["DEPLOYMENTS_SYNC_CONCURRENCY"]), 1)
 
 
 def sync_loop(stop: threading.Event | None = None) -> None:

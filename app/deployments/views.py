@@ -8,6 +8,9 @@ orchestrator, through app.deployments.operations, with short timeouts.
 
 from __future__ import annotations
 
+from functools import cache
+from importlib import metadata
+
 from flask import (
     Blueprint,
     Response,
@@ -21,7 +24,7 @@ from flask import (
 )
 from flask_login import current_user, login_required
 
-from app.deployments import jobs, operations, panels, presenters, queries, secret_items
+from app.deployments import jobs, operations, panels, presenters, queries, secret_items, stamps
 from app.deployments import status as statuses
 from app.deployments.models import NAME_MAX_LENGTH, Deployment
 from app.errors import NotFound, PortalError
@@ -29,6 +32,8 @@ from app.extensions import db
 from app.tosca import display
 
 bp = Blueprint("deployments", __name__, url_prefix="/deployments")
+# The list's change tag, sent by the portal with the rows and back by htmx with each poll.
+STAMP_HEADER = "X-List-Stamp"
 
 bp.add_app_template_filter(presenters.status_look, "status_look")
 bp.add_app_template_filter(jobs.look_of, "deployment_look")
@@ -53,8 +58,11 @@ def _may_see(deployment: Deployment) -> bool:
     return deployment.user_id == current_user.id or current_user.is_admin
 
 
-def _list_context() -> dict:
-    filters = queries.Filters.from_args(request.args, current_user.is_admin)
+def _filters() -> queries.Filters:
+    return queries.Filters.from_args(request.args, current_user.is_admin)
+
+
+def _list_context(filters: queries.Filters) -> dict:
     size = current_app.config["DEPLOYMENTS_PAGE_SIZE"]
     listed = queries.list_page(current_user, filters, size)
     outputs = presenters.shown_outputs(listed.deployments)
@@ -83,10 +91,15 @@ def _list_context() -> dict:
 @bp.get("/")
 @login_required
 def index():
-    context = _list_context()
-    templates = queries.templates_of(current_user, context["filters"])
+    filters = _filters()
+    context = _list_context(filters)
+    templates = queries.templates_of(current_user, filters)
     return render_template(
-        "deployments/index.html", templates=templates, panels=_list_panels(), **context
+        "deployments/index.html",
+        templates=templates,
+        panels=_list_panels(),
+        stamp=_own_tag(filters),
+        **context,
     )
 
 
@@ -101,17 +114,52 @@ def _list_panels() -> list[tuple[str, dict]]:
 @bp.get("/rows")
 @login_required
 def rows():
-    """The list's rows and pager alone, for htmx polling and live filtering."""
-    context = _list_context()
-    # The panels come along, swapped out of band: a deletion that completes frees its
-    # resources in the usage panel when it leaves the list, without a reload.
+    """The list's rows and pager alone, for htmx polling and live filtering.
+
+    One's own list carries a tag built from one's change stamp (``hx-headers`` sends it back
+    with each poll): a poll whose tag is still current is answered 204, which htmx leaves
+    unswapped, without reading or rendering a row. Pages stay ``no-store`` (see app.security),
+    so the tag travels in a header of its own rather than through the browser's cache.
+    Admins looking at others' lists are answered in full. A full answer brings the usage
+    panels along, swapped out of band: a deletion that completes frees its resources in the
+    panel when it leaves the list, without a reload.
+    """
+    filters = _filters()
+    tag = _own_tag(filters)
+    if tag is not None and request.headers.get(STAMP_HEADER) == tag:
+        return Response(status=204, headers={STAMP_HEADER: tag})
+    context = _list_context(filters)
     response = Response(
-        render_template("deployments/_rows.html", panels=_list_panels(), panels_oob=True, **context)
+        render_template(
+            "deployments/_rows.html",
+            stamp=tag,
+            panels=_list_panels(),
+            panels_oob=True,
+            **context,
+        )
     )
+    if tag is not None:
+        response.headers[STAMP_HEADER] = tag
     if _is_htmx() and not request.args.get("poll"):
         # A filter change: the address bar shows the full page with the same filters.
-        response.headers["HX-Push-Url"] = url_for(".index", **context["filters"].args())
+        response.headers["HX-Push-Url"] = url_for(".index", **filters.args())
     return response
+
+
+def _own_tag(filters: queries.Filters) -> str | None:
+    """The change tag of the viewer's own list as ``filters`` narrow it; None for others'."""
+    if filters.owner:
+        return None
+    return stamps.etag(current_user.id, sorted(filters.args().items()), _portal_version())
+
+
+@cache
+def _portal_version() -> str:
+    """The installed portal's version: an upgrade may render the same rows differently."""
+    try:
+        return metadata.version("research-cloud-portal")
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def _detail_context(deployment: Deployment, revealed: dict[str, str] | None = None) -> dict:

@@ -1,0 +1,231 @@
+"""The simulated researchers of the crowd benchmark (bench/crowd.py), run with locust as a library.
+
+Started by bench/crowd.py in a process of its own (locust patches the standard library with
+gevent), with a JSON description of the run; prints the figures as one JSON line at the end.
+Each researcher logs in on one of the hosts, then, every 5 to 15 seconds, does one of: the
+catalogue, My deployments page 1 or 2, one of their deployments, the launch form and its cost
+box, or now and then a launch; meanwhile their list's rows poll every 5 seconds, sending back
+the change tag the rows carry, as htmx does. A probe fetches the trivial page once a second.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import re
+import sys
+import time
+from collections import Counter
+from html.parser import HTMLParser
+
+import gevent
+from locust import FastHttpUser, between, events, task
+from locust.env import Environment
+
+SETTINGS = json.loads(sys.argv[1]) if __name__ == "__main__" else {}
+HOSTS = itertools.cycle(SETTINGS.get("hosts", ["http://127.0.0.1"]))
+USERNAMES = iter(SETTINGS.get("usernames", []))
+OUTCOMES: Counter = Counter()  # in the measured window
+LAUNCHED: Counter = Counter()  # over the whole run
+LOGGED_IN: Counter = Counter()
+CSRF = re.compile(r'name="csrf_token"[^>]*value="([^"]+)"')
+
+
+class FormFields(HTMLParser):
+    """The values a browser would submit from the launch form (its first form with a
+    ``csrf_token``): inputs, checked boxes, selected options and text areas."""
+
+    def __init__(self):
+        super().__init__()
+        self.fields: dict[str, str] = {}
+        self._select = self._textarea = None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        name = attrs.get("name")
+        if tag == "input" and name and attrs.get("type") not in ("submit", "button", "file"):
+            if attrs.get("type") in ("checkbox", "radio") and "checked" not in attrs:
+                return
+            self.fields.setdefault(name, attrs.get("value") or "")
+        elif tag == "select" and name:
+            self._select = name
+        elif tag == "option" and self._select:
+            if "selected" in attrs or self._select not in self.fields:
+                self.fields[self._select] = attrs.get("value") or ""
+        elif tag == "textarea" and name:
+            self._textarea = name
+            self.fields.setdefault(name, "")
+
+    def handle_endtag(self, tag):
+        if tag == "select":
+            self._select = None
+        elif tag == "textarea":
+            self._textarea = None
+
+    def handle_data(self, data):
+        if self._textarea and not self.fields[self._textarea]:
+            self.fields[self._textarea] = data.strip()
+
+
+class Researcher(FastHttpUser):
+    wait_time = between(5, 15)
+    slug = SETTINGS.get("slug", "vm")
+
+    def __init__(self, environment):
+        self.host = next(HOSTS)  # before the client is made for it
+        super().__init__(environment)
+
+    def on_start(self):
+        username = next(USERNAMES)
+        page = self.client.get("/login", name="login form").text
+        form = {
+            "csrf_token": CSRF.search(page).group(1),
+            "username": username,
+            "password": SETTINGS["password"],
+            "method": "local",
+        }
+        with self.client.post(
+            "/login", data=form, name="login", allow_redirects=False, catch_response=True
+        ) as answer:
+            if answer.status_code != 302:
+                answer.failure(f"login answered {answer.status_code}")
+        LOGGED_IN["done"] += 1
+        self.deployment_ids: list[int] = []
+        self.tag = None
+        self.poller = gevent.spawn(self._poll_rows)
+
+    def on_stop(self):
+        self.poller.kill()
+
+    def _poll_rows(self):
+        gevent.sleep(random.uniform(0, 5))
+        while True:
+            headers = {"HX-Request": "true"}
+            if self.tag:
+                headers["X-List-Stamp"] = self.tag
+            with self.client.get(
+                "/deployments/rows?poll=1", headers=headers, name="rows poll", catch_response=True
+            ) as answer:
+                if answer.status_code == 204:
+                    OUTCOMES["rows poll unchanged"] += 1
+                elif answer.status_code == 200:
+                    OUTCOMES["rows poll in full"] += 1
+                    self.tag = answer.headers.get("X-List-Stamp")
+                else:
+                    answer.failure(f"answered {answer.status_code}")
+            gevent.sleep(5)
+
+    @task(2)
+    def catalogue(self):
+        self.client.get("/catalogue/", name="catalogue")
+
+    @task(2)
+    def my_deployments(self):
+        page = self.client.get("/deployments/", name="my deployments p1").text
+        self.deployment_ids = [int(n) for n in re.findall(r'id="deployment-(\d+)"', page)]
+
+    @task(1)
+    def my_deployments_page_2(self):
+        self.client.get("/deployments/?page=2", name="my deployments p2")
+
+    @task(2)
+    def deployment(self):
+        if not self.deployment_ids:
+            self.my_deployments()
+        if self.deployment_ids:
+            chosen = random.choice(self.deployment_ids)
+            self.client.get(f"/deployments/{chosen}", name="deployment page")
+
+    def _launch_form(self) -> dict[str, str]:
+        page = self.client.get(f"/catalogue/{self.slug}/", name="launch form").text
+        parser = FormFields()
+        parser.feed(page)
+        return parser.fields
+
+    @task(2)
+    def cost_box(self):
+        fields = self._launch_form()
+        self.client.post(
+            f"/catalogue/{self.slug}/summary",
+            data=fields,
+            headers={"HX-Request": "true", "X-CSRFToken": fields.get("csrf_token", "")},
+            name="cost box",
+        )
+
+    @task(1)
+    def launch(self):
+        if random.random() > SETTINGS.get("launch_share", 0.3):
+            return
+        fields = self._launch_form()
+        fields["deployment_name"] = f"crowd {random.getrandbits(32):08x}"
+        # The one required field without a default.
+        fields["ssh_public_key"] = fields.get("ssh_public_key") or SETTINGS["ssh_public_key"]
+        with self.client.post(
+            f"/catalogue/{self.slug}/",
+            data=fields,
+            name="launch",
+            allow_redirects=False,
+            catch_response=True,
+        ) as answer:
+            if answer.status_code == 302 and "/deployments/" in answer.headers.get("Location", ""):
+                OUTCOMES["launched"] += 1
+                LAUNCHED["answered"] += 1
+            else:
+                answer.failure(f"launch answered {answer.status_code}")
+
+
+class TrivialProbe(FastHttpUser):
+    """The trivial page (the health check), once a second on each host, in the same run."""
+
+    fixed_count = 2
+    wait_time = between(1, 1)
+
+    def __init__(self, environment):
+        self.host = next(HOSTS)
+        super().__init__(environment)
+
+    @task
+    def healthz(self):
+        self.client.get("/healthz", name="trivial page")
+
+
+def _figures(stats) -> dict:
+    kinds = {}
+    for (name, _method), entry in sorted(stats.entries.items()):
+        if not entry.num_requests:
+            continue
+        kinds[name] = {
+            "requests": entry.num_requests,
+            "failures": entry.num_failures,
+            "p50": entry.get_response_time_percentile(0.5),
+            "p95": entry.get_response_time_percentile(0.95),
+        }
+    errors = {f"{e.name}: {e.error}": e.occurrences for e in stats.errors.values()}
+    return {"kinds": kinds, "errors": errors, "outcomes": dict(OUTCOMES)}
+
+
+def run() -> None:
+    researchers, duration = SETTINGS["researchers"], SETTINGS["duration"]
+    env = Environment(user_classes=[Researcher, TrivialProbe], events=events)
+    runner = env.create_local_runner()
+    runner.start(researchers + TrivialProbe.fixed_count, spawn_rate=SETTINGS["spawn_rate"])
+    runner.spawning_greenlet.join()
+    # Logins (password hashing, costly by design) and the ramp-up are not what is measured.
+    deadline = time.monotonic() + 600
+    while LOGGED_IN["done"] < researchers and time.monotonic() < deadline:
+        gevent.sleep(1)
+    gevent.sleep(5)
+    env.stats.reset_all()
+    OUTCOMES.clear()
+    started = time.monotonic()
+    gevent.sleep(duration)
+    figures = _figures(env.stats)
+    figures["seconds"] = time.monotonic() - started
+    figures["launches_answered"] = LAUNCHED["answered"]
+    runner.quit()
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    run()
