@@ -34,6 +34,7 @@ SHOWN = (
     "status_reason",
     "site",
     "region",
+    "deployment_type",
     "outputs",
     "created_at",
     "deleted",
