@@ -1,9 +1,9 @@
 """Deployments for scripts: list and read them, launch (or only cost) one, relaunch, delete, and
 read the secrets the portal generated, each through the operation the pages use.
 
-Extending a deployment's lease is not offered yet: when time-limited deployments exist, a
-``POST /deployments/<id>/lease`` view calling their operation goes here, and ``lease`` in
-``DeploymentDetail`` is filled from the record (it is null until then).
+Each deployment carries its lease (the leases feature's summary: the same offer and refusal
+the page shows), and ``POST /deployments/<id>/lease`` extends it through the operation the
+page's Extend button calls.
 """
 
 from __future__ import annotations
@@ -15,12 +15,15 @@ from marshmallow import ValidationError
 from app.api import bp, launching, schemas
 from app.api.auth import caller, requires
 from app.api.idempotency_views import idempotent
+from app.api.leases import lease_body
 from app.api.openapi import operation
 from app.api.paging import page_links, read_query
 from app.api.problems import Problem
 from app.api.templates import visible_entry
 from app.deployments import operations, presenters, queries, secret_items
 from app.deployments.models import Deployment
+from app.leases import operations as leases
+from app.leases.presenters import LeaseSummary, summaries
 
 
 def read_body(schema: schemas.Schema) -> dict:
@@ -44,7 +47,7 @@ def _flat(messages) -> dict:
     return {"": [str(m) for m in messages]}
 
 
-def _summary(deployment: Deployment, owners: dict[int, str]) -> dict:
+def _summary(deployment: Deployment, owners: dict[int, str], lease: LeaseSummary) -> dict:
     return {
         "id": deployment.id,
         "uuid": deployment.uuid,
@@ -58,6 +61,7 @@ def _summary(deployment: Deployment, owners: dict[int, str]) -> dict:
         "owner": owners.get(deployment.user_id, ""),
         "created_at": deployment.created_at,
         "links": {"self": url_for(".get_deployment", deployment_id=deployment.id, _external=True)},
+        "lease": lease_body(lease),
     }
 
 
@@ -72,7 +76,7 @@ def _detail(deployment: Deployment) -> dict:
     )
     link = presenters.main_link(outputs)
     return {
-        **_summary(deployment, people),
+        **_summary(deployment, people, summaries([deployment])[deployment.id]),
         "parameters": dict(deployment.parameters or {}),
         "outputs": {o.name: o.value for o in outputs if o.name not in secret_names},
         "main_link": link.value if link else None,
@@ -90,7 +94,6 @@ def _detail(deployment: Deployment) -> dict:
             }
             for event in deployment.events
         ],
-        "lease": None,
     }
 
 
@@ -117,8 +120,9 @@ def list_deployments():
     filters, size, sort = read_query(request.args, user)
     listed = queries.list_page(user, filters, size, sort)
     owners = queries.usernames({d.user_id for d in listed.deployments})
+    leased = summaries(listed.deployments)
     body = {
-        "items": [_summary(d, owners) for d in listed.deployments],
+        "items": [_summary(d, owners, leased[d.id]) for d in listed.deployments],
         "page": listed.page,
         "size": listed.size,
         "total": listed.total,
@@ -131,7 +135,7 @@ def list_deployments():
 @bp.get("/deployments/<int:deployment_id>")
 @requires("deployments:read")
 @operation(
-    "One deployment: status, timeline, outputs, resources",
+    "One deployment: status, timeline, outputs, resources, lease",
     response=schemas.DeploymentDetail,
     problems=("not-found",),
 )
@@ -261,3 +265,44 @@ def reveal_secrets(deployment_id: int):
         if item.kind == "output" and item.name in plain and item.name not in values:
             values[item.name] = presenters.as_text(plain[item.name])
     return jsonify(schemas.Secrets().dump({"values": values}))
+
+
+@bp.post("/deployments/<int:deployment_id>/lease")
+@requires("deployments:write")
+@operation(
+    "Extend a deployment's lease, as the Extend button on its page does",
+    description=(
+        "Adds the policy's extend step when extending is open (see lease.can_extend and "
+        "lease.extend_refusal); an empty body is enough. Operators and admins may extend past "
+        "the policy with past_policy, hours and a reason; the owner is told."
+    ),
+    response=schemas.DeploymentDetail,
+    body=schemas.ExtendRequest,
+    problems=(
+        "bad-request",
+        "forbidden",
+        "not-found",
+        "extend-refused",
+        "idempotency-key-in-use",
+        "idempotency-key-reused",
+    ),
+)
+@idempotent
+def extend_lease(deployment_id: int):
+    user = caller().user
+    schema = schemas.ExtendRequest()
+    body = read_body(schema) if request.get_data() else schema.load({})
+    if body["past_policy"] and not (user.is_operator or user.is_admin):
+        raise Problem(
+            "forbidden", _("Only operators and administrators extend a lease past its policy.")
+        )
+    hours = body["hours"]
+    lease = leases.extend(
+        user,
+        deployment_id,
+        override=body["past_policy"],
+        by=hours * 60 if hours is not None else None,
+        reason=body["reason"],
+    )
+    # The operation checked who may extend (the owner, admins, operators past the policy).
+    return _detail_answer(lease.deployment)

@@ -15,6 +15,7 @@ from werkzeug.exceptions import HTTPException
 
 from app.deployments.errors import DeploymentError, LaunchError, TooManyLaunches
 from app.errors import NotAllowed, NotFound, PortalError
+from app.leases.errors import ExtendRefused
 from app.quotas.errors import QuotaExceeded
 
 MEDIA_TYPE = "application/problem+json"
@@ -29,6 +30,7 @@ KINDS: dict[str, tuple[int, Any]] = {
     "method-not-allowed": (405, _l("That action is not possible here")),
     "launch-pending": (409, _l("An identical launch is still being confirmed")),
     "over-quota": (409, _l("This launch does not fit your quota")),
+    "extend-refused": (409, _l("The lease cannot be extended now")),
     "idempotency-key-in-use": (409, _l("A request with this Idempotency-Key is under way")),
     "idempotency-key-reused": (422, _l("This Idempotency-Key was used for another request")),
     "invalid-parameters": (422, _l("Some values are not valid")),
@@ -93,6 +95,8 @@ def from_portal_error(error: PortalError) -> Problem:
             error.message,
             headers={"Retry-After": str(RATE_LIMIT_RETRY_SECONDS)},
         )
+    if isinstance(error, ExtendRefused):
+        return Problem("extend-refused", error.message)
     if isinstance(error, QuotaExceeded):
         return Problem("over-quota", error.message)
     if isinstance(error, NotFound):

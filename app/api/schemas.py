@@ -63,6 +63,35 @@ class Links(Out):
     last = fields.String()
 
 
+class Lease(Out):
+    state = fields.String(
+        required=True,
+        validate=validate.OneOf(("none", "running", "warned", "grace", "expired")),
+        metadata={
+            "description": "none (no clock running), running, warned (past the first "
+            "warning), grace (ended; deleted at delete_at unless extended), expired"
+        },
+    )
+    ends_at = fields.String(allow_none=True, metadata={"format": "date-time", "description": "UTC"})
+    delete_at = fields.String(
+        allow_none=True, metadata={"format": "date-time", "description": "In grace: the delete"}
+    )
+    duration_minutes = fields.Integer(allow_none=True, metadata={"description": "As chosen"})
+    can_extend = fields.Boolean(required=True, metadata={"description": "An extend now would go"})
+    extend_refusal = fields.String(
+        allow_none=True, metadata={"description": "Why not now, as the page says it"}
+    )
+    extends_to = fields.String(
+        allow_none=True, metadata={"format": "date-time", "description": "The end an extend gives"}
+    )
+    extends_used = fields.Integer()
+    extends_left = fields.Integer(allow_none=True, metadata={"description": "null: no limit"})
+    cap_minutes = fields.Integer(allow_none=True, metadata={"description": "null: no cap"})
+    cap_ends_at = fields.String(
+        allow_none=True, metadata={"format": "date-time", "description": "The latest end"}
+    )
+
+
 class DeploymentSummary(Out):
     id = fields.Integer(required=True)
     uuid = fields.String(allow_none=True, metadata={"description": "The orchestrator's id"})
@@ -76,6 +105,7 @@ class DeploymentSummary(Out):
     owner = fields.String()
     created_at = fields.DateTime(format="iso")
     links = fields.Nested(Links)
+    lease = fields.Nested(Lease, metadata={"description": "Its time limit (state none: none)"})
 
 
 class Event(Out):
@@ -97,9 +127,6 @@ class DeploymentDetail(DeploymentSummary):
     )
     resources = fields.Dict(metadata={"description": "What it is charged against the quota"})
     timeline = fields.List(fields.Nested(Event))
-    lease = fields.Dict(
-        allow_none=True, metadata={"description": "Its time limit; null where none applies"}
-    )
 
 
 class DeploymentPage(Out):
@@ -177,6 +204,31 @@ class RelaunchRequest(Schema):
         unknown = RAISE
 
     name = fields.String(required=True, validate=validate.Length(min=1, max=NAME_MAX))
+
+
+class ExtendRequest(Schema):
+    class Meta:
+        unknown = RAISE
+
+    hours = fields.Integer(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(min=1, max=24 * 366),
+        metadata={
+            "description": "The policy's extend step, in hours, if given (anything else is "
+            "refused); operators extending past the policy: how long to add"
+        },
+    )
+    past_policy = fields.Boolean(
+        load_default=False,
+        metadata={"description": "Operators and admins: past the step, cap and count"},
+    )
+    reason = fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Length(max=500),
+        metadata={"description": "Needed past the policy; the owner is told"},
+    )
 
 
 class DeleteRequest(Schema):

@@ -19,7 +19,7 @@ import yaml
 
 from app.cli_client import config
 from app.cli_client.api import ApiError, Failed, Portal, Unavailable
-from app.cli_client.tables import deployment_lines, table
+from app.cli_client.tables import deployment_lines, lease_lines, table
 
 READY = {"CREATE_COMPLETE", "UPDATE_COMPLETE"}
 FAILED = {"CREATE_FAILED", "UPDATE_FAILED", "NOT_LAUNCHED", "VANISHED", "DELETE_FAILED"}
@@ -274,15 +274,25 @@ def delete(deployment_id, wait, interval, timeout, as_json):
 
 @cli.command("extend")
 @click.argument("deployment_id", type=int)
-@click.option("--hours", type=click.IntRange(min=1), required=True)
+@click.option(
+    "--hours",
+    type=click.IntRange(min=1),
+    help="The extend step of its policy, in hours (refused if it is not); omit for the step.",
+)
 @command
 def extend(deployment_id, hours, as_json):
-    """Extend a deployment's lease by HOURS, where the portal has leases."""
+    """Extend a deployment's lease by its policy's step, as its page's Extend button does."""
     portal = _portal()
     if not portal.exists("POST", "/deployments/{deployment_id}/lease"):
         raise Unavailable("Extending a deployment's lease is not available on this portal.")
-    data = portal.post(f"/deployments/{deployment_id}/lease", {"hours": hours})
-    _print(data, as_json, lambda d: click.echo("\n".join(deployment_lines(d))))
+    body = {"hours": hours} if hours is not None else {}
+    data = portal.post(f"/deployments/{deployment_id}/lease", body)
+
+    def human(d):
+        click.echo(f"Extended: {d['name']} ({d['id']}) now ends {d['lease']['ends_at']}.")
+        click.echo("\n".join(lease_lines(d["lease"])))
+
+    _print(data, as_json, human)
 
 
 def main() -> None:

@@ -32,10 +32,25 @@ def deployment_lines(d: dict, timeline: bool = False) -> list[str]:
         lines.append(f"Address   {d['main_link']}")
     for name, value in (d.get("outputs") or {}).items():
         lines.append(f"Output    {name}: {_text(value)}")
+    lines.extend(lease_lines(d.get("lease")))
     if d.get("secrets"):
         lines.append(f"Secrets   {', '.join(d['secrets'])} (rcp secret {d['id']} NAME)")
     if timeline:
         for event in d.get("timeline") or []:
             reason = f" {event['reason']}" if event.get("reason") else ""
             lines.append(f"  {event['at'][:19]}  {event.get('status') or ''}{reason}")
+    return lines
+
+
+def lease_lines(lease: dict | None) -> list[str]:
+    """A lease as ``show`` and ``extend`` print it; nothing when no clock runs."""
+    if not lease or lease.get("state") == "none":
+        return []
+    lines = [f"Lease     {lease['state']}, ends {lease['ends_at']}"]
+    if lease.get("state") == "grace" and lease.get("delete_at"):
+        lines.append(f"          deleted at {lease['delete_at']} unless extended")
+    if lease.get("can_extend"):
+        lines.append(f"          rcp extend now: ends {lease['extends_to']}")
+    elif lease.get("extend_refusal"):
+        lines.append(f"          no extend now: {lease['extend_refusal']}")
     return lines

@@ -33,6 +33,7 @@ from app.deployments.timeline import record_event
 from app.extensions import db
 from app.leases import schedule
 from app.leases.clock_text import iso, shown
+from app.leases.events import record
 from app.leases.models import DELETE_FAILED, DELETING, DONE, FAILED, GRACE, RUNNING, Lease
 from app.leases.policy import resolver
 from app.orchestrator import schemas
@@ -178,7 +179,7 @@ def _running(lease, deployment, policy, now, result) -> None:
         lease.state = GRACE
         lease.delete_at = max(lease.ends_at, now) + timedelta(minutes=grace)
         lease.next_at = lease.delete_at
-        record_event(
+        record(
             deployment,
             None,
             source="portal",
@@ -191,7 +192,7 @@ def _running(lease, deployment, policy, now, result) -> None:
     before = schedule.due_warning(lease, policy, now)
     if before is not None:
         lease.warned_before = before
-        record_event(
+        record(
             deployment,
             None,
             source="portal",
@@ -210,7 +211,7 @@ def _record_delete(lease, deployment, now, kind: str, details: dict, result) -> 
         if kind == "lease-deleted"
         else _("Removed by the portal: it failed to create and was kept long enough.")
     )
-    record_event(
+    record(
         deployment,
         schemas.DELETE_IN_PROGRESS,
         source="portal",

@@ -18,13 +18,14 @@ from sqlalchemy import select
 from app.auth.models import User
 from app.clock import utcnow
 from app.deployments.models import Deployment
-from app.deployments.timeline import actor_source, record_event
+from app.deployments.timeline import actor_source
 from app.errors import NotFound
 from app.extensions import db
 from app.leases import schedule
 from app.leases.clock_text import iso, shown
 from app.leases.durations import spoken_duration
 from app.leases.errors import ExtendRefused, InvalidPolicy
+from app.leases.events import record
 from app.leases.models import DONE, FAILED, GRACE, RUNNING, WAITING, Lease
 from app.leases.policy import Policy, resolve
 
@@ -97,7 +98,7 @@ def start(deployment: Deployment, source: str, session=None) -> None:
     lease.ends_at = now + timedelta(minutes=lease.minutes)
     lease.warned_before = None
     lease.next_at = schedule.next_step(lease, policy, now)
-    record_event(
+    record(
         deployment,
         None,
         source=source if source in ("sync", "callback") else "portal",
@@ -206,9 +207,11 @@ def extend(
     reason: str | None = None,
 ) -> Lease:
     """Extend the lease of deployment ``deployment_id`` by the policy's step, within the
-    policy; commits and records ``lease-extended``. With ``override`` an operator or admin
-    extends by ``by`` minutes (the step when None) past the cap, window and count, giving a
-    ``reason``. Raises ExtendRefused with the reason, NotFound, or InvalidPolicy."""
+    policy; commits and records ``lease-extended``. Without ``override``, ``by`` (minutes) may
+    only name the step itself (a script saying what it expects); any other length is refused.
+    With ``override`` an operator or admin extends by ``by`` minutes (the step when None) past
+    the cap, window and count, giving a ``reason``. Raises ExtendRefused with the reason,
+    NotFound, or InvalidPolicy."""
     try:
         deployment, lease = visible_lease(actor, deployment_id, override=override)
         policy = policy_of(deployment)
@@ -216,6 +219,8 @@ def extend(
         if override:
             new_end, past_cap, previous = _override_end(actor, lease, policy, now, by, reason)
         else:
+            if by is not None and by != policy.extend_step:
+                raise ExtendRefused(_step_refusal(policy))
             chance = offer(lease, policy, now)
             if not chance.allowed:
                 raise ExtendRefused(
@@ -231,7 +236,7 @@ def extend(
     source = (
         "admin" if override and actor.id != deployment.user_id else actor_source(actor, deployment)
     )
-    record_event(
+    record(
         deployment,
         None,
         source=source,
@@ -248,6 +253,15 @@ def extend(
     )
     db.session.commit()
     return lease
+
+
+def _step_refusal(policy: Policy) -> str:
+    if not policy.extend_step:
+        return _("This lease cannot be extended now: this application's policy allows no extends.")
+    return _(
+        "Each extend of this deployment adds %(step)s; ask for that length, or for none.",
+        step=spoken_duration(policy.extend_step),
+    )
 
 
 def _override_end(actor, lease, policy, now, by, reason):

@@ -14,9 +14,9 @@ from app.clock import utcnow
 from app.extensions import db
 from app.leases.clock_text import iso, shown
 from app.leases.durations import spoken_duration
-from app.leases.models import DELETE_FAILED, DELETING, GRACE, RUNNING, WAITING, Lease
+from app.leases.models import DELETE_FAILED, DELETING, DONE, GRACE, RUNNING, WAITING, Lease
 from app.leases.operations import ExtendOffer, offer
-from app.leases.policy import Policy, resolve
+from app.leases.policy import Policy, resolve, resolver
 
 
 def time_left(until: datetime, now: datetime) -> str:
@@ -96,13 +96,18 @@ class LeaseView:
         return shown(self.extend.cap_end)
 
 
+def _warned(lease: Lease, policy: Policy, now: datetime) -> bool:
+    """Whether a running lease is past its first warning (given, or due this very minute)."""
+    first = policy.warnings[0] if policy.warnings else None
+    return lease.warned_before is not None or (
+        first is not None and now >= lease.ends_at - timedelta(minutes=first)
+    )
+
+
 def view(lease: Lease, policy: Policy, now: datetime) -> LeaseView:
     tone, left = "secondary", ""
     if lease.state == RUNNING and lease.ends_at:
-        first = policy.warnings[0] if policy.warnings else None
-        warned = lease.warned_before is not None or (
-            first is not None and now >= lease.ends_at - timedelta(minutes=first)
-        )
+        warned = _warned(lease, policy, now)
         tone, left = ("warning" if warned else "secondary"), time_left(lease.ends_at, now)
     elif lease.state == GRACE and lease.delete_at:
         tone, left = "danger", time_left(lease.delete_at, now)
@@ -147,3 +152,72 @@ def load(deployments) -> dict[int, LeaseView]:
             policies[key] = resolve(*key)
         shown_leases[lease.deployment_id] = view(lease, policies[key], now)
     return shown_leases
+
+
+# A lease's phase as scripts read it (the API): a small fixed vocabulary over the states.
+PHASES = ("none", "running", "warned", "grace", "expired")
+
+
+@dataclass
+class LeaseSummary:
+    """A deployment's lease for scripts: the same figures and refusal the page shows."""
+
+    state: str  # one of PHASES
+    ends_at: datetime | None
+    delete_at: datetime | None
+    minutes: int | None  # the duration chosen (its clock may not have started)
+    extend: ExtendOffer
+    extends_used: int
+    extends_left: int | None  # None: no limit
+    cap_minutes: int | None  # None: no cap
+    cap_end: datetime | None  # the latest the lease may be extended to, once started
+
+
+def phase(lease: Lease | None, policy: Policy, now: datetime) -> str:
+    """none (no clock running: no lease, waiting for ready, a failed creation), running,
+    warned (past the first warning), grace (ended, not yet deleted), expired (deleted or
+    being deleted at its end)."""
+    if lease is None or lease.ends_at is None:
+        return "none"
+    if lease.state == RUNNING:
+        return "warned" if _warned(lease, policy, now) else "running"
+    if lease.state == GRACE:
+        return "grace"
+    if lease.state in (DELETING, DELETE_FAILED) or (lease.state == DONE and lease.ends_at <= now):
+        return "expired"
+    return "none"
+
+
+def summary(lease: Lease | None, policy: Policy, now: datetime) -> LeaseSummary:
+    if not policy.extend_step:
+        left = 0
+    elif policy.max_extends is None:
+        left = None
+    else:
+        left = max(policy.max_extends - (lease.extends if lease else 0), 0)
+    return LeaseSummary(
+        state=phase(lease, policy, now),
+        ends_at=lease.ends_at if lease else None,
+        delete_at=lease.delete_at if lease else None,
+        minutes=lease.minutes if lease else None,
+        extend=offer(lease, policy, now),
+        extends_used=lease.extends if lease else 0,
+        extends_left=left,
+        cap_minutes=policy.cap,
+        cap_end=policy.cap_end(lease.started_at) if lease and lease.started_at else None,
+    )
+
+
+def summaries(deployments) -> dict[int, LeaseSummary]:
+    """Every deployment's lease summary (including "none"), in one query for the leases and
+    one for the policies."""
+    ids = [d.id for d in deployments]
+    leases = {
+        lease.deployment_id: lease
+        for lease in db.session.scalars(select(Lease).where(Lease.deployment_id.in_(ids)))
+    }
+    policies, now = resolver(), utcnow()
+    return {
+        d.id: summary(leases.get(d.id), policies(d.template_slug, d.group_name), now)
+        for d in deployments
+    }

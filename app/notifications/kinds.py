@@ -53,14 +53,15 @@ _EVENT_KINDS = {
     "lease-deleted": LEASE_DELETED,
     "failed-cleanup": FAILED_CLEANUP,
 }
-# Status changes that tell the owner, when the orchestrator's news brings them (a person
-# resetting a stuck delete to DELETE_FAILED knows already).
+# Status changes that tell the owner, when the orchestrator's news brings them or the portal
+# acting by itself records them (its delete at a lease's end refused: the owner must know);
+# a person resetting a stuck delete to DELETE_FAILED knows already.
 _STATUS_KINDS = {
     Status.CREATE_COMPLETE: READY,
     Status.CREATE_FAILED: FAILED,
     Status.DELETE_FAILED: DELETE_FAILED,
 }
-_NEWS_SOURCES = frozenset({"launch", "callback", "sync"})
+_NEWS_SOURCES = frozenset({"launch", "callback", "sync", "portal"})
 
 
 def kind_for(event: DeploymentEvent, owner_id: int) -> str | None:

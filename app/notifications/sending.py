@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from flask import current_app
 
 from app.extensions import db
+from app.instruments import count_notification
 from app.notifications import mail, outbox
 from app.notifications.models import MAIL_FAILED
 
@@ -53,11 +54,15 @@ def send_once() -> SendResult:
                     status = outbox.mark_attempt_failed(notification, token, mail.describe(error))
                     if status == MAIL_FAILED:
                         result.failed += 1
+                        count_notification(notification.kind, "failed")
                         log.warning("Mail %s failed for good: %s", notification.id, error)
                     else:
                         result.retrying += 1
                 else:
-                    result.sent += outbox.mark_sent(notification.id, token)
+                    # False when our claim lapsed meanwhile: the mail is another worker's to record.
+                    if outbox.mark_sent(notification.id, token):
+                        result.sent += 1
+                        count_notification(notification.kind, "sent")
         finally:
             _close(connection)
     return result

@@ -17,6 +17,7 @@ import requests
 from app import create_app
 from app.auth.cli import create_local_user
 from app.extensions import db
+from app.leases.editing import parse_field, set_policy
 from tests.api.conftest import publish_templates
 from tests.conftest import TEST_CONFIG, csrf_from
 
@@ -24,6 +25,8 @@ ROOT = Path(__file__).resolve().parents[2]
 RCP = str(Path(sys.executable).with_name("rcp"))
 PASSWORD = "correct horse battery"
 START_SECONDS = 180
+# The lease policy of "secret-notebook": one extend of an hour, open at any time.
+LEASE_POLICY = {"default": "3h", "extend_step": "1h", "max_extends": "1", "cap": "1d"}
 # A busy shared machine can take this long to answer a page; the tests wait for answers.
 REQUEST_SECONDS = 120
 
@@ -67,6 +70,14 @@ class LivePortal:
         app = create_app(config, instance_path=self.env["PORTAL_INSTANCE_PATH"])
         publish_templates(app)
         with app.app_context():
+            # A time limit on one template, as a site would set it: rcp extend works on it.
+            set_policy(
+                None,
+                "secret-notebook",
+                None,
+                {key: parse_field(key, text) for key, text in LEASE_POLICY.items()},
+                "course",
+            )
             user = create_local_user("ada", PASSWORD)
             user.groups = ["physics"]
             db.session.commit()

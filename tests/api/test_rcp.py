@@ -44,6 +44,20 @@ def test_a_researcher_launches_waits_reads_the_address_and_password_and_deletes(
     assert code == 0 and ready["main_link"] in shown and "CREATE_COMPLETE" in shown
     code, password, _err = live_portal.rcp("secret", deployment_id, "jupyter_password", token=token)
     assert code == 0 and len(password.strip()) >= 12
+
+    # Its template has a lease policy (see live.LEASE_POLICY): one extend of an hour.
+    ends = ready["lease"]["ends_at"]
+    assert ready["lease"]["state"] == "running" and ready["lease"]["can_extend"]
+    code, _out, err = live_portal.rcp("extend", deployment_id, "--hours", "5", token=token)
+    assert code == 3 and "adds 1 hour" in err
+    code, extended, err = live_portal.rcp("extend", deployment_id, "--hours", "1", token=token)
+    assert code == 0, err
+    code, after, _err = live_portal.rcp("show", deployment_id, "--json", token=token)
+    new_end = after["lease"]["ends_at"]
+    assert new_end > ends and f"now ends {new_end}" in extended
+    assert after["lease"]["extends_left"] == 0
+    code, _out, err = live_portal.rcp("extend", deployment_id, token=token)
+    assert code == 3 and "no extends left" in err
     code, listed, _err = live_portal.rcp("list", "--status", "ready", "--json", token=token)
     assert [item["id"] for item in listed["items"]] == [ready["id"]]
 
@@ -89,7 +103,7 @@ def test_exit_codes_tell_refused_not_found_and_not_available_apart(live_portal):
     code, _out, err = live_portal.rcp("show", "999999", token=token)
     assert code == 4
     code, _out, err = live_portal.rcp("extend", "1", "--hours", "4", token=token)
-    assert code == 5 and "not available on this portal" in err
+    assert code == 3 and "deployments:write" in err
     code, _out, err = live_portal.rcp("list", token="rcp_wrong")
     assert code == 3 and "not valid" in err
     writer = live_portal.token_from_account_page(ALL)
