@@ -154,27 +154,34 @@ def presets_data(parsed: ParsedTemplate) -> list[dict[str, Any]]:
     scripts (``with_preset``) both apply exactly these values.
     """
     fields = _input_fields(parsed, shown_only=True)
-    defaults = {
-        field_name(name): field.form_default()
-        for name, field in fields.items()
-        if field.spec.has_default and field.kind not in SECRET_KINDS
-    }
+    defaults: dict[str, Any] = {}
+    for name, field in fields.items():
+        if field.spec.has_default and field.kind not in SECRET_KINDS:
+            try:
+                defaults.update(_form_values(field, name, field.spec.default))
+            except ValueError:  # an unreadable default (in parsed.errors) is shown as written
+                defaults[field_name(name)] = field.form_default()
     presets = []
     for preset in parsed.presets:
         values = dict(defaults)
         for name, value in preset["values"].items():
             try:
-                coerced = fields[name].coerce(value)
-                if hasattr(fields[name], "form_parts"):  # a field made of several controls
-                    values.update(fields[name].form_parts(coerced, field_name(name)))
-                    continue
-                values[field_name(name)] = fields[name].to_form(coerced)
+                values.update(_form_values(fields[name], name, value))
             except (KeyError, ValueError):
                 continue  # hidden input or invalid value: already in parsed.errors
         presets.append(
             {"name": preset["name"], "description": preset["description"], "values": values}
         )
     return presets
+
+
+def _form_values(field: InputField, name: str, value: Any) -> dict[str, Any]:
+    """{form key: value} setting ``field`` to the TOSCA ``value``: one key, or one per control
+    for a field made of several (a schedule). Raises ValueError for an unreadable value."""
+    coerced = field.coerce(value)
+    if hasattr(field, "form_parts"):
+        return field.form_parts(coerced, field_name(name))
+    return {field_name(name): field.to_form(coerced)}
 
 
 def with_preset(formdata: MultiDict, preset: dict[str, Any]) -> MultiDict:

@@ -1,5 +1,7 @@
 """Launch forms are assembled from parsed templates; parameters are checked the same way."""
 
+from types import SimpleNamespace
+
 import pytest
 
 from app.catalogue.forms import (
@@ -92,9 +94,17 @@ def test_a_form_can_be_prefilled_from_stored_parameters(form_app, parsed):
         assert form.ports.data == "ssh: 22/tcp"
 
 
-def test_form_classes_are_cached_per_key(parsed):
-    assert build_form_class(parsed, key=("rev", 1)) is build_form_class(parsed, key=("rev", 1))
+def test_form_classes_are_kept_per_revision_in_each_app(form_app, make_app, parsed):
+    from app.launch.prefill import form_class
+
+    entry = SimpleNamespace(revision_id=1, parsed=parsed)
+    other = SimpleNamespace(revision_id=2, parsed=parsed)
     assert build_form_class(parsed) is not build_form_class(parsed)
+    with form_app.app_context():
+        kept = form_class(entry)
+        assert form_class(entry) is kept and form_class(other) is not kept
+    with make_app().app_context():
+        assert form_class(entry) is not kept  # another app keeps its own
 
 
 def test_tabs_and_presets_are_json_data(parsed):

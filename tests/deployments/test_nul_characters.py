@@ -6,7 +6,7 @@ from sqlalchemy import func, select
 from app.deployments.models import Deployment
 from app.extensions import db
 from tests.deployments.test_callbacks import callback_url, completed_json
-from tests.deployments.test_launch_form import form_data, login
+from tests.launch.test_launch_form import form_data, login
 
 
 def deployments_count(app) -> int:

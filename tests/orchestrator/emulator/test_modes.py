@@ -26,7 +26,7 @@ def no_orchestrator_in_the_environment(monkeypatch):
 
 def test_without_an_orchestrator_the_portal_refuses_to_start(tmp_path):
     config = {key: value for key, value in TEST_CONFIG.items() if key != "ORCHESTRATOR_URL"}
-    with pytest.raises(ConfigurationError, match="no orchestrator configured") as raised:
+    with pytest.raises(ConfigurationError, match="No orchestrator is configured") as raised:
         create_app(config, instance_path=str(tmp_path))
     assert "\n" not in str(raised.value) and "PORTAL_ORCHESTRATOR_URL" in str(raised.value)
 
