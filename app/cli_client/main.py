@@ -200,7 +200,8 @@ def launch(slug, name, pairs, from_file, group, dry_run, wait, key, interval, ti
             click.echo("Fits your quota." if fit["fits"] else "Does NOT fit your quota:")
             for line in [*fit["problems"], *([fit["refusal"]] if fit["refusal"] else [])]:
                 click.echo(f"  {line}")
-            click.echo(table(["RESOURCE", "REQUEST"], [[k, v] for k, v in d["cost"].items() if v]))
+            # The portal's own sentence, in units people read (the JSON keeps the raw figures).
+            click.echo(f"Request: {d['cost'].get('summary') or 'nothing that counts'}")
 
         _print(data, as_json, human)
         if not data["fit"]["fits"]:
