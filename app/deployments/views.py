@@ -92,13 +92,16 @@ def _list_context(filters: queries.Filters) -> dict:
 @login_required
 def index():
     filters = _filters()
+    # The tag is read before the rows: a change landing in between then makes the next poll
+    # answer in full, where a tag read after the rows would hide it from every poll.
+    tag = _own_tag(filters)
     context = _list_context(filters)
     templates = queries.templates_of(current_user, filters)
     return render_template(
         "deployments/index.html",
         templates=templates,
         panels=_list_panels(),
-        stamp=_own_tag(filters),
+        stamp=tag,
         **context,
     )
 

@@ -217,3 +217,27 @@ def test_an_admin_looking_at_everyones_list_is_answered_in_full(client, login_as
 
 def test_every_column_the_list_reads_moves_the_stamp():
     assert {column.key for column in queries.LIST_COLUMNS} <= set(stamps.SHOWN)
+
+
+def test_a_change_landing_while_the_page_is_built_is_picked_up_by_the_next_poll(
+    app, client, login_as, make_deployment, monkeypatch
+):
+    user_id = login_as()
+    deployment_id = make_deployment(user_id, status="CREATE_IN_PROGRESS")
+    list_page = queries.list_page
+
+    def rows_then_a_callback(*args, **kwargs):
+        listed = list_page(*args, **kwargs)  # the rows as they were
+        with app.app_context():  # another request commits the change meanwhile
+            db.session.get(Deployment, deployment_id).status = "CREATE_COMPLETE"
+            db.session.commit()
+        return listed
+
+    monkeypatch.setattr(queries, "list_page", rows_then_a_callback)
+    page = client.get("/deployments/").get_data(as_text=True)
+    monkeypatch.setattr(queries, "list_page", list_page)
+    tag = page.split('"X-List-Stamp": "', 1)[1].split('"', 1)[0]
+
+    answer = poll(client, tag)
+
+    assert answer.status_code == 200 and "Ready" in answer.get_data(as_text=True)
