@@ -15,7 +15,7 @@ setup run: export PORTAL_ORCHESTRATOR_URL ?= demo
 # Debian packages the test suite starts or drives: a real LDAP server and a real browser.
 TEST_APT_PACKAGES := slapd ldap-utils chromium fonts-dejavu-core
 
-.PHONY: run setup test test-deps lint bench clean
+.PHONY: run setup test test-deps lint bench clean translations
 
 $(BIN)/python:
 	@if ! $(PYTHON) -c 'import ensurepip, venv' >/dev/null 2>&1; then \
@@ -33,8 +33,20 @@ $(VENV)/.installed-test: $(VENV)/.installed
 	$(BIN)/pip install -q -e '.[test]'
 	@touch $@
 
+# The compiled catalogues the portal reads; `make translations` refreshes the sources.
+MO_FILES := $(patsubst %.po,%.mo,$(wildcard translations/*/LC_MESSAGES/messages.po))
+
+translations/%.mo: translations/%.po $(VENV)/.installed
+	$(BIN)/pybabel -q compile -i $< -o $@
+
+## translations: collect the words marked in code and templates into translations/*/messages.po
+translations: $(VENV)/.installed
+	$(BIN)/pybabel -q extract -F babel.cfg -k _l -k lazy_gettext -k lazy_ngettext:1,2 \
+	  --no-wrap --sort-by-file --project research-cloud-portal -o translations/messages.pot .
+	$(BIN)/pybabel -q update --no-wrap -i translations/messages.pot -d translations
+
 ## setup: virtualenv, the portal, its database, the catalogue and two local accounts
-setup: $(VENV)/.installed
+setup: $(VENV)/.installed $(MO_FILES)
 	$(BIN)/python -m app.instance
 	$(BIN)/flask db upgrade
 	$(BIN)/flask catalogue import
@@ -59,7 +71,7 @@ run: setup
 	  --bind $(HOST):$(PORT) --workers $(WORKERS) --access-logfile - wsgi:app
 
 ## test-deps: the Debian packages (when root) and Python packages the tests need
-test-deps: $(VENV)/.installed-test
+test-deps: $(VENV)/.installed-test $(MO_FILES)
 	@missing=$$(for p in $(TEST_APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \

@@ -43,7 +43,8 @@ def _init_extensions(app: Flask) -> None:
     from app.auth import init_auth
     from app.catalogue import init_catalogue
     from app.errors import register_error_handlers
-    from app.extensions import babel, bootstrap, csrf, db, migrate
+    from app.extensions import bootstrap, csrf, db, migrate
+    from app.i18n import init_i18n
     from app.launch import init_launch
     from app.leases import init_leases
     from app.metrics import init_metrics
@@ -56,7 +57,7 @@ def _init_extensions(app: Flask) -> None:
     # Batch mode lets Alembic alter SQLite tables, which lack ALTER COLUMN.
     migrate.init_app(app, db, directory=app.config["MIGRATIONS_DIR"], render_as_batch=True)
     csrf.init_app(app)
-    babel.init_app(app)
+    init_i18n(app)
     bootstrap.init_app(app)
     init_security(app)
     init_metrics(app)

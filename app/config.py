@@ -39,6 +39,7 @@ def _derive(app: Flask) -> None:
         Path(config["CATALOGUE_DIR"]) / "types"
     )
     config["MIGRATIONS_DIR"] = str(PROJECT_ROOT / "migrations")
+    config["BABEL_TRANSLATION_DIRECTORIES"] = str(PROJECT_ROOT / "translations")
     if not config.get("ORCHESTRATOR_URL") and config["DEVELOPMENT"]:
         config["ORCHESTRATOR_URL"] = "demo"
     config["PERMANENT_SESSION_LIFETIME"] = timedelta(minutes=config["SESSION_LIFETIME_MINUTES"])

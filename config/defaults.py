@@ -39,6 +39,16 @@ PROXY_FIX = 0
 # The portal's name as shown in the navigation bar and page titles.
 PORTAL_NAME = "Research Cloud Portal"
 
+# --- Language and time ----------------------------------------------------------------------------
+
+# The language of people who chose none and whose browser asks for none the portal speaks:
+# "en" (English) or "it" (Italiano). Each person can choose their own in the navigation bar.
+DEFAULT_LOCALE = "en"
+
+# The time zone dates and times are shown in to people who chose none on their Account page
+# (an IANA name such as "Europe/Rome").
+DEFAULT_TIMEZONE = "UTC"
+
 # --- Sessions and cookies -----------------------------------------------------------------------
 
 # Minutes of inactivity after which a login session expires.
