@@ -308,6 +308,10 @@ def report(researchers: int, duration: float, total: int, figures: dict) -> None
         print(f"  rows polls answered 'unchanged': {share:.0%} of {polls}")
     for error, count in figures["errors"].items():
         print(f"  error x{count}: {error}")
+    refusals = figures.get("login_refusals") or {}
+    if refusals:
+        tried = ", ".join(f"{answer} x{count}" for answer, count in sorted(refusals.items()))
+        print(f"  logins tried again during the ramp-up (not measured): {tried}")
     launches = figures["launches"]
     lost = launches["orphans"] + launches["missing"]
     print(

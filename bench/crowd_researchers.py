@@ -29,6 +29,7 @@ USERNAMES = iter(SETTINGS.get("usernames", []))
 OUTCOMES: Counter = Counter()  # in the measured window
 LAUNCHED: Counter = Counter()  # over the whole run
 LOGGED_IN: Counter = Counter()
+LOGIN_REFUSALS: Counter = Counter()  # failed login attempts during the ramp-up, by answer
 CSRF = re.compile(r'name="csrf_token"[^>]*value="([^"]+)"')
 
 
@@ -78,9 +79,25 @@ class Researcher(FastHttpUser):
 
     def on_start(self):
         username = next(USERNAMES)
-        page = self.client.get("/login", name="login form").text
+        # A researcher whose login fails tries again, as a person would; the failed answers are
+        # counted (a crowd that cannot log in would otherwise show up only as 401s later).
+        for attempt in range(10):
+            if self._log_in(username):
+                break
+            gevent.sleep(2**attempt if attempt < 5 else 30)
+        LOGGED_IN["done"] += 1
+        self.deployment_ids: list[int] = []
+        self.tag = None
+        self.poller = gevent.spawn(self._poll_rows)
+
+    def _log_in(self, username: str) -> bool:
+        page = self.client.get("/login", name="login form")
+        token = CSRF.search(page.text or "")
+        if not token:
+            LOGIN_REFUSALS[f"login form answered {page.status_code}"] += 1
+            return False
         form = {
-            "csrf_token": CSRF.search(page).group(1),
+            "csrf_token": token.group(1),
             "username": username,
             "password": SETTINGS["password"],
             "method": "local",
@@ -88,12 +105,11 @@ class Researcher(FastHttpUser):
         with self.client.post(
             "/login", data=form, name="login", allow_redirects=False, catch_response=True
         ) as answer:
-            if answer.status_code != 302:
-                answer.failure(f"login answered {answer.status_code}")
-        LOGGED_IN["done"] += 1
-        self.deployment_ids: list[int] = []
-        self.tag = None
-        self.poller = gevent.spawn(self._poll_rows)
+            if answer.status_code == 302:
+                return True
+            LOGIN_REFUSALS[f"login answered {answer.status_code}"] += 1
+            answer.failure(f"login answered {answer.status_code}")
+            return False
 
     def on_stop(self):
         self.poller.kill()
@@ -223,6 +239,7 @@ def run() -> None:
     figures = _figures(env.stats)
     figures["seconds"] = time.monotonic() - started
     figures["launches_answered"] = LAUNCHED["answered"]
+    figures["login_refusals"] = dict(LOGIN_REFUSALS)
     runner.quit()
     print(json.dumps(figures))
 
