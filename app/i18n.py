@@ -1,12 +1,32 @@
 """The person's language and time zone: their own choice, else the browser's, else the site's."""
 
-from flask import Flask, current_app, has_request_context, request, session
-from flask_login import current_user
+from functools import cache
+from zoneinfo import available_timezones
+
+import pytz
+from flask import Flask, current_app, g, has_request_context, request, session
+from flask_babel import lazy_gettext as _l
+from flask_login import current_user, user_logged_in, user_logged_out
 
 # The languages the portal speaks, by code, each named in itself (as the switch shows them).
 LANGUAGES = {"en": "English", "it": "Italiano"}
 # Before logging in, the switch keeps the choice here; at login it moves to the account.
 SESSION_KEY = "locale"
+
+# The time zone list is grouped by the first part of the IANA name; these are the groups people
+# live in (the others are aliases kept for old systems: "US/Eastern", "Etc/GMT+3").
+REGIONS = {
+    "Europe": _l("Europe"),
+    "America": _l("America"),
+    "Africa": _l("Africa"),
+    "Asia": _l("Asia"),
+    "Australia": _l("Australia"),
+    "Pacific": _l("Pacific"),
+    "Atlantic": _l("Atlantic"),
+    "Indian": _l("Indian Ocean"),
+    "Antarctica": _l("Antarctica"),
+    "Arctic": _l("Arctic"),
+}
 
 
 def chosen_locale() -> str | None:
@@ -32,7 +52,76 @@ def select_locale() -> str:
 
 def select_timezone() -> str:
     stored = getattr(current_user, "timezone", None) if has_request_context() else None
-    return stored or current_app.config["DEFAULT_TIMEZONE"]
+    return stored if is_timezone(stored) else current_app.config["DEFAULT_TIMEZONE"]
+
+
+@cache
+def _known_zones() -> frozenset[str]:
+    return frozenset(available_timezones())
+
+
+def is_timezone(name: str | None) -> bool:
+    """Whether ``name`` is an IANA time zone (any, aliases included)."""
+    return bool(name) and name in _known_zones()
+
+
+@cache
+def _zones_by_region() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    grouped: dict[str, list[str]] = {region: [] for region in REGIONS}
+    for name in pytz.common_timezones:
+        region = name.split("/", 1)[0]
+        if region in grouped and name in _known_zones():
+            grouped[region].append(name)
+    return tuple((region, tuple(sorted(names))) for region, names in grouped.items() if names)
+
+
+def timezone_groups() -> list[tuple[str, list[tuple[str, str]]]]:
+    """The time zones people choose from: (region label, [(IANA name, city)]) by region, the
+    city as the name reads without its region ("America/Argentina/Buenos_Aires" is
+    "Argentina/Buenos Aires" under America)."""
+    return [
+        (str(REGIONS[region]), [(name, name.split("/", 1)[1].replace("_", " ")) for name in names])
+        for region, names in _zones_by_region()
+    ]
+
+
+def remember_locale(code: str) -> None:
+    """Keep ``code`` as the person's language: on their account when logged in, else in this
+    browser's session until they log in."""
+    from app.extensions import db
+
+    if current_user.is_authenticated:
+        current_user.locale = code
+        db.session.commit()
+    else:
+        session[SESSION_KEY] = code
+
+
+def _note_choice_before_login() -> None:
+    # Login starts a fresh session (nothing planted before it survives), so the language picked
+    # while logged out is read now, before the login view clears it.
+    if request.endpoint != "static":
+        g.locale_before_login = session.get(SESSION_KEY)
+
+
+def _move_choice_to_account(app: Flask, user, **_) -> None:
+    from app.extensions import db
+
+    picked = g.get("locale_before_login")
+    if picked in LANGUAGES and user.locale != picked:
+        user.locale = picked
+        db.session.commit()
+
+
+def _note_language_at_logout(app: Flask, user, **_) -> None:
+    g.locale_after_logout = getattr(user, "locale", None)
+
+
+def _keep_language_after_logout(response):
+    # Logout clears the session; the login page it leads to stays in the person's language.
+    if (code := g.get("locale_after_logout")) in LANGUAGES:
+        session[SESSION_KEY] = code
+    return response
 
 
 def init_i18n(app: Flask) -> None:
@@ -46,4 +135,15 @@ def init_i18n(app: Flask) -> None:
             + ", ".join(sorted(LANGUAGES))
             + "."
         )
+    if not is_timezone(app.config["DEFAULT_TIMEZONE"]):
+        from app.errors import ConfigurationError
+
+        raise ConfigurationError(
+            f"DEFAULT_TIMEZONE is {app.config['DEFAULT_TIMEZONE']!r}, which is not an IANA time "
+            "zone name (such as 'UTC' or 'Europe/Rome')."
+        )
     babel.init_app(app, locale_selector=select_locale, timezone_selector=select_timezone)
+    app.before_request(_note_choice_before_login)
+    app.after_request(_keep_language_after_logout)
+    user_logged_in.connect(_move_choice_to_account, app)
+    user_logged_out.connect(_note_language_at_logout, app)
