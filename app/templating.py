@@ -4,6 +4,7 @@ from flask import Flask, current_app
 from flask_babel import get_locale
 
 from app import formatting
+from app.clock import utcnow
 from app.i18n import LANGUAGES, timezone_groups
 
 # Features lend the navigation bar menus of their own (the notifications bell): each fills this
@@ -30,6 +31,7 @@ def init_templating(app: Flask) -> None:
     app.jinja_env.lstrip_blocks = True
     app.context_processor(_page_globals)
     app.add_template_global(timezone_groups)
+    app.add_template_global(utcnow)
     # Dates, numbers and sizes in the person's language and time zone (app.formatting). The
     # filter names predate the languages, so every template follows without a change.
     app.add_template_filter(formatting.when, "datetime")
