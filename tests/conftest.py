@@ -158,13 +158,13 @@ def pytest_configure(config):
 TRANSLATIONS = Path(__file__).resolve().parents[1] / "translations"
 
 
-def compile_stale_catalogues() -> None:
+def compile_stale_catalogues(root: Path = TRANSLATIONS) -> None:
     """Compile each messages.po whose .mo is missing or older, so that tests run after editing
     a translation read the new one (what ``make`` does for the portal itself)."""
     from babel.messages.mofile import write_mo
     from babel.messages.pofile import read_po
 
-    for po in TRANSLATIONS.glob("*/LC_MESSAGES/messages.po"):
+    for po in root.glob("*/LC_MESSAGES/messages.po"):
         mo = po.with_suffix(".mo")
         if mo.exists() and mo.stat().st_mtime >= po.stat().st_mtime:
             continue

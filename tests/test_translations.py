@@ -6,6 +6,7 @@ When these fail: run ``make translations``, then translate the new entries in me
 """
 
 import ast
+import os
 import re
 import shlex
 import subprocess
@@ -13,8 +14,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from babel.messages.pofile import read_po
+from babel.messages.catalog import Catalog
+from babel.messages.mofile import read_mo
+from babel.messages.pofile import read_po, write_po
 from jinja2 import Environment, nodes
+
+from tests.conftest import compile_stale_catalogues
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOGUE = ROOT / "translations" / "it" / "LC_MESSAGES" / "messages.po"
@@ -68,11 +73,15 @@ def placeholders(text: str) -> list[str]:
     return sorted(match.group(0) for match in PLACEHOLDER.finditer(text) if match.group(0) != "%%")
 
 
-def test_every_marked_word_is_in_the_catalogue(extracted, italian):
-    """A message in the code or templates that messages.po lacks: the catalogue is stale."""
-    missing = [
+def missing_from(italian, extracted) -> list[str]:
+    return [
         f"{_where(m)}: {m.id!r}" for m in extracted if m.id and italian.get(m.id, m.context) is None
     ]
+
+
+def test_every_marked_word_is_in_the_catalogue(extracted, italian):
+    """A message in the code or templates that messages.po lacks: the catalogue is stale."""
+    missing = missing_from(italian, extracted)
     assert missing == [], (
         f"{len(missing)} messages are not in messages.po: run make translations, then translate "
         "them.\n" + "\n".join(missing)
@@ -119,6 +128,39 @@ def test_the_catalogue_holds_no_obsolete_entries(italian):
         "messages.po keeps obsolete (#~) entries: delete them (the code no longer asks for "
         "them).\n" + "\n".join(obsolete)
     )
+
+
+def test_a_word_marked_since_the_last_update_is_found():
+    """The check itself: a message the code has and the catalogue lacks."""
+    code, catalogue = Catalog(locale="it"), Catalog(locale="it")
+    for message in ("Launch", "Delete"):
+        code.add(message, locations=[("templates/x.html", 1)])
+    catalogue.add("Launch", "Avvia")
+    assert missing_from(catalogue, code) == ["templates/x.html:1: 'Delete'"]
+
+
+def test_the_tests_compile_a_translation_edited_since_the_last_compile(tmp_path):
+    folder = tmp_path / "it" / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+    po, mo = folder / "messages.po", folder / "messages.mo"
+
+    def write(translation: str, mtime: int) -> None:
+        catalog = Catalog(locale="it")
+        catalog.add("Launch", translation)
+        with po.open("wb") as f:
+            write_po(f, catalog)
+        os.utime(po, (mtime, mtime))
+
+    def compiled() -> str:
+        with mo.open("rb") as f:
+            return read_mo(f).get("Launch").string
+
+    write("Avvia", 1_000_000)
+    compile_stale_catalogues(tmp_path)
+    assert compiled() == "Avvia"
+    write("Avvia ora", int(mo.stat().st_mtime) + 10)
+    compile_stale_catalogues(tmp_path)
+    assert compiled() == "Avvia ora"
 
 
 @pytest.mark.parametrize(

@@ -40,7 +40,7 @@ def test_the_language_is_switched_from_the_navigation_bar_by_keyboard(
     tab_to(page, "Italiano")
     italiano = page.get_by_role("button", name="Italiano")
     expect(italiano).to_be_focused()
-    shot(f"language-switch-focused-{width}", full_page=False)
+    shot(f"language-switch-focused-{width}", target=page, full_page=False)
     page.keyboard.press("Enter")
 
     expect(page.locator("html")).to_have_attribute("lang", "it")
@@ -48,7 +48,7 @@ def test_the_language_is_switched_from_the_navigation_bar_by_keyboard(
     switch = page.get_by_role("group", name="Lingua")
     expect(switch.get_by_role("button", name="Italiano")).to_have_attribute("aria-current", "true")
     expect(switch.get_by_role("button", name="English")).to_have_attribute("lang", "en")
-    shot(f"language-login-italian-{width}")
+    shot(f"language-login-italian-{width}", target=page)
 
     # The choice made before login follows the person in.
     people.create("ada", "correct horse battery", display_name="Ada Lovelace")
@@ -58,7 +58,7 @@ def test_the_language_is_switched_from_the_navigation_bar_by_keyboard(
     page.wait_for_load_state()
     expect(page.locator("html")).to_have_attribute("lang", "it")
     expect(page.get_by_role("navigation", name="Navigazione principale")).to_be_visible()
-    shot(f"language-catalogue-italian-{width}")
+    shot(f"language-catalogue-italian-{width}", target=page)
 
     # Back to English by keyboard, on the page where it was used.
     tab_to(page, "English")
@@ -81,23 +81,23 @@ def test_the_account_page_keeps_a_language_and_offers_the_browsers_time_zone(
     page.goto(live_server.url + "/account/")
     section = page.locator("#language")
     section.scroll_into_view_if_needed()
-    expect(section.get_by_label("Time zone")).to_have_value("")
+    expect(section.get_by_label("Time zone", exact=True)).to_have_value("")
     suggestion = section.get_by_text("Your browser says Asia/Tokyo.")
     expect(suggestion).to_be_visible()
-    shot(f"language-account-section-{width}", target=section)
+    shot(f"language-account-section-{width}", target=page)
 
     section.get_by_role("button", name="Use it").click()
-    expect(section.get_by_label("Time zone")).to_have_value("Asia/Tokyo")
-    expect(section.get_by_label("Time zone")).to_be_focused()
-    section.get_by_label("Language").select_option("it")
+    expect(section.get_by_label("Time zone", exact=True)).to_have_value("Asia/Tokyo")
+    expect(section.get_by_label("Time zone", exact=True)).to_be_focused()
+    section.get_by_label("Language", exact=True).select_option("it")
     section.get_by_role("button", name="Save language and time zone").click()
 
     expect(page.locator("html")).to_have_attribute("lang", "it")
     expect(page.get_by_text("Lingua e fuso orario salvati.")).to_be_visible()
     section = page.locator("#language")
-    expect(section.get_by_label("Fuso orario")).to_have_value("Asia/Tokyo")
+    expect(section.get_by_label("Fuso orario", exact=True)).to_have_value("Asia/Tokyo")
     expect(section.get_by_text(re.compile(r"Adesso: .* JST\."))).to_be_visible()
     # The browser's zone is the one chosen: nothing more to suggest.
     expect(section.get_by_text("Il tuo browser indica")).to_be_hidden()
-    shot(f"language-account-saved-italian-{width}")
+    shot(f"language-account-saved-italian-{width}", target=page)
     context.close()
