@@ -4,11 +4,23 @@ a real browser, by keyboard, at laptop and phone widths."""
 import re
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import log_in
 
 WIDTHS = {"laptop": {"width": 1280, "height": 860}, "phone": {"width": 390, "height": 844}}
+
+
+def serious_problems(page) -> list[str]:
+    """axe-core's serious and critical findings on the page as it is now."""
+    results = Axe().run(page)
+    return [
+        f"{violation['id']} {node['target']}"
+        for violation in results.response["violations"]
+        if violation["impact"] in ("serious", "critical")
+        for node in violation["nodes"]
+    ]
 
 
 def tab_to(page, name: str, limit: int = 40):
@@ -49,6 +61,7 @@ def test_the_language_is_switched_from_the_navigation_bar_by_keyboard(
     expect(switch.get_by_role("button", name="Italiano")).to_have_attribute("aria-current", "true")
     expect(switch.get_by_role("button", name="English")).to_have_attribute("lang", "en")
     shot(f"language-login-italian-{width}", target=page)
+    assert serious_problems(page) == []
 
     # The choice made before login follows the person in.
     people.create("ada", "correct horse battery", display_name="Ada Lovelace")
@@ -100,4 +113,5 @@ def test_the_account_page_keeps_a_language_and_offers_the_browsers_time_zone(
     # The browser's zone is the one chosen: nothing more to suggest.
     expect(section.get_by_text("Il tuo browser indica")).to_be_hidden()
     shot(f"language-account-saved-italian-{width}", target=page)
+    assert serious_problems(page) == []
     context.close()
