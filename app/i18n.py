@@ -40,14 +40,21 @@ def chosen_locale() -> str | None:
     return picked if picked in LANGUAGES else None
 
 
+def browser_locale() -> str | None:
+    """The first language the browser asks for that the portal speaks, by the browser's order:
+    "de-DE, it-CH;q=0.8, en;q=0.5" is Italian (a regional variant counts as its language, as
+    Werkzeug's best_match would count it only after every exact match)."""
+    for tag, _quality in request.accept_languages:
+        code = tag.replace("_", "-").split("-", 1)[0].lower()
+        if code in LANGUAGES:
+            return code
+    return None
+
+
 def select_locale() -> str:
     if not has_request_context():
         return current_app.config["DEFAULT_LOCALE"]
-    return (
-        chosen_locale()
-        or request.accept_languages.best_match(LANGUAGES)
-        or current_app.config["DEFAULT_LOCALE"]
-    )
+    return chosen_locale() or browser_locale() or current_app.config["DEFAULT_LOCALE"]
 
 
 def select_timezone() -> str:

@@ -64,6 +64,19 @@ def test_the_browsers_language_comes_before_the_site_default(make_app):
     assert html_lang(client.get("/login", headers={"Accept-Language": "de, fr"})) == "it"
 
 
+@pytest.mark.parametrize(
+    ("header", "lang"),
+    [
+        ("it-IT", "it"),
+        ("de-DE,it-CH;q=0.8,en;q=0.5", "it"),
+        ("en-US,it;q=0.9", "en"),
+        ("fr;q=0.9, IT_it;q=0.4, *;q=0.1", "it"),
+    ],
+)
+def test_the_browsers_first_language_the_portal_speaks_is_spoken(client, header, lang):
+    assert html_lang(client.get("/login", headers={"Accept-Language": header})) == lang
+
+
 def test_the_switch_comes_before_the_browsers_language(client):
     response = switch(client, "it", next_url="/login?next=%2Fcatalogue%2F", headers=ENGLISH)
     assert response.status_code == 302
