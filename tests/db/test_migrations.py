@@ -179,3 +179,27 @@ def test_stored_group_names_take_the_one_form_on_postgresql(make_app, empty_post
     assert groups == ["chemistry", "physics/cms"]
     assert limits == [("chemistry", {"gpus": 2}), ("physics/cms", {"gpus": 1})]
     assert history == ["physics/cms"]
+
+
+def _language_columns_round_trip(make_app, url):
+    """The account's language and time zone are stored, and a downgrade removes them again."""
+    app = _migrated_app(make_app, url)
+    with app.app_context():
+        user = create_local_user("ada", "correct horse battery", "Ada Lovelace")
+        user.locale, user.timezone = "it", "Europe/Rome"
+        db.session.commit()
+        db.session.expire_all()
+        assert (db.session.get(User, user.id).locale, user.timezone) == ("it", "Europe/Rome")
+        db.session.remove()
+        downgrade(revision="b7c4d2e9f1a3")
+        columns = {column["name"] for column in inspect(db.engine).get_columns("users")}
+        assert "locale" not in columns and "timezone" not in columns
+
+
+def test_the_language_columns_come_and_go_on_sqlite(make_app, tmp_path):
+    _language_columns_round_trip(make_app, f"sqlite:///{tmp_path}/language.sqlite")
+
+
+@pytest.mark.postgres
+def test_the_language_columns_come_and_go_on_postgresql(make_app, empty_postgres_url):
+    _language_columns_round_trip(make_app, empty_postgres_url)
