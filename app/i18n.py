@@ -1,10 +1,13 @@
 """The person's language and time zone: their own choice, else the browser's, else the site's."""
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from zoneinfo import available_timezones
 
 import pytz
-from flask import Flask, current_app, g, has_request_context, request, session
+from flask import Flask, current_app, g, has_app_context, has_request_context, request, session
+from flask_babel import force_locale, refresh
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user, user_logged_in, user_logged_out
 
@@ -12,6 +15,8 @@ from flask_login import current_user, user_logged_in, user_logged_out
 LANGUAGES = {"en": "English", "it": "Italiano"}
 # Before logging in, the switch keeps the choice here; at login it moves to the account.
 SESSION_KEY = "locale"
+# The time zone of the person something is written for outside their requests (``read_by``).
+_READER_ZONE = "i18n_reader_zone"
 
 # The time zone list is grouped by the first part of the IANA name; these are the groups people
 # live in (the others are aliases kept for old systems: "US/Eastern", "Etc/GMT+3").
@@ -58,8 +63,27 @@ def select_locale() -> str:
 
 
 def select_timezone() -> str:
+    if has_app_context() and (reader := g.get(_READER_ZONE)):
+        return reader
     stored = getattr(current_user, "timezone", None) if has_request_context() else None
     return stored if is_timezone(stored) else current_app.config["DEFAULT_TIMEZONE"]
+
+
+@contextmanager
+def read_by(user) -> Iterator[None]:
+    """Words, dates and times as ``user`` reads them, for what is written outside their own
+    requests (the mail worker's e-mails): their language and time zone, else the site's."""
+    locale = user.locale if user.locale in LANGUAGES else current_app.config["DEFAULT_LOCALE"]
+    zone = user.timezone if is_timezone(user.timezone) else current_app.config["DEFAULT_TIMEZONE"]
+    outer = g.get(_READER_ZONE)
+    with force_locale(locale):
+        setattr(g, _READER_ZONE, zone)
+        refresh()  # forget the zone Flask-Babel cached for the surrounding context
+        try:
+            yield
+        finally:
+            setattr(g, _READER_ZONE, outer)
+            refresh()
 
 
 @cache

@@ -116,3 +116,24 @@ def test_the_site_time_zone_applies_to_people_who_chose_none(make_app):
 def test_an_unknown_site_time_zone_stops_the_start(make_app):
     with pytest.raises(ConfigurationError, match="DEFAULT_TIMEZONE is 'Europe/Atlantis'"):
         make_app(DEFAULT_TIMEZONE="Europe/Atlantis")
+
+
+def test_what_is_written_for_a_person_follows_their_language_and_zone(app):
+    """The mail worker writes outside any request of the person it writes to."""
+    from types import SimpleNamespace
+
+    from flask_babel import gettext
+
+    from app.i18n import read_by
+
+    ada = SimpleNamespace(locale="it", timezone="Europe/Rome")
+    nobody = SimpleNamespace(locale=None, timezone=None)
+    with app.app_context():
+        with read_by(ada):
+            assert formatting.when(MOMENT) == "25 nov 2026, 14:05 CET"
+            assert gettext("Close") == "Chiudi"
+            with read_by(nobody):
+                assert formatting.when(MOMENT) == "Nov 25, 2026, 13:05 UTC"
+            assert formatting.when(MOMENT) == "25 nov 2026, 14:05 CET"
+        assert formatting.when(MOMENT) == "Nov 25, 2026, 13:05 UTC"
+        assert gettext("Close") == "Close"
