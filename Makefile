@@ -39,10 +39,13 @@ MO_FILES := $(patsubst %.po,%.mo,$(wildcard translations/*/LC_MESSAGES/messages.
 translations/%.mo: translations/%.po $(VENV)/.installed
 	$(BIN)/pybabel -q compile -i $< -o $@
 
+# Babel skips folders whose name starts with "_" unless told which to skip: templates/_macros
+# holds words too. tests/test_translations.py extracts with the same flags.
+EXTRACT_FLAGS := -F babel.cfg -k _l -k lazy_gettext -k lazy_ngettext:1,2 --ignore-dirs '.* __pycache__' \
+  --no-wrap --sort-by-file --project research-cloud-portal
 ## translations: collect the words marked in code and templates into translations/*/messages.po
 translations: $(VENV)/.installed
-	$(BIN)/pybabel -q extract -F babel.cfg -k _l -k lazy_gettext -k lazy_ngettext:1,2 \
-	  --no-wrap --sort-by-file --project research-cloud-portal -o translations/messages.pot .
+	$(BIN)/pybabel -q extract $(EXTRACT_FLAGS) -o translations/messages.pot .
 	$(BIN)/pybabel -q update --no-wrap -i translations/messages.pot -d translations
 
 ## setup: virtualenv, the portal, its database, the catalogue and two local accounts

@@ -3,6 +3,8 @@
 import logging
 
 from flask import Flask, current_app, render_template, request
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
 
@@ -38,18 +40,25 @@ class NotFound(PortalError):
 
 
 _TITLES = {
-    400: "That request could not be understood",
-    403: "You are not allowed to do that",
-    404: "Nothing here",
-    405: "That action is not possible here",
-    413: "That upload is too large",
-    429: "Too many attempts",
-    500: "Something went wrong on our side",
+    400: _l("That request could not be understood"),
+    403: _l("You are not allowed to do that"),
+    404: _l("Nothing here"),
+    405: _l("That action is not possible here"),
+    413: _l("That upload is too large"),
+    429: _l("Too many attempts"),
+    500: _l("Something went wrong on our side"),
+}
+# Werkzeug's own descriptions are English; the ones people meet get the portal's words.
+_DESCRIPTIONS = {
+    403: _l("You don't have the permission to open this page."),
+    405: _l("That address does not take this kind of request."),
+    413: _l("What was sent is larger than the portal accepts."),
+    429: _l("Too many requests in a short time. Wait a moment and try again."),
 }
 
 
 def render_error(status: int, message: str | None = None):
-    title = _TITLES.get(status, "Something went wrong")
+    title = _TITLES.get(status) or _("Something went wrong")
     return render_template("errors/error.html", status=status, title=title, message=message), status
 
 
@@ -65,8 +74,10 @@ def register_error_handlers(app: Flask) -> None:
     def csrf_error(error):
         return render_error(
             400,
-            "The form had expired or was sent from elsewhere. Go back, reload the page and try "
-            "again; nothing was changed.",
+            _(
+                "The form had expired or was sent from elsewhere. Go back, reload the page and "
+                "try again; nothing was changed."
+            ),
         )
 
     @app.errorhandler(PortalError)
@@ -80,8 +91,12 @@ def register_error_handlers(app: Flask) -> None:
             return error
         if (answer := _api_answer(error)) is not None:
             return answer
-        message = error.description if error.code not in (404, 500) else None
-        return render_error(error.code, message)
+        if error.code in (404, 500):
+            return render_error(error.code)
+        message = error.description
+        if message == type(error).description:  # Werkzeug's own English sentence
+            message = _DESCRIPTIONS.get(error.code)
+        return render_error(error.code, message and str(message))
 
     @app.errorhandler(Exception)
     def unexpected_error(error):

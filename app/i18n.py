@@ -1,12 +1,37 @@
 """The person's language and time zone: their own choice, else the browser's, else the site's."""
 
-from flask import Flask, current_app, has_request_context, request, session
-from flask_login import current_user
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cache
+from zoneinfo import available_timezones
+
+import pytz
+from flask import Flask, current_app, g, has_app_context, has_request_context, request, session
+from flask_babel import force_locale, refresh
+from flask_babel import lazy_gettext as _l
+from flask_login import current_user, user_logged_in, user_logged_out
 
 # The languages the portal speaks, by code, each named in itself (as the switch shows them).
 LANGUAGES = {"en": "English", "it": "Italiano"}
 # Before logging in, the switch keeps the choice here; at login it moves to the account.
 SESSION_KEY = "locale"
+# The time zone of the person something is written for outside their requests (``read_by``).
+_READER_ZONE = "i18n_reader_zone"
+
+# The time zone list is grouped by the first part of the IANA name; these are the groups people
+# live in (the others are aliases kept for old systems: "US/Eastern", "Etc/GMT+3").
+REGIONS = {
+    "Europe": _l("Europe"),
+    "America": _l("America"),
+    "Africa": _l("Africa"),
+    "Asia": _l("Asia"),
+    "Australia": _l("Australia"),
+    "Pacific": _l("Pacific"),
+    "Atlantic": _l("Atlantic"),
+    "Indian": _l("Indian Ocean"),
+    "Antarctica": _l("Antarctica"),
+    "Arctic": _l("Arctic"),
+}
 
 
 def chosen_locale() -> str | None:
@@ -20,19 +45,114 @@ def chosen_locale() -> str | None:
     return picked if picked in LANGUAGES else None
 
 
+def browser_locale() -> str | None:
+    """The first language the browser asks for that the portal speaks, by the browser's order:
+    "de-DE, it-CH;q=0.8, en;q=0.5" is Italian (a regional variant counts as its language, as
+    Werkzeug's best_match would count it only after every exact match)."""
+    for tag, _quality in request.accept_languages:
+        code = tag.replace("_", "-").split("-", 1)[0].lower()
+        if code in LANGUAGES:
+            return code
+    return None
+
+
 def select_locale() -> str:
     if not has_request_context():
         return current_app.config["DEFAULT_LOCALE"]
-    return (
-        chosen_locale()
-        or request.accept_languages.best_match(LANGUAGES)
-        or current_app.config["DEFAULT_LOCALE"]
-    )
+    return chosen_locale() or browser_locale() or current_app.config["DEFAULT_LOCALE"]
 
 
 def select_timezone() -> str:
+    if has_app_context() and (reader := g.get(_READER_ZONE)):
+        return reader
     stored = getattr(current_user, "timezone", None) if has_request_context() else None
-    return stored or current_app.config["DEFAULT_TIMEZONE"]
+    return stored if is_timezone(stored) else current_app.config["DEFAULT_TIMEZONE"]
+
+
+@contextmanager
+def read_by(user) -> Iterator[None]:
+    """Words, dates and times as ``user`` reads them, for what is written outside their own
+    requests (the mail worker's e-mails): their language and time zone, else the site's."""
+    locale = user.locale if user.locale in LANGUAGES else current_app.config["DEFAULT_LOCALE"]
+    zone = user.timezone if is_timezone(user.timezone) else current_app.config["DEFAULT_TIMEZONE"]
+    outer = g.get(_READER_ZONE)
+    with force_locale(locale):
+        setattr(g, _READER_ZONE, zone)
+        refresh()  # forget the zone Flask-Babel cached for the surrounding context
+        try:
+            yield
+        finally:
+            setattr(g, _READER_ZONE, outer)
+            refresh()
+
+
+@cache
+def _known_zones() -> frozenset[str]:
+    return frozenset(available_timezones())
+
+
+def is_timezone(name: str | None) -> bool:
+    """Whether ``name`` is an IANA time zone (any, aliases included)."""
+    return bool(name) and name in _known_zones()
+
+
+@cache
+def _zones_by_region() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    grouped: dict[str, list[str]] = {region: [] for region in REGIONS}
+    for name in pytz.common_timezones:
+        region = name.split("/", 1)[0]
+        if region in grouped and name in _known_zones():
+            grouped[region].append(name)
+    return tuple((region, tuple(sorted(names))) for region, names in grouped.items() if names)
+
+
+def timezone_groups() -> list[tuple[str, list[tuple[str, str]]]]:
+    """The time zones people choose from: (region label, [(IANA name, city)]) by region, the
+    city as the name reads without its region ("America/Argentina/Buenos_Aires" is
+    "Argentina/Buenos Aires" under America)."""
+    return [
+        (str(REGIONS[region]), [(name, name.split("/", 1)[1].replace("_", " ")) for name in names])
+        for region, names in _zones_by_region()
+    ]
+
+
+def remember_locale(code: str) -> None:
+    """Keep ``code`` as the person's language: on their account when logged in, else in this
+    browser's session until they log in."""
+    from app.extensions import db
+
+    if current_user.is_authenticated:
+        current_user.locale = code
+        db.session.commit()
+    else:
+        session[SESSION_KEY] = code
+
+
+def _note_choice_before_login() -> None:
+    # Login starts a fresh session (nothing planted before it survives), so the language picked
+    # while logged out is read now, before the login view clears it.
+    if request.endpoint != "static":
+        g.locale_before_login = session.get(SESSION_KEY)
+
+
+def _move_choice_to_account(app: Flask, user, **_) -> None:
+    from app.extensions import db
+
+    picked = g.get("locale_before_login")
+    if picked in LANGUAGES and user.locale != picked:
+        user.locale = picked
+        db.session.commit()
+
+
+def _note_language_at_logout(app: Flask, user, **_) -> None:
+    g.locale_after_logout = getattr(user, "locale", None)
+
+
+def _keep_language_after_logout(response):
+    # Logout clears the session; the login page it leads to stays in the person's language.
+    if (code := g.get("locale_after_logout")) in LANGUAGES:
+        session[SESSION_KEY] = code
+    return response
 
 
 def init_i18n(app: Flask) -> None:
@@ -46,4 +166,15 @@ def init_i18n(app: Flask) -> None:
             + ", ".join(sorted(LANGUAGES))
             + "."
         )
+    if not is_timezone(app.config["DEFAULT_TIMEZONE"]):
+        from app.errors import ConfigurationError
+
+        raise ConfigurationError(
+            f"DEFAULT_TIMEZONE is {app.config['DEFAULT_TIMEZONE']!r}, which is not an IANA time "
+            "zone name (such as 'UTC' or 'Europe/Rome')."
+        )
     babel.init_app(app, locale_selector=select_locale, timezone_selector=select_timezone)
+    app.before_request(_note_choice_before_login)
+    app.after_request(_keep_language_after_logout)
+    user_logged_in.connect(_move_choice_to_account, app)
+    user_logged_out.connect(_note_language_at_logout, app)

@@ -3,20 +3,21 @@
 from urllib.parse import unquote_to_bytes
 
 from flask import Flask, request
+from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from app.errors import PortalError
 from app.extensions import talisman
 
-UNREADABLE_FORM = (
+UNREADABLE_FORM = _l(
     "The form data could not be read: it contained bytes that are not UTF-8 text. Nothing was "
     "changed. Reload the page and send the form again from the browser; if it keeps happening, "
     "check the text you pasted for unusual characters."
 )
 
 
-NUL_IN_REQUEST = (
+NUL_IN_REQUEST = _l(
     "The request contained a NUL character (\\0), which no text the portal keeps may hold. "
     "Nothing was changed. Go back, remove it from what you typed or pasted, and send again."
 )
@@ -69,7 +70,7 @@ def _refuse_unreadable_forms() -> None:
     query string holds a NUL character: SQLite stores one, PostgreSQL refuses it, so it is
     refused here, the same on both, before anything is written."""
     if any("\x00" in key or "\x00" in value for key, value in request.args.items(multi=True)):
-        raise UnreadableForm(NUL_IN_REQUEST)
+        raise UnreadableForm(str(NUL_IN_REQUEST))
     if request.method not in ("POST", "PUT", "PATCH"):
         return
     if request.mimetype == "application/x-www-form-urlencoded":
@@ -78,16 +79,16 @@ def _refuse_unreadable_forms() -> None:
             for pair in body.split(b"&"):
                 unquote_to_bytes(pair.replace(b"+", b" ")).decode("utf-8")
         except UnicodeDecodeError:
-            raise UnreadableForm(UNREADABLE_FORM) from None
+            raise UnreadableForm(str(UNREADABLE_FORM)) from None
         if b"%00" in body or b"\x00" in body:
-            raise UnreadableForm(NUL_IN_REQUEST)
+            raise UnreadableForm(str(NUL_IN_REQUEST))
     elif request.mimetype == "multipart/form-data":
         # The multipart parser has already replaced undecodable bytes with U+FFFD.
         for key, value in request.form.items(multi=True):
             if "\ufffd" in key or "\ufffd" in value:
-                raise UnreadableForm(UNREADABLE_FORM)
+                raise UnreadableForm(str(UNREADABLE_FORM))
             if "\x00" in key or "\x00" in value:
-                raise UnreadableForm(NUL_IN_REQUEST)
+                raise UnreadableForm(str(NUL_IN_REQUEST))
 
 
 def _no_store_for_people(response):

@@ -35,6 +35,9 @@ class User(UserMixin, db.Model):
     last_login_at: Mapped[datetime | None] = mapped_column(nullable=True)
     # Changing it logs out every session of this user (see load_user).
     session_version: Mapped[int] = mapped_column(default=1)
+    # The language and IANA time zone the person picked; None follows the browser and the site.
+    locale: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    timezone: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
     grants: Mapped[list["RoleGrant"]] = relationship(
         back_populates="user", cascade="all, delete-orphan", lazy="selectin"

@@ -10,7 +10,7 @@
     if (!source || !navigator.clipboard) return;
     navigator.clipboard.writeText(source.value || source.textContent.trim()).then(function () {
       var original = button.textContent;
-      button.textContent = "Copied";
+      button.textContent = document.body.getAttribute("data-word-copied") || "Copied";
       setTimeout(function () { button.textContent = original; }, 1500);
     });
   });

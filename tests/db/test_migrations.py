@@ -60,6 +60,21 @@ def test_migrations_downgrade_to_nothing_on_postgresql(make_app, empty_postgres_
         assert inspect(db.engine).get_table_names() == ["alembic_version"]
 
 
+def _user_as_first_stored(name: str) -> int:
+    """A user row written with the first revision's columns: the model's later columns do not
+    exist yet in a database upgraded only part of the way."""
+    from sqlalchemy import text
+
+    return db.session.execute(
+        text(
+            "INSERT INTO users (provider, subject, username, display_name, email, groups,"
+            " group_roles, active, created_at, session_version) VALUES ('local', :name, :name,"
+            " :name, '', '[]', '[]', true, CURRENT_TIMESTAMP, 1) RETURNING id"
+        ),
+        {"name": name},
+    ).scalar_one()
+
+
 def _kept_flag_after_upgrade(make_app, url):
     """Deployments stored before the ``keeps_failed_attempt`` column get it from their
     ``request_options``, so a failed deployment kept for inspection still holds quota."""
@@ -69,7 +84,7 @@ def _kept_flag_after_upgrade(make_app, url):
     with app.app_context():
         db.drop_all()
         upgrade(revision="4e8a0c6d2b93")
-        user = create_local_user("ada", "correct horse battery", "Ada Lovelace")
+        user_id = _user_as_first_stored("ada")
         for name, options in (
             ("kept", '{"keepLastAttempt": true}'),
             ("plain", "{}"),
@@ -83,7 +98,7 @@ def _kept_flag_after_upgrade(make_app, url):
                     " 'vm', 'VM', '{}', :options, '{}', 'CREATE_FAILED', '{}', false, 0,"
                     " false, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
                 ),
-                {"user": user.id, "name": name, "options": options},
+                {"user": user_id, "name": name, "options": options},
             )
         db.session.commit()
         upgrade()
@@ -113,10 +128,10 @@ def _groups_after_upgrade(make_app, url):
     with app.app_context():
         db.drop_all()
         upgrade(revision="7e0a1b2c3d4e")
-        user = create_local_user("ada", "correct horse battery", "Ada Lovelace")
+        user_id = _user_as_first_stored("ada")
         db.session.execute(
             text("UPDATE users SET groups = :groups WHERE id = :id"),
-            {"groups": '["/physics/cms", "physics/cms", "chemistry", "/"]', "id": user.id},
+            {"groups": '["/physics/cms", "physics/cms", "chemistry", "/"]', "id": user_id},
         )
         for subject, gpus, when in (
             ("/physics/cms", 1, "2026-01-02 00:00:00"),
@@ -164,3 +179,27 @@ def test_stored_group_names_take_the_one_form_on_postgresql(make_app, empty_post
     assert groups == ["chemistry", "physics/cms"]
     assert limits == [("chemistry", {"gpus": 2}), ("physics/cms", {"gpus": 1})]
     assert history == ["physics/cms"]
+
+
+def _language_columns_round_trip(make_app, url):
+    """The account's language and time zone are stored, and a downgrade removes them again."""
+    app = _migrated_app(make_app, url)
+    with app.app_context():
+        user = create_local_user("ada", "correct horse battery", "Ada Lovelace")
+        user.locale, user.timezone = "it", "Europe/Rome"
+        db.session.commit()
+        db.session.expire_all()
+        assert (db.session.get(User, user.id).locale, user.timezone) == ("it", "Europe/Rome")
+        db.session.remove()
+        downgrade(revision="b7c4d2e9f1a3")
+        columns = {column["name"] for column in inspect(db.engine).get_columns("users")}
+        assert "locale" not in columns and "timezone" not in columns
+
+
+def test_the_language_columns_come_and_go_on_sqlite(make_app, tmp_path):
+    _language_columns_round_trip(make_app, f"sqlite:///{tmp_path}/language.sqlite")
+
+
+@pytest.mark.postgres
+def test_the_language_columns_come_and_go_on_postgresql(make_app, empty_postgres_url):
+    _language_columns_round_trip(make_app, empty_postgres_url)

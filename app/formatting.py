@@ -1,0 +1,91 @@
+"""Dates, times, numbers and sizes as the person reads them: in their language and time zone.
+
+Every page and e-mail formats through here (the template filters in ``app.templating`` are these
+functions), so that "25 nov 2026, 14:05 CET" and "1,5 GB" look the same wherever they appear.
+Stored times are naive UTC (``app.clock.utcnow``). Outside a request (the mail worker), the
+language is the one ``flask_babel.force_locale`` sets and the zone is passed as ``zone``.
+"""
+
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+from zoneinfo import ZoneInfo
+
+from babel.dates import format_skeleton
+from flask_babel import format_decimal, format_timedelta, get_locale, get_timezone
+
+from app.clock import utcnow
+
+# Sizes are shown in the unit they were most likely written in: whole decimal units first (a
+# flavour's "8 GB"), then whole binary ones ("2 GiB"), else one decimal place.
+_WHOLE_UNITS = (("TB", 10**12), ("TiB", 2**40), ("GB", 10**9), ("GiB", 2**30))
+_ROUGH_UNITS = (("TB", 10**12, "#,##0.#"), ("GB", 10**9, "#,##0.#"), ("MB", 10**6, "#,##0"))
+
+
+def _zone(zone: str | None):
+    return ZoneInfo(zone) if zone else get_timezone()
+
+
+def _as_utc(value: datetime) -> datetime:
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
+
+
+def when(value: datetime | None, zone: str | None = None) -> str:
+    """A moment with its date, hour and minute in the person's zone, the zone named:
+    "Nov 25, 2026, 14:05 CET" in English, "25 nov 2026, 14:05 CET" in Italian."""
+    if value is None:
+        return ""
+    local = _as_utc(value).astimezone(_zone(zone))
+    locale = get_locale()
+    # A 24-hour clock in both languages, joined to the date as the language joins them; the
+    # zone by its own abbreviation ("CET", "UTC", "EST"), shorter and more familiar than CLDR's
+    # localised names, and the same in both languages.
+    moment = str(locale.datetime_formats["medium"]).format(
+        format_skeleton("Hm", local, locale=locale), format_skeleton("yMMMd", local, locale=locale)
+    )
+    return f"{moment} {local.tzname()}"
+
+
+def day(value: date | datetime | None, zone: str | None = None) -> str:
+    """A date alone, "Nov 25, 2026" / "25 nov 2026"; a moment is first moved to the zone."""
+    if value is None:
+        return ""
+    if isinstance(value, datetime):
+        value = _as_utc(value).astimezone(_zone(zone)).date()
+    return format_skeleton("yMMMd", value, locale=get_locale())
+
+
+def relative(value: datetime | timedelta | None, now: datetime | None = None) -> str:
+    """How far a moment is from now, or a span, in words: "in 3 hours", "tra 3 ore",
+    "2 days ago"; a timedelta alone reads "3 hours"."""
+    if value is None:
+        return ""
+    if isinstance(value, timedelta):
+        return format_timedelta(value, threshold=0.9)
+    moment = _as_utc(value)
+    reference = _as_utc(now or utcnow())
+    return format_timedelta(moment - reference, add_direction=True, threshold=0.9)
+
+
+def number(value: int | float | Decimal | None, places: int | None = None) -> str:
+    """A number with the language's separators: "1,234.5" / "1.234,5"; ``places`` fixes the
+    decimals shown."""
+    if value is None:
+        return ""
+    if places is not None:
+        pattern = "#,##0" + ("." + "0" * places if places else "")
+        return format_decimal(value, format=pattern)
+    return format_decimal(value)
+
+
+def size(value: int | float | None) -> str:
+    """Bytes in a unit people read: "8 GB", "2 GiB", "1.5 GB" / "1,5 GB"."""
+    if value is None:
+        return ""
+    value = int(value)
+    for unit, factor in _WHOLE_UNITS:
+        if value >= factor and value % factor == 0:
+            return f"{format_decimal(value // factor)} {unit}"
+    for unit, factor, pattern in _ROUGH_UNITS:
+        if value >= factor:
+            return f"{format_decimal(value / factor, format=pattern)} {unit}"
+    return f"{format_decimal(value)} B"

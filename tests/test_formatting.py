@@ -1,0 +1,139 @@
+"""Dates, times, numbers and sizes read in the person's language and time zone."""
+
+from datetime import date, datetime, timedelta
+
+import pytest
+from flask import render_template_string
+from flask_babel import force_locale
+
+from app import formatting
+from app.errors import ConfigurationError
+
+MOMENT = datetime(2026, 11, 25, 13, 5)  # stored times are naive UTC
+
+
+@pytest.fixture
+def in_request(app):
+    with app.test_request_context():
+        yield
+
+
+@pytest.mark.parametrize(
+    ("locale", "zone", "shown"),
+    [
+        ("en", None, "Nov 25, 2026, 13:05 UTC"),
+        ("it", None, "25 nov 2026, 13:05 UTC"),
+        ("it", "Europe/Rome", "25 nov 2026, 14:05 CET"),
+        ("en", "Europe/Rome", "Nov 25, 2026, 14:05 CET"),
+        ("it", "America/New_York", "25 nov 2026, 08:05 EST"),
+    ],
+)
+def test_a_moment_is_shown_in_the_language_and_zone(in_request, locale, zone, shown):
+    with force_locale(locale):
+        assert formatting.when(MOMENT, zone) == shown
+
+
+def test_summer_time_is_named_as_such(in_request):
+    with force_locale("it"):
+        assert formatting.when(datetime(2026, 7, 1, 10, 0), "Europe/Rome") == (
+            "1 lug 2026, 12:00 CEST"
+        )
+
+
+def test_a_day_is_the_date_in_the_zone(in_request):
+    late = datetime(2026, 11, 25, 23, 30)
+    with force_locale("it"):
+        assert formatting.day(late) == "25 nov 2026"
+        assert formatting.day(late, "Europe/Rome") == "26 nov 2026"
+        assert formatting.day(date(2026, 1, 2)) == "2 gen 2026"
+    with force_locale("en"):
+        assert formatting.day(date(2026, 1, 2)) == "Jan 2, 2026"
+
+
+@pytest.mark.parametrize(
+    ("locale", "value", "shown"),
+    [
+        ("en", 1_500_000_000, "1.5 GB"),
+        ("it", 1_500_000_000, "1,5 GB"),
+        ("it", 8 * 10**9, "8 GB"),
+        ("it", 2 * 2**30, "2 GiB"),
+        ("it", 1536 * 10**9, "1.536 GB"),
+        ("it", 2_500_000_000_001, "2,5 TB"),
+        ("en", 2_000_000_000_000, "2 TB"),
+        ("it", 250 * 10**6, "250 MB"),
+        ("it", 512, "512 B"),
+    ],
+)
+def test_sizes_read_in_the_unit_they_were_written_in(in_request, locale, value, shown):
+    with force_locale(locale):
+        assert formatting.size(value) == shown
+
+
+def test_numbers_take_the_languages_separators(in_request):
+    with force_locale("it"):
+        assert formatting.number(1234.5) == "1.234,5"
+        assert formatting.number(2, places=1) == "2,0"
+    with force_locale("en"):
+        assert formatting.number(1234.5) == "1,234.5"
+
+
+def test_relative_times_read_as_words(in_request):
+    with force_locale("it"):
+        assert formatting.relative(MOMENT + timedelta(hours=3), now=MOMENT) == "tra 3 ore"
+        assert formatting.relative(MOMENT - timedelta(days=2), now=MOMENT) == "2 giorni fa"
+        assert formatting.relative(timedelta(minutes=30)) == "30 minuti"
+    with force_locale("en"):
+        assert formatting.relative(MOMENT + timedelta(hours=3), now=MOMENT) == "in 3 hours"
+
+
+def test_nothing_to_show_is_shown_as_nothing(in_request):
+    assert formatting.when(None) == formatting.size(None) == formatting.number(None) == ""
+
+
+def test_the_templates_filters_follow_the_request_language(app):
+    source = (
+        "{{ at | datetime }} · {{ at | date }} · {{ n | number }} · {{ b | size }} · {{ 0 | size }}"
+    )
+    values = {"at": MOMENT, "n": 0.5, "b": 1_500_000_000}
+    with app.test_request_context(headers={"Accept-Language": "it"}):
+        assert render_template_string(source, **values) == (
+            "25 nov 2026, 13:05 UTC · 25 nov 2026 · 0,5 · 1,5 GB · \u2014"
+        )
+    with app.test_request_context(headers={"Accept-Language": "en"}):
+        assert render_template_string(source, **values) == (
+            "Nov 25, 2026, 13:05 UTC · Nov 25, 2026 · 0.5 · 1.5 GB · \u2014"
+        )
+
+
+def test_the_site_time_zone_applies_to_people_who_chose_none(make_app):
+    app = make_app(DEFAULT_TIMEZONE="Europe/Rome")
+    with app.test_request_context(headers={"Accept-Language": "it"}):
+        assert render_template_string("{{ at | datetime }}", at=MOMENT) == (
+            "25 nov 2026, 14:05 CET"
+        )
+
+
+def test_an_unknown_site_time_zone_stops_the_start(make_app):
+    with pytest.raises(ConfigurationError, match="DEFAULT_TIMEZONE is 'Europe/Atlantis'"):
+        make_app(DEFAULT_TIMEZONE="Europe/Atlantis")
+
+
+def test_what_is_written_for_a_person_follows_their_language_and_zone(app):
+    """The mail worker writes outside any request of the person it writes to."""
+    from types import SimpleNamespace
+
+    from flask_babel import gettext
+
+    from app.i18n import read_by
+
+    ada = SimpleNamespace(locale="it", timezone="Europe/Rome")
+    nobody = SimpleNamespace(locale=None, timezone=None)
+    with app.app_context():
+        with read_by(ada):
+            assert formatting.when(MOMENT) == "25 nov 2026, 14:05 CET"
+            assert gettext("Close") == "Chiudi"
+            with read_by(nobody):
+                assert formatting.when(MOMENT) == "Nov 25, 2026, 13:05 UTC"
+            assert formatting.when(MOMENT) == "25 nov 2026, 14:05 CET"
+        assert formatting.when(MOMENT) == "Nov 25, 2026, 13:05 UTC"
+        assert gettext("Close") == "Close"
