@@ -1,6 +1,7 @@
 """Who you are: local accounts, LDAP and OpenID Connect providers, and roles."""
 
 from flask import Flask, flash, make_response, redirect, request, url_for
+from flask_babel import gettext as _
 from flask_login import AnonymousUserMixin
 
 from app.extensions import db, login_manager
@@ -34,6 +35,7 @@ def init_auth(app: Flask) -> None:
     check_ldap_settings(app.config["LDAP"])
     init_oidc(app)
     app.jinja_env.globals["provider_label"] = provider_label
+    app.jinja_env.filters["role_label"] = role_label
 
 
 def provider_label(provider: str) -> str:
@@ -41,13 +43,20 @@ def provider_label(provider: str) -> str:
     from flask import current_app
 
     if provider == "local":
-        return "a local account"
+        return _("a local account")
     if provider == "ldap":
-        return (current_app.config["LDAP"] or {}).get("label") or "the institute's directory"
+        return (current_app.config["LDAP"] or {}).get("label") or _("the institute's directory")
     for entry in current_app.config["OIDC_PROVIDERS"]:
         if entry.get("name") == provider:
             return entry.get("label") or provider
     return provider
+
+
+def role_label(role: str) -> str:
+    """A role as people read it ("amministratore"); a role the portal does not know, as stored."""
+    from app.auth.roles import ROLE_NAMES
+
+    return str(ROLE_NAMES[role]) if role in ROLE_NAMES else role
 
 
 def _load_user(user_id: str):
@@ -76,7 +85,7 @@ def _unauthorized():
         response.headers["HX-Redirect"] = url_for("auth.login", next=request.full_path)
         return response
     if request.cookies.get(SESSION_HINT_COOKIE):
-        flash("Your session has expired. Please log in again.", "warning")
+        flash(_("Your session has expired. Please log in again."), "warning")
     else:
-        flash("Please log in to see this page.", "info")
+        flash(_("Please log in to see this page."), "info")
     return redirect(url_for("auth.login", next=safe_next(request.full_path)))

@@ -91,11 +91,11 @@ def change_password():
 @login_required
 def end_session(session_id: int):
     if session_id == logins.current_id():
-        flash("To end this session, log out.", "info")
+        flash(_("To end this session, log out."), "info")
     elif logins.end_one(current_user, session_id):
-        flash("That session has ended; its browser must log in again.", "success")
+        flash(_("That session has ended; its browser must log in again."), "success")
     else:
-        flash("That session had already ended.", "info")
+        flash(_("That session had already ended."), "info")
     return redirect(url_for("account.index"))
 
 
@@ -104,7 +104,10 @@ def end_session(session_id: int):
 def end_other_sessions():
     ended = logins.end_others(current_user, logins.current_id())
     if ended:
-        flash(f"Ended {ended} other session{'s' if ended != 1 else ''}.", "success")
+        flash(
+            ngettext("Ended %(num)d other session.", "Ended %(num)d other sessions.", ended),
+            "success",
+        )
     else:
-        flash("There were no other sessions to end.", "info")
+        flash(_("There were no other sessions to end."), "info")
     return redirect(url_for("account.index"))

@@ -1,10 +1,11 @@
 """The admins' user pages: every account, its groups, roles, state and live sessions."""
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
 from flask_login import current_user
 from sqlalchemy import func, or_, select
 
-from app.auth import access_tokens, logins
+from app.auth import access_tokens, logins, role_label
 from app.auth.errors import GroupsNotEditable, InvalidGroupName
 from app.auth.models import User
 from app.auth.operations import change_local_groups, grant_role, revoke_role, set_active
@@ -19,7 +20,7 @@ PAGE_SIZE = 50
 def _user(user_id: int) -> User:
     user = db.session.get(User, user_id)
     if user is None:
-        raise NotFound("There is no such user.")
+        raise NotFound(_("There is no such user."))
     return user
 
 
@@ -66,13 +67,16 @@ def change_groups(user_id: int):
     adding = request.form.get("action") == "add"
     try:
         if not name:
-            raise InvalidGroupName("Type the name of the group to add.")
+            raise InvalidGroupName(_("Type the name of the group to add."))
         change_local_groups(user, add=[name] if adding else [], remove=[] if adding else [name])
     except (GroupsNotEditable, InvalidGroupName) as error:
         flash(error.message, "danger")
         # The name comes back in the field, so nothing typed is lost.
         return redirect(url_for("users_admin.show", user_id=user.id, group=name))
-    flash(f"{user.username} is {'now' if adding else 'no longer'} in {name}.", "success")
+    if adding:
+        flash(_("%(user)s is now in %(group)s.", user=user.username, group=name), "success")
+    else:
+        flash(_("%(user)s is no longer in %(group)s.", user=user.username, group=name), "success")
     return redirect(url_for("users_admin.show", user_id=user.id))
 
 
@@ -82,16 +86,30 @@ def change_role(user_id: int):
     user = _user(user_id)
     role = request.form.get("role", "")
     if role not in GRANTABLE_ROLES:
-        flash("Choose a role to grant or revoke.", "danger")
+        flash(_("Choose a role to grant or revoke."), "danger")
     elif request.form.get("action") == "grant":
         grant_role(user, role, granted_by=current_user.username)
-        flash(f"{user.username} is now {role}.", "success")
+        flash(_("%(user)s is now %(role)s.", user=user.username, role=role_label(role)), "success")
     elif user.id == current_user.id and role == "admin":
-        flash("You cannot revoke your own admin role; ask another admin.", "warning")
+        flash(_("You cannot revoke your own admin role; ask another admin."), "warning")
     elif revoke_role(user, role):
-        flash(f"{user.username} is no longer {role} by grant.", "success")
+        flash(
+            _(
+                "%(user)s is no longer %(role)s by grant.",
+                user=user.username,
+                role=role_label(role),
+            ),
+            "success",
+        )
     else:
-        flash(f"{user.username} had no {role} grant (roles from groups follow the groups).", "info")
+        flash(
+            _(
+                "%(user)s had no %(role)s grant (roles from groups follow the groups).",
+                user=user.username,
+                role=role_label(role),
+            ),
+            "info",
+        )
     return redirect(url_for("users_admin.show", user_id=user.id))
 
 
@@ -101,13 +119,19 @@ def change_state(user_id: int):
     user = _user(user_id)
     enable = request.form.get("action") == "enable"
     if not enable and user.id == current_user.id:
-        flash("You cannot disable your own account.", "warning")
+        flash(_("You cannot disable your own account."), "warning")
     else:
         set_active(user, enable)
         if enable:
-            flash(f"{user.username} can log in again.", "success")
+            flash(_("%(user)s can log in again.", user=user.username), "success")
         else:
-            flash(f"{user.username} can no longer log in; their sessions have ended.", "success")
+            flash(
+                _(
+                    "%(user)s can no longer log in; their sessions have ended.",
+                    user=user.username,
+                ),
+                "success",
+            )
     return redirect(url_for("users_admin.show", user_id=user.id))
 
 
@@ -116,7 +140,7 @@ def change_state(user_id: int):
 def end_session(user_id: int, session_id: int):
     user = _user(user_id)
     if logins.end_one(user, session_id):
-        flash(f"Ended that session of {user.username}.", "success")
+        flash(_("Ended that session of %(user)s.", user=user.username), "success")
     else:
-        flash("That session had already ended.", "info")
+        flash(_("That session had already ended."), "info")
     return redirect(url_for("users_admin.show", user_id=user.id))

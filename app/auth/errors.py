@@ -1,17 +1,19 @@
 """Why a login did not work, in words for the person trying."""
 
+from flask_babel import gettext as _
+
 from app.errors import PortalError
 
 # One message for unknown users and wrong passwords, so that the form does not reveal who has
-# an account.
+# an account. In English here; LoginFailed puts it in the person's language when raised.
 BAD_CREDENTIALS = "Unknown username or wrong password."
 
 
 class LoginFailed(PortalError):
     status_code = 401
 
-    def __init__(self, message: str = BAD_CREDENTIALS, field: str | None = None):
-        super().__init__(message, field)
+    def __init__(self, message: str | None = None, field: str | None = None):
+        super().__init__(message or _("Unknown username or wrong password."), field)
 
 
 class LoginThrottled(PortalError):
@@ -28,6 +30,41 @@ class ProviderError(PortalError):
     """The OpenID Connect provider refused, failed, or sent something we cannot trust."""
 
     status_code = 400
+
+
+# What the portal says when an identity provider (named by its label) lets a login down.
+def not_answering(provider: str) -> ProviderError:
+    return ProviderError(
+        _(
+            "The identity provider %(provider)s is not answering right now. Please try again in "
+            "a few minutes.",
+            provider=provider,
+        )
+    )
+
+
+def unusable_answer(provider: str) -> ProviderError:
+    return ProviderError(
+        _(
+            "The identity provider %(provider)s sent an answer the portal cannot use. Please try "
+            "again later; if it keeps happening, tell the portal's operators.",
+            provider=provider,
+        )
+    )
+
+
+def unverifiable(provider: str) -> ProviderError:
+    return ProviderError(
+        _(
+            "The login from %(provider)s could not be verified. Please try again; if it keeps "
+            "happening, tell the portal's operators.",
+            provider=provider,
+        )
+    )
+
+
+def no_renewal(provider: str) -> ProviderError:
+    return ProviderError(_("%(provider)s refused to renew the login.", provider=provider))
 
 
 class TokenUnavailable(PortalError):

@@ -1,7 +1,6 @@
 """The login form, a local account's password change, and the form that creates a personal
 access token."""
 
-from flask_babel import lazy_gettext
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import (
@@ -27,21 +26,21 @@ except ImportError:  # pragma: no cover - older WTForms
         label: str
 
 
-METHOD_LABELS = {"local": "Portal account", "ldap": "Institute account (LDAP)"}
+METHOD_LABELS = {"local": _l("Portal account"), "ldap": _l("Institute account (LDAP)")}
 
 
 class LoginForm(FlaskForm):
     username = StringField(
-        "Username",
-        validators=[DataRequired("Enter your username."), Length(max=255)],
+        _l("Username"),
+        validators=[DataRequired(_l("Enter your username.")), Length(max=255)],
         render_kw={"autocomplete": "username", "autofocus": True, "autocapitalize": "none"},
     )
     password = PasswordField(
-        "Password",
-        validators=[DataRequired("Enter your password."), Length(max=1024)],
+        _l("Password"),
+        validators=[DataRequired(_l("Enter your password.")), Length(max=1024)],
         render_kw={"autocomplete": "current-password"},
     )
-    method = RadioField("Account", validate_choice=True)
+    method = RadioField(_l("Account"), validate_choice=True)
     next = HiddenField()
 
     def __init__(self, methods: list[str], label: str | None = None, **kwargs):
@@ -64,22 +63,25 @@ class TokenForm(FlaskForm):
     """A new personal access token: its name, scopes and lifetime."""
 
     name = StringField(
-        lazy_gettext("Name"),
+        _l("Name"),
         validators=[
-            DataRequired(lazy_gettext("Name the token, e.g. after the script that uses it.")),
+            DataRequired(_l("Name the token, e.g. after the script that uses it.")),
             Length(max=100),
         ],
-        description=lazy_gettext("What uses it, so that you know which one to revoke."),
+        description=_l("What uses it, so that you know which one to revoke."),
     )
     scopes = MultiCheckboxField(
-        lazy_gettext("Allowed to"),
-        validators=[DataRequired(lazy_gettext("Choose at least one scope."))],
-        choices=[Choice(name, f"{name}: {text}") for name, text in SCOPES.items()],
+        _l("Allowed to"),
+        validators=[DataRequired(_l("Choose at least one scope."))],
+        choices=[
+            Choice(name, _l("%(scope)s: %(meaning)s", scope=name, meaning=text))
+            for name, text in SCOPES.items()
+        ],
     )
     days = IntegerField(
-        lazy_gettext("Lifetime in days"),
+        _l("Lifetime in days"),
         default=30,
-        validators=[DataRequired(lazy_gettext("Give a number of days.")), NumberRange(min=1)],
+        validators=[DataRequired(_l("Give a number of days.")), NumberRange(min=1)],
     )
 
 

@@ -26,6 +26,8 @@ import math
 import ssl
 import warnings
 
+from flask_babel import gettext as _
+
 from app.auth.errors import DirectoryUnavailable, LoginFailed
 from app.auth.identity import Identity
 from app.errors import ConfigurationError
@@ -39,7 +41,6 @@ with warnings.catch_warnings():
     from ldap3.utils.dn import parse_dn
 
 PROVIDER = "ldap"
-UNAVAILABLE = "The institute directory is not answering right now. Try again in a few minutes."
 DEFAULTS = {
     "url": "ldap://localhost",
     "start_tls": False,
@@ -142,7 +143,9 @@ def authenticate(settings: dict, username: str, password: str) -> Identity:
 
 def _unavailable(detail: str, *args) -> DirectoryUnavailable:
     log.warning("LDAP login impossible: " + detail, *args)
-    return DirectoryUnavailable(UNAVAILABLE)
+    return DirectoryUnavailable(
+        _("The institute directory is not answering right now. Try again in a few minutes.")
+    )
 
 
 def _connect(server: Server, config: dict, dn: str | None, password: str | None) -> Connection:

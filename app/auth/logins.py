@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from flask import current_app, request, session
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from sqlalchemy import delete, or_, select, update
 
 from app.auth.models import User, UserSession
@@ -49,7 +51,7 @@ def start(user: User) -> None:
             user_id=user.id,
             provider=user.provider,
             address=(request.remote_addr or "")[:64],
-            user_agent=summarise_user_agent(request.user_agent.string),
+            user_agent=identify_user_agent(request.user_agent.string),
             created_at=now,
             last_seen_at=now,
             expires_at=now + timedelta(hours=current_app.config["SESSION_ABSOLUTE_LIFETIME_HOURS"]),
@@ -168,7 +170,7 @@ def sessions_of(user: User, current_id: int | None = None) -> list[LoginView]:
             r.id,
             r.provider,
             r.address,
-            r.user_agent,
+            describe_user_agent(r.user_agent),
             r.created_at,
             r.last_seen_at,
             min(r.expires_at, r.last_seen_at + _idle_limit()),
@@ -192,17 +194,25 @@ def purge_expired(*, commit: bool = True) -> int:
     return result.rowcount or 0
 
 
+# A login keeps the browser and system it came from as names ("Firefox|Linux"), put into words
+# only when shown, in the language of whoever reads the list.
 _BROWSERS = (
     ("Edg/", "Edge"),
     ("OPR/", "Opera"),
     ("Firefox/", "Firefox"),
     ("Chromium/", "Chromium"),
-    ("HeadlessChrome/", "Chrome (headless)"),
+    ("HeadlessChrome/", "HeadlessChrome"),
     ("Chrome/", "Chrome"),
     ("Safari/", "Safari"),
     ("curl/", "curl"),
-    ("python-requests/", "Python script"),
+    ("python-requests/", "python-requests"),
 )
+# Names that are words rather than products; the others are shown as they are.
+_BROWSER_WORDS = {
+    "HeadlessChrome": _l("Chrome (headless)"),
+    "python-requests": _l("Python script"),
+}
+_SEPARATOR = "|"
 _SYSTEMS = (
     ("Android", "Android"),
     ("iPhone", "iPhone"),
@@ -214,10 +224,27 @@ _SYSTEMS = (
 )
 
 
-def summarise_user_agent(agent: str) -> str:
-    """A short description of a browser ("Firefox on Linux") from its User-Agent header."""
+def identify_user_agent(agent: str) -> str:
+    """What a login stores of its User-Agent header: "browser|system" when either is known,
+    else the header's first characters (shown as they are)."""
     browser = next((name for marker, name in _BROWSERS if marker in agent), "")
     system = next((name for marker, name in _SYSTEMS if marker in agent), "")
+    if browser or system:
+        return f"{browser}{_SEPARATOR}{system}"
+    return agent[:60].replace(_SEPARATOR, " ")
+
+
+def describe_user_agent(stored: str) -> str:
+    """A stored browser in words ("Firefox on Linux"), in the reader's language."""
+    if _SEPARATOR not in stored:
+        return stored or _("Unknown browser")
+    browser, system = stored.split(_SEPARATOR, 1)
+    browser = str(_BROWSER_WORDS.get(browser, browser))
     if browser and system:
-        return f"{browser} on {system}"
-    return browser or system or (agent[:60] if agent else "Unknown browser")
+        return _("%(browser)s on %(system)s", browser=browser, system=system)
+    return browser or system
+
+
+def summarise_user_agent(agent: str) -> str:
+    """A short description of a browser ("Firefox on Linux") from its User-Agent header."""
+    return describe_user_agent(identify_user_agent(agent))

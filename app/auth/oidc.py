@@ -15,9 +15,16 @@ from authlib.integrations.base_client import MismatchingStateError, OAuthError
 from authlib.integrations.flask_client import FlaskIntegration, FlaskOAuth2App, OAuth
 from authlib.integrations.requests_client import OAuth2Session
 from flask import Flask, Response, abort, current_app, request, session
+from flask_babel import gettext as _
 from joserfc.errors import JoseError
 
-from app.auth.errors import ProviderError
+from app.auth.errors import (
+    ProviderError,
+    no_renewal,
+    not_answering,
+    unusable_answer,
+    unverifiable,
+)
 from app.auth.identity import Identity
 from app.errors import ConfigurationError
 
@@ -31,11 +38,6 @@ _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 # Error codes are echoed to the person only when they look like the RFC 6749 codes.
 _ERROR_CODE_RE = re.compile(r"^[a-z_]{1,40}$")
 _LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1"}
-
-STATE_MESSAGE = (
-    "The login could not be verified (it may have expired or been started in another tab). "
-    "Please try again."
-)
 
 
 @dataclass(frozen=True)
@@ -172,20 +174,6 @@ def ready_client(provider: Provider):
     return client
 
 
-def _not_answering(provider: Provider) -> ProviderError:
-    return ProviderError(
-        f"The identity provider {provider.label} is not answering right now. Please try again "
-        "in a few minutes."
-    )
-
-
-def _unusable_answer(provider: Provider) -> ProviderError:
-    return ProviderError(
-        f"The identity provider {provider.label} sent an answer the portal cannot use. Please "
-        "try again later; if it keeps happening, tell the portal's operators."
-    )
-
-
 def load_metadata(provider: Provider, client) -> dict:
     """Fetch (once) and check the provider's discovery document.
 
@@ -195,10 +183,10 @@ def load_metadata(provider: Provider, client) -> dict:
         metadata = client.load_server_metadata()
     except (requests.ConnectionError, requests.Timeout) as error:
         log.warning("OIDC provider %s unreachable: %s", provider.name, error)
-        raise _not_answering(provider) from None
+        raise not_answering(provider.label) from None
     except (requests.RequestException, ValueError) as error:
         log.warning("OIDC provider %s discovery failed: %s", provider.name, error)
-        raise _unusable_answer(provider) from None
+        raise unusable_answer(provider.label) from None
     # A document naming another issuer would let that issuer's tokens pass as this one's.
     if str(metadata.get("issuer", "")).rstrip("/") != provider.issuer.rstrip("/"):
         log.error(
@@ -208,7 +196,7 @@ def load_metadata(provider: Provider, client) -> dict:
             provider.issuer,
         )
         client.server_metadata.clear()
-        raise _unusable_answer(provider)
+        raise unusable_answer(provider.label)
     return metadata
 
 
@@ -236,37 +224,38 @@ def complete_login(provider: Provider) -> tuple[Identity, dict]:
     try:
         token = client.authorize_access_token()
     except MismatchingStateError:
-        raise ProviderError(STATE_MESSAGE) from None
+        raise ProviderError(
+            _(
+                "The login could not be verified (it may have expired or been started in "
+                "another tab). Please try again."
+            )
+        ) from None
     except OAuthError as error:
         log.warning("OIDC provider %s token endpoint: %s", provider.name, error)
         raise ProviderError(
-            f"The identity provider {provider.label} did not accept the login. Please try again."
+            _(
+                "The identity provider %(provider)s did not accept the login. Please try again.",
+                provider=provider.label,
+            )
         ) from None
     except (requests.ConnectionError, requests.Timeout) as error:
         log.warning("OIDC provider %s unreachable at the token step: %s", provider.name, error)
-        raise _not_answering(provider) from None
+        raise not_answering(provider.label) from None
     except (requests.RequestException, JoseError, AuthlibBaseError, ValueError) as error:
         log.warning("OIDC provider %s sent an unusable login: %r", provider.name, error)
-        raise _unverifiable(provider) from None
+        raise unverifiable(provider.label) from None
     claims = token.pop("userinfo", None)
     # Authlib checks the ID token (signature, issuer, audience, expiry, and the nonce it sent
     # because "openid" is always in the scopes) only when one came back; without an ID token
     # nothing ties the login to this browser, so it is required.
     if not claims or not claims.get("sub"):
         log.warning("OIDC provider %s answered without a usable ID token", provider.name)
-        raise _unverifiable(provider)
+        raise unverifiable(provider.label)
     claims = dict(claims)
     if _claim(claims, provider.groups_claim) is None:
         # The signed ID token wins; userinfo only fills in what it left out.
         claims = {**_userinfo_claims(provider, client, token, claims["sub"]), **claims}
     return identity_from_claims(provider, claims), dict(token)
-
-
-def _unverifiable(provider: Provider) -> ProviderError:
-    return ProviderError(
-        f"The login from {provider.label} could not be verified. Please try again; if it keeps "
-        "happening, tell the portal's operators."
-    )
 
 
 def _refusal(provider: Provider, client) -> ProviderError:
@@ -280,10 +269,21 @@ def _refusal(provider: Provider, client) -> ProviderError:
         framework.clear_state_data(session, state)
         description = " ".join(request.args.get("error_description", "").split())[:300]
         if description:
-            return ProviderError(f"The identity provider refused the login: {description}")
+            return ProviderError(
+                _("The identity provider refused the login: %(said)s", said=description)
+            )
     code = request.args.get("error", "")
-    reason = f" ({code})" if _ERROR_CODE_RE.match(code) else ""
-    return ProviderError(f"The identity provider {provider.label} refused the login{reason}.")
+    if _ERROR_CODE_RE.match(code):
+        return ProviderError(
+            _(
+                "The identity provider %(provider)s refused the login (%(code)s).",
+                provider=provider.label,
+                code=code,
+            )
+        )
+    return ProviderError(
+        _("The identity provider %(provider)s refused the login.", provider=provider.label)
+    )
 
 
 def _userinfo_claims(provider: Provider, client, token: dict, subject: str) -> dict:
@@ -356,7 +356,9 @@ def refresh_tokens(provider_name: str, refresh_token: str) -> dict:
     """
     provider = find_provider(provider_name)
     if provider is None:
-        raise ProviderError(f"The identity provider {provider_name!r} is no longer configured.")
+        raise ProviderError(
+            _("The identity provider %(provider)s is no longer configured.", provider=provider_name)
+        )
     metadata = load_metadata(provider, _client(provider))
     # A bare session, so that no scope is sent: the refreshed token keeps the granted scope.
     with OAuth2Session(
@@ -368,14 +370,14 @@ def refresh_tokens(provider_name: str, refresh_token: str) -> dict:
             oauth_session.refresh_token(metadata["token_endpoint"], refresh_token=refresh_token)
         except (requests.ConnectionError, requests.Timeout) as error:
             log.warning("OIDC provider %s unreachable for refresh: %s", provider.name, error)
-            raise _not_answering(provider) from None
+            raise not_answering(provider.label) from None
         except (requests.RequestException, AuthlibBaseError, ValueError, KeyError) as error:
             log.info("OIDC provider %s refused a refresh: %s", provider.name, error)
-            raise ProviderError(f"{provider.label} refused to renew the login.") from None
+            raise no_renewal(provider.label) from None
         # Authlib adds the refresh token we sent when none came back; leave that to the caller.
         answer = dict(oauth_session.token or {})
     if answer.get("refresh_token") == refresh_token:
         answer.pop("refresh_token")
     if not answer.get("access_token"):
-        raise ProviderError(f"{provider.label} refused to renew the login.")
+        raise no_renewal(provider.label)
     return answer

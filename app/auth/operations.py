@@ -4,6 +4,7 @@ import logging
 import re
 
 from flask import current_app
+from flask_babel import gettext as _
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
@@ -58,7 +59,7 @@ def create_local_account(
 ) -> User:
     """Create a local account, and commit. Raises AccountExists if the name is taken."""
     if local.find_local_user(username):
-        raise AccountExists(f"A local user named {username!r} already exists.")
+        raise AccountExists(_("A local user named '%(name)s' already exists.", name=username))
     user = User(
         provider=local.PROVIDER,
         subject=username,
@@ -112,14 +113,21 @@ def change_local_groups(user: User, add=(), remove=()) -> list[str]:
     """
     if user.provider != "local":
         raise GroupsNotEditable(
-            f"{user.username}'s groups come from {user.provider} at each login; change them there."
+            _(
+                "%(user)s's groups come from %(provider)s at each login; change them there.",
+                user=user.username,
+                provider=user.provider,
+            )
         )
     add, remove = [normalise_group(n) for n in add], [normalise_group(n) for n in remove]
     for name in (*add, *remove):
         if not GROUP_NAME.fullmatch(name):
             raise InvalidGroupName(
-                f"{name!r} is not a group name: use up to 100 letters, digits and . _ : / @ + -,"
-                " starting with a letter or digit (for example gpu-users)."
+                _(
+                    "'%(name)s' is not a group name: use up to 100 letters, digits and "
+                    ". _ : / @ + -, starting with a letter or digit (for example gpu-users).",
+                    name=name,
+                )
             )
     user.groups = normalise_groups((set(user.groups or ()) | set(add)) - set(remove))
     user.group_roles = roles_from_groups(user.groups, current_app.config["ROLE_GROUPS"])

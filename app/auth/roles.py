@@ -3,12 +3,22 @@
 from functools import wraps
 
 from flask import abort
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_login import current_user, login_required
 
 from app.auth.groups import normalise_groups
 
 ROLES = ("user", "operator", "admin")
 GRANTABLE_ROLES = ("operator", "admin")
+# The roles in people's words: the names above are identifiers, stored and compared.
+ROLE_NAMES = {"user": _l("user"), "operator": _l("operator"), "admin": _l("admin")}
+# Who a page is for, when someone without the role asks for it.
+_PAGE_FOR = {
+    "user": _l("This page is for the portal's users."),
+    "operator": _l("This page is for the portal's operators."),
+    "admin": _l("This page is for the portal's admins."),
+}
 
 
 def roles_from_groups(groups: list[str], role_groups: dict[str, list[str]]) -> list[str]:
@@ -33,7 +43,7 @@ def role_required(role: str):
         @login_required
         def wrapped(*args, **kwargs):
             if not (current_user.has_role(role) or current_user.is_admin):
-                abort(403, "This page is for the portal's " + role + "s.")
+                abort(403, str(_PAGE_FOR.get(role) or _("You are not allowed to see this page.")))
             return view(*args, **kwargs)
 
         return wrapped

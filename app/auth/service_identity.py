@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 import requests
 from authlib.common.errors import AuthlibBaseError
 from authlib.integrations.requests_client import OAuth2Session
+from flask_babel import gettext as _
 
 from app.auth import oidc
 from app.auth.errors import ProviderError, TokenUnavailable
@@ -40,7 +41,7 @@ class ServiceTokenUnavailable(TokenUnavailable):
     def __init__(self, message: str | None = None):
         super().__init__(
             message
-            or "The portal could not obtain its own login for the orchestrator; try again later."
+            or _("The portal could not obtain its own login for the orchestrator; try again later.")
         )
 
 
@@ -49,8 +50,10 @@ class ServiceTokenRefused(ServiceTokenUnavailable):
 
     def __init__(self):
         super().__init__(
-            "The portal could not obtain its own login for the orchestrator: its identity "
-            "provider refused it. Tell the portal's operators."
+            _(
+                "The portal could not obtain its own login for the orchestrator: its identity "
+                "provider refused it. Tell the portal's operators."
+            )
         )
 
 

@@ -13,6 +13,7 @@ passed (an indexed delete).
 from datetime import datetime, timedelta
 
 from flask import current_app
+from flask_babel import ngettext
 from sqlalchemy import case, delete, or_, update
 from sqlalchemy.dialects import postgresql, sqlite
 
@@ -68,8 +69,11 @@ def _refusal(key: str, now: datetime) -> LoginThrottled:
     start = record.window_start if record else now
     minutes = max(1, round((start + _window() - now).total_seconds() / 60))
     return LoginThrottled(
-        f"Too many failed attempts. Wait {minutes} minute{'s' if minutes > 1 else ''} "
-        "before trying again."
+        ngettext(
+            "Too many failed attempts. Wait %(num)d minute before trying again.",
+            "Too many failed attempts. Wait %(num)d minutes before trying again.",
+            minutes,
+        )
     )
 
 

@@ -13,6 +13,7 @@ from cryptography.fernet import Fernet, InvalidToken
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from flask import current_app
+from flask_babel import gettext as _
 from sqlalchemy import select
 
 from app.auth import oidc
@@ -104,7 +105,10 @@ def _provider_label(name: str) -> str:
 
 def _expired(record: OAuthToken) -> TokenUnavailable:
     return TokenUnavailable(
-        f"Your login with {_provider_label(record.provider)} has expired; log in again to continue."
+        _(
+            "Your login with %(provider)s has expired; log in again to continue.",
+            provider=_provider_label(record.provider),
+        )
     )
 
 
@@ -124,8 +128,10 @@ def access_token_for(user: User) -> str:
     record = _record_for(user)
     if record is None:
         raise TokenUnavailable(
-            "This needs a login through an identity provider; log out and log in with one "
-            "to continue."
+            _(
+                "This needs a login through an identity provider; log out and log in with one "
+                "to continue."
+            )
         )
     try:
         if _fresh(record):

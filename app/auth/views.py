@@ -12,6 +12,7 @@ from flask import (
     session,
     url_for,
 )
+from flask_babel import gettext as _
 from flask_login import current_user, login_required, login_user, logout_user
 
 from app.auth import SESSION_HINT_COOKIE, ldap, local, logins, oidc, throttle, tokens
@@ -124,14 +125,14 @@ def _finish_login(user, next_url: str | None):
     session.clear()
     if not user.active:
         flash(
-            "This account has been disabled. Ask the portal's operators if that is a mistake.",
+            _("This account has been disabled. Ask the portal's operators if that is a mistake."),
             "danger",
         )
         return redirect(url_for("auth.login"))
     login_user(user)
     logins.start(user)
     session.permanent = True
-    flash(f"Welcome, {user.name}.", "success")
+    flash(_("Welcome, %(name)s.", name=user.name), "success")
     response = redirect(safe_next(next_url) or url_for("main.home"))
     response.set_cookie(
         SESSION_HINT_COOKIE,
@@ -151,7 +152,7 @@ def logout():
     logins.end_current()
     logout_user()
     session.clear()
-    flash("You have logged out.", "info")
+    flash(_("You have logged out."), "info")
     response = redirect(url_for("auth.login"))
     response.delete_cookie(SESSION_HINT_COOKIE)
     return response

@@ -126,3 +126,15 @@ def test_groups_of_directory_accounts_are_left_to_the_directory(app):
         with pytest.raises(GroupsNotEditable, match="come from ldap at each login"):
             change_local_groups(user, add=["gpu-users"])
         assert user.groups == ["hpc-users"]
+
+
+def test_the_command_line_answers_in_english_whatever_the_sites_language(make_app):
+    app = make_app(DEFAULT_LOCALE="it")
+    result = run(app, "create", "ada", "--password-env", "SHORT_PW", env={"SHORT_PW": "short"})
+    assert "Choose a password of at least 12 characters." in result.output
+    run(app, "create", "ada")
+    assert "A local user named 'ada' already exists." in run(app, "create", "ada").output
+    tokens = app.test_cli_runner().invoke(
+        args=["tokens", "create", "ada", "--name", "ci", "--scopes", "nonsense"]
+    )
+    assert "Unknown scope nonsense" in tokens.output

@@ -292,3 +292,11 @@ def test_one_user_record_per_identity_however_the_username_is_typed(ldap_app):
         assert db.session.scalar(select(func.count()).select_from(User)) == 1
     [user] = user_records(app, provider="ldap", subject="ada")
     assert user.username == "ada"
+
+
+def test_a_directory_that_is_down_says_so_in_italian(ldap_app):
+    client = ldap_app(url=f"ldap://127.0.0.1:{free_port()}").test_client()
+    client.environ_base["HTTP_ACCEPT_LANGUAGE"] = "it"
+    html = login_form(client, "ada", PASSWORDS["ada"]).get_data(as_text=True)
+    assert "La directory dell&#39;istituto non risponde in questo momento." in html
+    assert UNAVAILABLE not in html

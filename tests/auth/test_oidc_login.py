@@ -320,3 +320,11 @@ def test_a_disabled_user_is_refused_after_the_provider_round_trip_and_no_token_i
     assert "This account has been disabled." in flashed_page(client)
     with oidc_app.app_context():
         assert db.session.scalar(select(OAuthToken).where(OAuthToken.user_id == user_id)) is None
+
+
+def test_a_refusal_at_the_provider_is_told_in_italian(client, oidc_provider):
+    client.environ_base["HTTP_ACCEPT_LANGUAGE"] = "it"
+    client.get(oidc_provider.callback_path(oidc_provider.deny(oidc_provider.start_login(client))))
+    page = flashed_page(client)
+    assert "L&#39;identity provider Mock IAM ha rifiutato l&#39;accesso (access_denied)." in page
+    assert "Accedi con Mock IAM" in page and "refused the login" not in page
