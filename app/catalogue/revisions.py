@@ -11,6 +11,8 @@ import re
 from pathlib import Path
 
 from flask import current_app
+from flask_babel import force_locale
+from flask_babel import gettext as _
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
@@ -38,21 +40,26 @@ def parse(
     """Parse and validate a template with the configured limits and the type libraries."""
     config = current_app.config
     icons_dir = Path(config["CATALOGUE_DIR"]) / "icons"
-    return parse_template(
-        slug,
-        tosca_text,
-        sidecar_text or None,
-        libraries=library_set() if libraries is None else libraries,
-        limits=Limits.from_config(config),
-        icons={path.name for path in icons_dir.glob("*.svg")},
-    )
+    # Stored in English whoever saves it: each admin reads the judgments in their own language.
+    with force_locale("en"):
+        return parse_template(
+            slug,
+            tosca_text,
+            sidecar_text or None,
+            libraries=library_set() if libraries is None else libraries,
+            limits=Limits.from_config(config),
+            icons={path.name for path in icons_dir.glob("*.svg")},
+        )
 
 
 def check_slug(slug: str) -> str:
     slug = (slug or "").strip().lower()
     if not SLUG_RE.match(slug):
         raise CatalogueError(
-            "Use 1 to 100 lowercase letters, digits and dashes, starting with a letter or digit.",
+            _(
+                "Use 1 to 100 lowercase letters, digits and dashes, starting with a letter or "
+                "digit."
+            ),
             field="slug",
         )
     return slug
@@ -61,7 +68,7 @@ def check_slug(slug: str) -> str:
 def get_template(slug: str) -> CatalogueTemplate:
     template = db.session.scalar(select(CatalogueTemplate).where(CatalogueTemplate.slug == slug))
     if template is None:
-        raise NotFound(f"There is no template called {slug!r}.")
+        raise NotFound(_("There is no template called “%(slug)s”.", slug=slug))
     return template
 
 
@@ -86,10 +93,12 @@ def save_revision(
     slug = check_slug(slug)
     template = db.session.scalar(select(CatalogueTemplate).where(CatalogueTemplate.slug == slug))
     if create and template is not None:
-        raise CatalogueError(f"A template called {slug!r} exists already.", field="slug")
+        raise CatalogueError(
+            _("A template called “%(slug)s” exists already.", slug=slug), field="slug"
+        )
     if template is None:
         if not create:
-            raise NotFound(f"There is no template called {slug!r}.")
+            raise NotFound(_("There is no template called “%(slug)s”.", slug=slug))
         template = CatalogueTemplate(slug=slug, hidden=False)
         db.session.add(template)
         db.session.flush()
@@ -130,10 +139,13 @@ def publish(slug: str, author: str, number: int | None = None) -> TemplateRevisi
     template = get_template(slug)
     revision = _revision(template, number) if number else latest_revision(template)
     if revision is None:
-        raise CatalogueError("This template has no revision to publish yet.")
+        raise CatalogueError(_("This template has no revision to publish yet."))
     if not revision.valid:
         raise CatalogueError(
-            f"Revision {revision.number} has errors; fix them and save before publishing."
+            _(
+                "Revision %(number)d has errors; fix them and save before publishing.",
+                number=revision.number,
+            )
         )
     template.published_revision_id = revision.id
     template.hidden = False
@@ -170,7 +182,7 @@ def _revision(template: CatalogueTemplate, number: int) -> TemplateRevision:
     for revision in template.revisions:
         if revision.number == number:
             return revision
-    raise NotFound(f"{template.slug} has no revision {number}.")
+    raise NotFound(_("%(slug)s has no revision %(number)d.", slug=template.slug, number=number))
 
 
 def _commit() -> None:
@@ -189,7 +201,7 @@ def set_visible_groups(slug: str, groups: list[str], author: str) -> TemplateRev
     template = get_template(slug)
     latest = latest_revision(template)
     if latest is None:
-        raise CatalogueError("This template has no revision yet.")
+        raise CatalogueError(_("This template has no revision yet."))
     was_live = template.published_revision_id == latest.id and not template.hidden
     sidecar_text = _with_visible_to(latest.sidecar_text or "", groups)
     revision = save_revision(
@@ -212,7 +224,7 @@ def _with_visible_to(sidecar_text: str, groups: list[str]) -> str:
     """
     limits = Limits.from_config(current_app.config)
     problem = CatalogueError(
-        "The portal metadata can't be read; fix it in the editor, then set the groups again."
+        _("The portal metadata can't be read; fix it in the editor, then set the groups again.")
     )
     try:
         if sidecar_text.strip():
