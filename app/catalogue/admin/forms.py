@@ -16,7 +16,7 @@ from wtforms import (
     StringField,
     TextAreaField,
 )
-from wtforms.validators import DataRequired, Length, Optional, ValidationError
+from wtforms.validators import DataRequired, Length, Optional, StopValidation, ValidationError
 
 from app.auth.groups import normalise_group
 from app.catalogue.operations import CatalogueError, check_slug
@@ -92,6 +92,23 @@ def skeleton(slug: str) -> tuple[str, str]:
     """The template and sidecar text a blank template starts with."""
     name = slug.replace("-", " ").capitalize()
     return SKELETON_TEMPLATE.format(name=name), SKELETON_SIDECAR.format(name=name)
+
+
+def _as_text(validator_class):
+    """``validator_class`` whose message, given lazily, is shown as escaped text: a lazy string
+    would otherwise reach the page as markup (``LazyString.__html__``)."""
+
+    class AsText(validator_class):
+        def __call__(self, form, field):
+            try:
+                super().__call__(form, field)
+            except StopValidation as stop:
+                raise StopValidation(str(stop)) from None
+
+    return AsText
+
+
+Required, FileChosen = _as_text(DataRequired), _as_text(FileRequired)
 
 
 class TextFileField(FileField):
@@ -189,7 +206,7 @@ class UploadForm(FlaskForm):
     )
     tosca_file = TextFileField(
         _l("TOSCA template (.yaml)"),
-        validators=[FileRequired(_l("Choose a file.")), utf8_text_file],
+        validators=[FileChosen(_l("Choose a file.")), utf8_text_file],
     )
     sidecar_file = TextFileField(
         _l("Portal metadata (.portal.yaml, optional)"), validators=[Optional(), utf8_text_file]
@@ -213,7 +230,7 @@ class EditForm(FlaskForm):
     base = HiddenField()  # the revision the admin started from, to warn about concurrent edits
     tosca_text = TextAreaField(
         _l("TOSCA template"),
-        validators=[DataRequired(_l("The template can't be empty.")), text_within_limit],
+        validators=[Required(_l("The template can't be empty.")), text_within_limit],
         filters=[_unix_newlines],
     )
     sidecar_text = TextAreaField(
@@ -268,7 +285,7 @@ class LibraryForm(FlaskForm):
 
     name = StringField(
         _l("Name"),
-        validators=[DataRequired(_l("Name the library.")), Length(max=100)],
+        validators=[Required(_l("Name the library.")), Length(max=100)],
         description=_l("Letters, digits, dots, dashes and underscores, e.g. site-types-v2."),
     )
     version = StringField(
@@ -286,6 +303,6 @@ class LibraryForm(FlaskForm):
     )
     archive = FileField(
         _l("Folder as an archive (.zip or .tar.gz)"),
-        validators=[FileRequired(_l("Choose the archive of the library's folder."))],
+        validators=[FileChosen(_l("Choose the archive of the library's folder."))],
     )
     replace = BooleanField(_l("Replace the files of an existing library with this name"))
