@@ -29,6 +29,7 @@ from app.extensions import db
 from app.locks import lock_rows
 from app.tosca.parsed import Limits, ParsedTemplate, TemplateError, parse_template
 from app.tosca.typelibs import LibrarySet
+from app.tosca.wording import N_, english, said
 
 log = logging.getLogger(__name__)
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,99}$")
@@ -81,11 +82,14 @@ def save_revision(
     tosca_text: str,
     sidecar_text: str,
     author: str,
-    message: str = "",
+    message: str | dict = "",
     *,
     create: bool = False,
 ) -> TemplateRevision:
     """Validate and store a new revision of ``slug`` (a new template if ``create``).
+
+    ``message`` is the admin's own text, or the portal's words (``wording.said``), kept to be
+    translated when shown.
 
     The revision is stored even when invalid, so an admin never loses an edit; users keep seeing
     the published revision. Raises CatalogueError if the slug is taken (create) or unknown.
@@ -113,12 +117,20 @@ def save_revision(
         )
         or 0
     ) + 1
+    if isinstance(message, str) and message.strip():
+        words, text = None, message.strip()[:500]
+    else:
+        words = message or (
+            said(N_("Created")) if number == 1 else said(N_("Revision %(number)d"), number=number)
+        )
+        text = english(words["msgid"], words["params"])[:500]
     revision = TemplateRevision(
         template=template,
         number=number,
         tosca_text=tosca_text,
         sidecar_text=sidecar_text or "",
-        message=message.strip()[:500] or ("Created" if number == 1 else f"Revision {number}"),
+        message=text,
+        message_words=words,
         author=author,
         parsed=parsed.to_json(),
         valid=not parsed.errors,
@@ -171,7 +183,11 @@ def restore(slug: str, number: int, author: str, publish_it: bool = True) -> Tem
     template = get_template(slug)
     old = _revision(template, number)
     revision = save_revision(
-        slug, old.tosca_text, old.sidecar_text, author, f"Restored revision {number}"
+        slug,
+        old.tosca_text,
+        old.sidecar_text,
+        author,
+        said(N_("Restored revision %(number)d"), number=number),
     )
     if publish_it and template.published_revision_id and not template.hidden and revision.valid:
         publish(slug, author, revision.number)
@@ -209,7 +225,9 @@ def set_visible_groups(slug: str, groups: list[str], author: str) -> TemplateRev
         latest.tosca_text,
         sidecar_text,
         author,
-        f"Visible to {', '.join(groups) or 'everyone'}",
+        said(N_("Visible to %(groups)s"), groups=", ".join(groups))
+        if groups
+        else said(N_("Visible to everyone")),
     )
     if was_live and revision.valid:
         publish(slug, author, revision.number)

@@ -290,8 +290,10 @@ class Problem:
 
     @property
     def shown(self) -> str:
-        """The message in the reader's language (stored before translation: as it was)."""
-        return translated(self.msgid, self.params) if self.msgid else self.message
+        """The message in the reader's language. One stored without ``msgid`` (by an older
+        portal, or not written for translation) is looked up as it reads: its words are
+        translated when it has no values in it, and shown as they are otherwise."""
+        return translated(self.msgid, self.params) if self.msgid else translated(self.message, {})
 
     def said(self) -> dict:
         """This problem's words as a value inside another message (see ``wording.said``)."""

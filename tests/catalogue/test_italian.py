@@ -136,3 +136,20 @@ def test_a_revalidation_flash_counts_in_italian(app, client, admin):
 def test_english_pages_are_unchanged(app, client, admin):
     save(app, "vm", create=True, publish=True)
     assert "Catalogue templates" in page_text(client, "/admin/catalogue/")
+
+
+def test_the_portals_own_revision_messages_are_shown_in_each_admins_language(app, client, admin):
+    save(app, "vm", create=True, publish=True)
+    save(app, "vm", VM.replace("default: 2", "default: 4"), message="Più core")
+    with app.app_context():
+        operations.restore("vm", 1, "curator")
+        stored = [r.message for r in operations.get_template("vm").revisions]
+    assert stored == ["Created", "Più core", "Restored revision 1"]
+
+    italian, english = (
+        text(client, "/admin/catalogue/vm/", IT),
+        text(client, "/admin/catalogue/vm/", EN),
+    )
+    assert "Ripristinata la revisione 1" in italian and "Creato" in italian
+    assert "Più core" in italian and "Più core" in english  # an admin's own words, as typed
+    assert "Restored revision 1" in english and "Ripristinata" not in english

@@ -76,7 +76,9 @@ def detail(slug: str):
 
 
 def _compare_choices(compare: CompareForm, template) -> None:
-    choices = [(r.number, f"{r.number}: {r.message[:60]}") for r in reversed(template.revisions)]
+    choices = [
+        (r.number, f"{r.number}: {r.shown_message[:60]}") for r in reversed(template.revisions)
+    ]
     compare.a.choices = compare.b.choices = choices
     numbers = [r.number for r in template.revisions]
     if compare.b.data not in numbers and numbers:

@@ -32,6 +32,7 @@ from app.catalogue.admin.forms import BlankForm, EditForm, UploadForm, skeleton
 from app.catalogue.models import CatalogueTemplate, TemplateRevision
 from app.catalogue.operations import CatalogueError
 from app.extensions import db
+from app.tosca.wording import N_, said
 
 
 @dataclass(frozen=True)
@@ -151,7 +152,7 @@ def create_from_upload():
             form.tosca_file.text,
             form.sidecar_file.text,
             author(),
-            form.message.data or f"Uploaded {form.tosca_file.data.filename}",
+            form.message.data or said(N_("Uploaded %(file)s"), file=form.tosca_file.data.filename),
             create=True,
         )
     except CatalogueError as error:
@@ -173,7 +174,7 @@ def create_blank():
             tosca_text,
             sidecar_text,
             author(),
-            "Started from the skeleton",
+            said(N_("Started from the skeleton")),
             create=True,
         )
     except CatalogueError as error:
