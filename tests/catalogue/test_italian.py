@@ -153,3 +153,13 @@ def test_the_portals_own_revision_messages_are_shown_in_each_admins_language(app
     assert "Ripristinata la revisione 1" in italian and "Creato" in italian
     assert "Più core" in italian and "Più core" in english  # an admin's own words, as typed
     assert "Restored revision 1" in english and "Ripristinata" not in english
+
+
+def test_an_empty_catalogue_links_admins_to_their_area_in_italian(client, admin):
+    italian = text(client, "/catalogue/", IT)
+    assert (
+        'Aggiungi un template nell\'<a href="/admin/catalogue/">area di amministrazione</a>.'
+        in (italian.replace("&#39;", "'"))
+    )
+    english = text(client, "/catalogue/", EN)
+    assert 'Add a template in the <a href="/admin/catalogue/">admin area</a>.' in english
