@@ -7,6 +7,8 @@ template or message holding markup is shown as text, never interpreted.
 import difflib
 from dataclasses import dataclass
 
+from app.tosca.wording import N_
+
 CONTEXT_LINES = 3
 
 
@@ -20,7 +22,8 @@ class DiffLine:
 
 @dataclass(frozen=True)
 class FileDiff:
-    """The unified diff of one file (template or sidecar) between two revisions."""
+    """The unified diff of one file (template or sidecar) between two revisions; ``title`` is
+    English, translated where it is shown."""
 
     title: str
     lines: list[DiffLine]
@@ -69,14 +72,14 @@ def diff_revisions(old, new) -> list[FileDiff]:
     old_name, new_name = f"revision {old.number}", f"revision {new.number}"
     return [
         diff_texts(
-            "Template",
+            N_("Template"),
             old.tosca_text,
             new.tosca_text,
             f"{slug}.yaml ({old_name})",
             f"{slug}.yaml ({new_name})",
         ),
         diff_texts(
-            "Portal metadata",
+            N_("Portal metadata"),
             old.sidecar_text or "",
             new.sidecar_text or "",
             f"{slug}.portal.yaml ({old_name})",

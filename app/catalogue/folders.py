@@ -29,6 +29,7 @@ from app.config import PROJECT_ROOT
 from app.extensions import db
 from app.tosca.checks import other_dialect
 from app.tosca.parsed import ParsedTemplate
+from app.tosca.wording import N_, said
 
 SIDECAR_SUFFIX = ".portal.yaml"
 SUFFIXES = (".yaml", ".yml")
@@ -194,7 +195,7 @@ def import_file(
         tosca_text,
         sidecar_text,
         author,
-        f"Imported from {found.relative}",
+        said(N_("Imported from %(path)s"), path=found.relative),
         create=template is None,
     )
     _record(revision.template, found, revision.id, file_digest, root)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from flask_babel import gettext as _
 from flask_wtf import FlaskForm
 from werkzeug.datastructures import MultiDict
 
@@ -30,7 +31,10 @@ class ParameterError(PortalError):
     def __init__(self, errors: dict[str, list[str]]):
         self.errors = errors
         summary = "; ".join(f"{name}: {' '.join(messages)}" for name, messages in errors.items())
-        super().__init__(f"Some parameters are not valid ({summary})", next(iter(errors), None))
+        super().__init__(
+            _("Some parameters are not valid (%(summary)s)", summary=summary),
+            next(iter(errors), None),
+        )
 
 
 def field_name(input_name: str) -> str:
@@ -107,15 +111,15 @@ def check_parameters(parsed: ParsedTemplate, parameters: Any) -> dict[str, Any]:
     the wrong type and constraint violations; also when the template itself has errors.
     """
     if not parsed.ok:
-        raise ParameterError({"": ["This template has errors and can't be launched."]})
+        raise ParameterError({"": [_("This template has errors and can't be launched.")]})
     if not isinstance(parameters, dict):
-        raise ParameterError({"": ["Parameters must be a mapping of input names to values."]})
+        raise ParameterError({"": [_("Parameters must be a mapping of input names to values.")]})
     fields = _input_fields(parsed, shown_only=False)
     errors: dict[str, list[str]] = {}
     result: dict[str, Any] = {}
     for name in parameters:
         if name not in fields:
-            errors[str(name)] = ["Unknown parameter: the template has no such input."]
+            errors[str(name)] = [_("Unknown parameter: the template has no such input.")]
     for name, input_field in fields.items():
         spec = input_field.spec
         if name not in parameters or parameters[name] is None:
@@ -123,7 +127,7 @@ def check_parameters(parsed: ParsedTemplate, parameters: Any) -> dict[str, Any]:
                 errors[name] = [REQUIRED_MESSAGE]  # the form's words, so both say the same
             continue
         if spec.hidden:
-            errors[name] = ["This input is fixed by the template and can't be set."]
+            errors[name] = [_("This input is fixed by the template and can't be set.")]
             continue
         limit = input_field.max_length
         if limit and isinstance(parameters[name], str) and len(parameters[name]) > limit:

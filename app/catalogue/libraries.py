@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
 from flask import current_app
+from flask_babel import format_decimal
+from flask_babel import gettext as _
 from sqlalchemy import func, select
 
 from app.catalogue.errors import CatalogueError
@@ -50,7 +52,7 @@ def get_library(name: str) -> TypeLibrary:
     """Raises NotFound when there is no library called ``name``."""
     row = db.session.scalar(select(TypeLibrary).where(TypeLibrary.name == name))
     if row is None:
-        raise NotFound(f"There is no type library called {name!r}.")
+        raise NotFound(_("There is no type library called “%(name)s”.", name=name))
     return row
 
 
@@ -74,22 +76,26 @@ def add_library(
     name = (name or "").strip()
     if not NAME_RE.match(name):
         raise CatalogueError(
-            "Name the library with 1 to 100 letters, digits, dots, dashes or underscores.",
+            _("Name the library with 1 to 100 letters, digits, dots, dashes or underscores."),
             field="name",
         )
     patterns = [p.strip() for p in patterns if p and p.strip()]
     if not patterns:
-        raise CatalogueError("Give at least one URL pattern the library answers for.", "patterns")
+        raise CatalogueError(
+            _("Give at least one URL pattern the library answers for."), "patterns"
+        )
     for pattern in patterns:
         try:
             compile_pattern(pattern)
         except LibraryError as error:
             raise CatalogueError(str(error), field="patterns") from None
     if not files:
-        raise CatalogueError("The library has no .yaml or .yml file.", field="files")
+        raise CatalogueError(_("The library has no .yaml or .yml file."), field="files")
     row = db.session.scalar(select(TypeLibrary).where(TypeLibrary.name == name))
     if row is not None and not replace:
-        raise CatalogueError(f"A type library called {name!r} exists already.", field="name")
+        raise CatalogueError(
+            _("A type library called “%(name)s” exists already.", name=name), field="name"
+        )
     if row is None:
         position = db.session.scalar(select(func.max(TypeLibrary.position))) or 0
         row = TypeLibrary(name=name, position=position + 1, created_at=utcnow())
@@ -160,7 +166,9 @@ def _checked_path(name: str) -> str | None:
     """A member's path inside the library, or None for what is not a type file."""
     path = PurePosixPath(name.replace("\\", "/"))
     if path.is_absolute() or ".." in path.parts:
-        raise CatalogueError(f'"{name}" points outside the library; nothing was stored.')
+        raise CatalogueError(
+            _("“%(name)s” points outside the library; nothing was stored.", name=name)
+        )
     if path.suffix not in YAML_SUFFIXES or any(p.startswith(".") for p in path.parts):
         return None
     return path.as_posix()
@@ -170,7 +178,9 @@ def _decoded(name: str, content: bytes) -> str:
     try:
         return content.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise CatalogueError(f'"{name}" is not UTF-8 text; nothing was stored.') from None
+        raise CatalogueError(
+            _("“%(name)s” is not UTF-8 text; nothing was stored.", name=name)
+        ) from None
 
 
 def _without_common_folder(files: dict[str, str]) -> dict[str, str]:
@@ -186,7 +196,7 @@ def files_from_folder(folder: str | Path) -> dict[str, str]:
     that can't be read."""
     root = Path(folder)
     if not root.is_dir():
-        raise CatalogueError(f"{root} is not a folder.")
+        raise CatalogueError(_("%(path)s is not a folder.", path=str(root)))
     files = {}
     for path in sorted(root.rglob("*")):
         relative = path.relative_to(root).as_posix()
@@ -195,7 +205,9 @@ def files_from_folder(folder: str | Path) -> dict[str, str]:
         try:
             files[relative] = _decoded(relative, path.read_bytes())
         except OSError as error:
-            raise CatalogueError(f"{path} can't be read: {error.strerror}.") from None
+            raise CatalogueError(
+                _("%(path)s can't be read: %(error)s.", path=str(path), error=error.strerror)
+            ) from None
     _check_size(files)
     return files
 
@@ -212,17 +224,26 @@ def files_from_archive(content: bytes, filename: str) -> dict[str, str]:
     try:
         with _open_archive(content, filename) as (members, read):
             if len(members) > MAX_FILES * 4:
-                raise CatalogueError(f"The archive holds more than {MAX_FILES * 4} entries.")
+                raise CatalogueError(
+                    _("The archive holds more than %(limit)d entries.", limit=MAX_FILES * 4)
+                )
             for name, size, member in members:
                 path = _checked_path(name)
                 if path is None:
                     continue
                 total += size
                 if total > limit:
-                    raise CatalogueError(f"The archive's type files exceed {limit:,} bytes.")
+                    raise CatalogueError(
+                        _(
+                            "The archive's type files exceed %(limit)s bytes.",
+                            limit=format_decimal(limit),
+                        )
+                    )
                 files[path] = _decoded(name, read(member))
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as error:
-        raise CatalogueError(f"The archive can't be read ({error}).") from None
+        raise CatalogueError(
+            _("The archive can't be read (%(error)s).", error=str(error))
+        ) from None
     files = _without_common_folder(files)
     _check_size(files)
     return files
@@ -236,20 +257,26 @@ def _open_archive(content: bytes, filename: str):
             entries = archive.infolist()
             # Zip keeps a link as a file holding its target, marked only by the Unix mode.
             if any(stat.S_ISLNK(m.external_attr >> 16) for m in entries):
-                raise CatalogueError("The archive holds links; upload plain files only.")
+                raise CatalogueError(_("The archive holds links; upload plain files only."))
             members = [(m.filename, m.file_size, m) for m in entries if not m.is_dir()]
             yield members, archive.read
     elif filename.endswith((".tar.gz", ".tgz", ".tar")):
         with tarfile.open(fileobj=io.BytesIO(content), mode="r:*") as archive:
             entries = archive.getmembers()
             if any(m.issym() or m.islnk() for m in entries):
-                raise CatalogueError("The archive holds links; upload plain files only.")
+                raise CatalogueError(_("The archive holds links; upload plain files only."))
             members = [(m.name, m.size, m) for m in entries if m.isfile()]
             yield members, lambda member: archive.extractfile(member).read()
     else:
-        raise CatalogueError("Upload the folder as a .zip or .tar.gz archive.")
+        raise CatalogueError(_("Upload the folder as a .zip or .tar.gz archive."))
 
 
 def _check_size(files: dict[str, str]) -> None:
     if len(files) > MAX_FILES:
-        raise CatalogueError(f"A library holds at most {MAX_FILES} files; this has {len(files)}.")
+        raise CatalogueError(
+            _(
+                "A library holds at most %(limit)d files; this has %(count)d.",
+                limit=MAX_FILES,
+                count=len(files),
+            )
+        )

@@ -7,6 +7,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.clock import utcnow
 from app.extensions import db
+from app.tosca.wording import translated
 
 
 class CatalogueTemplate(db.Model):
@@ -66,6 +67,9 @@ class TemplateRevision(db.Model):
     tosca_text: Mapped[str] = mapped_column(Text)
     sidecar_text: Mapped[str] = mapped_column(Text, default="")
     message: Mapped[str] = mapped_column(String(500), default="")
+    # When the portal wrote the message (an import, a restore): its words to translate when
+    # shown (``wording.said``); ``message`` holds them in English. None for an admin's own.
+    message_words: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     author: Mapped[str] = mapped_column(String(255), default="")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     parsed: Mapped[str] = mapped_column(Text)
@@ -76,6 +80,12 @@ class TemplateRevision(db.Model):
     template: Mapped[CatalogueTemplate] = relationship(
         back_populates="revisions", foreign_keys=[template_id]
     )
+
+    @property
+    def shown_message(self) -> str:
+        """The message in the reader's language when the portal wrote it; as typed otherwise."""
+        words = self.message_words
+        return translated(words["msgid"], words.get("params") or {}) if words else self.message
 
 
 class CatalogueVersion(db.Model):

@@ -11,6 +11,8 @@ import re
 from pathlib import Path
 
 from flask import current_app
+from flask_babel import force_locale
+from flask_babel import gettext as _
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
@@ -27,6 +29,7 @@ from app.extensions import db
 from app.locks import lock_rows
 from app.tosca.parsed import Limits, ParsedTemplate, TemplateError, parse_template
 from app.tosca.typelibs import LibrarySet
+from app.tosca.wording import N_, english, said
 
 log = logging.getLogger(__name__)
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,99}$")
@@ -38,21 +41,26 @@ def parse(
     """Parse and validate a template with the configured limits and the type libraries."""
     config = current_app.config
     icons_dir = Path(config["CATALOGUE_DIR"]) / "icons"
-    return parse_template(
-        slug,
-        tosca_text,
-        sidecar_text or None,
-        libraries=library_set() if libraries is None else libraries,
-        limits=Limits.from_config(config),
-        icons={path.name for path in icons_dir.glob("*.svg")},
-    )
+    # Stored in English whoever saves it: each admin reads the judgments in their own language.
+    with force_locale("en"):
+        return parse_template(
+            slug,
+            tosca_text,
+            sidecar_text or None,
+            libraries=library_set() if libraries is None else libraries,
+            limits=Limits.from_config(config),
+            icons={path.name for path in icons_dir.glob("*.svg")},
+        )
 
 
 def check_slug(slug: str) -> str:
     slug = (slug or "").strip().lower()
     if not SLUG_RE.match(slug):
         raise CatalogueError(
-            "Use 1 to 100 lowercase letters, digits and dashes, starting with a letter or digit.",
+            _(
+                "Use 1 to 100 lowercase letters, digits and dashes, starting with a letter or "
+                "digit."
+            ),
             field="slug",
         )
     return slug
@@ -61,7 +69,7 @@ def check_slug(slug: str) -> str:
 def get_template(slug: str) -> CatalogueTemplate:
     template = db.session.scalar(select(CatalogueTemplate).where(CatalogueTemplate.slug == slug))
     if template is None:
-        raise NotFound(f"There is no template called {slug!r}.")
+        raise NotFound(_("There is no template called “%(slug)s”.", slug=slug))
     return template
 
 
@@ -74,11 +82,14 @@ def save_revision(
     tosca_text: str,
     sidecar_text: str,
     author: str,
-    message: str = "",
+    message: str | dict = "",
     *,
     create: bool = False,
 ) -> TemplateRevision:
     """Validate and store a new revision of ``slug`` (a new template if ``create``).
+
+    ``message`` is the admin's own text, or the portal's words (``wording.said``), kept to be
+    translated when shown.
 
     The revision is stored even when invalid, so an admin never loses an edit; users keep seeing
     the published revision. Raises CatalogueError if the slug is taken (create) or unknown.
@@ -86,10 +97,12 @@ def save_revision(
     slug = check_slug(slug)
     template = db.session.scalar(select(CatalogueTemplate).where(CatalogueTemplate.slug == slug))
     if create and template is not None:
-        raise CatalogueError(f"A template called {slug!r} exists already.", field="slug")
+        raise CatalogueError(
+            _("A template called “%(slug)s” exists already.", slug=slug), field="slug"
+        )
     if template is None:
         if not create:
-            raise NotFound(f"There is no template called {slug!r}.")
+            raise NotFound(_("There is no template called “%(slug)s”.", slug=slug))
         template = CatalogueTemplate(slug=slug, hidden=False)
         db.session.add(template)
         db.session.flush()
@@ -104,12 +117,20 @@ def save_revision(
         )
         or 0
     ) + 1
+    if isinstance(message, str) and message.strip():
+        words, text = None, message.strip()[:500]
+    else:
+        words = message or (
+            said(N_("Created")) if number == 1 else said(N_("Revision %(number)d"), number=number)
+        )
+        text = english(words["msgid"], words["params"])[:500]
     revision = TemplateRevision(
         template=template,
         number=number,
         tosca_text=tosca_text,
         sidecar_text=sidecar_text or "",
-        message=message.strip()[:500] or ("Created" if number == 1 else f"Revision {number}"),
+        message=text,
+        message_words=words,
         author=author,
         parsed=parsed.to_json(),
         valid=not parsed.errors,
@@ -130,10 +151,13 @@ def publish(slug: str, author: str, number: int | None = None) -> TemplateRevisi
     template = get_template(slug)
     revision = _revision(template, number) if number else latest_revision(template)
     if revision is None:
-        raise CatalogueError("This template has no revision to publish yet.")
+        raise CatalogueError(_("This template has no revision to publish yet."))
     if not revision.valid:
         raise CatalogueError(
-            f"Revision {revision.number} has errors; fix them and save before publishing."
+            _(
+                "Revision %(number)d has errors; fix them and save before publishing.",
+                number=revision.number,
+            )
         )
     template.published_revision_id = revision.id
     template.hidden = False
@@ -159,7 +183,11 @@ def restore(slug: str, number: int, author: str, publish_it: bool = True) -> Tem
     template = get_template(slug)
     old = _revision(template, number)
     revision = save_revision(
-        slug, old.tosca_text, old.sidecar_text, author, f"Restored revision {number}"
+        slug,
+        old.tosca_text,
+        old.sidecar_text,
+        author,
+        said(N_("Restored revision %(number)d"), number=number),
     )
     if publish_it and template.published_revision_id and not template.hidden and revision.valid:
         publish(slug, author, revision.number)
@@ -170,7 +198,7 @@ def _revision(template: CatalogueTemplate, number: int) -> TemplateRevision:
     for revision in template.revisions:
         if revision.number == number:
             return revision
-    raise NotFound(f"{template.slug} has no revision {number}.")
+    raise NotFound(_("%(slug)s has no revision %(number)d.", slug=template.slug, number=number))
 
 
 def _commit() -> None:
@@ -189,7 +217,7 @@ def set_visible_groups(slug: str, groups: list[str], author: str) -> TemplateRev
     template = get_template(slug)
     latest = latest_revision(template)
     if latest is None:
-        raise CatalogueError("This template has no revision yet.")
+        raise CatalogueError(_("This template has no revision yet."))
     was_live = template.published_revision_id == latest.id and not template.hidden
     sidecar_text = _with_visible_to(latest.sidecar_text or "", groups)
     revision = save_revision(
@@ -197,7 +225,9 @@ def set_visible_groups(slug: str, groups: list[str], author: str) -> TemplateRev
         latest.tosca_text,
         sidecar_text,
         author,
-        f"Visible to {', '.join(groups) or 'everyone'}",
+        said(N_("Visible to %(groups)s"), groups=", ".join(groups))
+        if groups
+        else said(N_("Visible to everyone")),
     )
     if was_live and revision.valid:
         publish(slug, author, revision.number)
@@ -212,7 +242,7 @@ def _with_visible_to(sidecar_text: str, groups: list[str]) -> str:
     """
     limits = Limits.from_config(current_app.config)
     problem = CatalogueError(
-        "The portal metadata can't be read; fix it in the editor, then set the groups again."
+        _("The portal metadata can't be read; fix it in the editor, then set the groups again.")
     )
     try:
         if sidecar_text.strip():

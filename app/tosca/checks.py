@@ -9,6 +9,7 @@ type-level validation is a warning instead (see ``tosca``).
 from __future__ import annotations
 
 from app.tosca.leniency import calls
+from app.tosca.wording import N_, english, said
 from app.tosca.yamlsafe import Problem
 
 # Names a function may use instead of a node template's name.
@@ -17,7 +18,14 @@ _KEYWORDS = {"SELF", "SOURCE", "TARGET", "HOST", "SOURCES", "TARGETS"}
 
 def other_dialect(version: object, imports: object = None) -> str | None:
     """Why a file whose tosca_definitions_version names no TOSCA Simple Profile version is not
-    for the orchestrator, in words for the admin; None for a ``tosca_`` version or none at all.
+    for the orchestrator, in English words for the admin; None for a ``tosca_`` version or none
+    at all (``dialect_words`` gives the same in words to translate)."""
+    found = dialect_words(version, imports)
+    return english(found["msgid"], found["params"]) if found else None
+
+
+def dialect_words(version: object, imports: object = None) -> dict | None:
+    """``other_dialect`` as a message to translate where it is shown (``wording.said``).
 
     Alien4Cloud's own dialect (``alien_dsl_*``, used with Yorc) looks like TOSCA but imports
     its types as archives of an Alien4Cloud catalogue (``name:version``), which neither the
@@ -29,16 +37,32 @@ def other_dialect(version: object, imports: object = None) -> str | None:
         return None
     if version.startswith("alien_dsl"):
         archives = [i for i in imports if isinstance(i, str)] if isinstance(imports, list) else []
-        named = f" ({', '.join(archives[:3])}{', ...' if len(archives) > 3 else ''})"
-        return (
-            f"tosca_definitions_version {version} is Alien4Cloud's own dialect (used with "
-            "Yorc): the file was written for that orchestrator. It imports its types as "
-            f"catalogue archives{named if archives else ''}, which this portal's orchestrator "
-            "cannot resolve."
+        named = f"{', '.join(archives[:3])}{', ...' if len(archives) > 3 else ''}"
+        if not archives:
+            return said(
+                N_(
+                    "tosca_definitions_version %(version)s is Alien4Cloud's own dialect (used "
+                    "with Yorc): the file was written for that orchestrator. It imports its types "
+                    "as catalogue archives, which this portal's orchestrator cannot resolve."
+                ),
+                version=version,
+            )
+        return said(
+            N_(
+                "tosca_definitions_version %(version)s is Alien4Cloud's own dialect (used with "
+                "Yorc): the file was written for that orchestrator. It imports its types as "
+                "catalogue archives (%(archives)s), which this portal's orchestrator cannot "
+                "resolve."
+            ),
+            version=version,
+            archives=named,
         )
-    return (
-        f"tosca_definitions_version {version} is not a TOSCA Simple Profile version such as "
-        "tosca_simple_yaml_1_0: the orchestrator does not read it."
+    return said(
+        N_(
+            "tosca_definitions_version %(version)s is not a TOSCA Simple Profile version such "
+            "as tosca_simple_yaml_1_0: the orchestrator does not read it."
+        ),
+        version=version,
     )
 
 
@@ -46,26 +70,28 @@ def structural_problems(tpl: dict, lines: dict[tuple, int]) -> list[Problem]:
     """Problems that make a template undeployable, each with its line where known."""
     problems = []
     version_line = lines.get(("tosca_definitions_version",)) or 1
-    dialect = other_dialect(tpl.get("tosca_definitions_version"), tpl.get("imports"))
+    dialect = dialect_words(tpl.get("tosca_definitions_version"), tpl.get("imports"))
     if dialect:
-        problems.append(Problem(dialect, version_line))
+        problems.append(Problem.of(dialect["msgid"], version_line, **dialect["params"]))
     elif not tpl.get("tosca_definitions_version"):
         problems.append(
-            Problem(
-                "The file has no tosca_definitions_version (such as tosca_simple_yaml_1_0): it is "
-                "not a TOSCA template.",
+            Problem.of(
+                N_(
+                    "The file has no tosca_definitions_version (such as tosca_simple_yaml_1_0): "
+                    "it is not a TOSCA template."
+                ),
                 version_line,
             )
         )
     topology = tpl.get("topology_template")
     if not isinstance(topology, dict):
-        problems.append(Problem("The template has no topology_template to deploy.", 1))
+        problems.append(Problem.of(N_("The template has no topology_template to deploy."), 1))
         return problems
     nodes = topology.get("node_templates")
     if not isinstance(nodes, dict) or not nodes:
         problems.append(
-            Problem(
-                "topology_template has no node_templates: there is nothing to deploy.",
+            Problem.of(
+                N_("topology_template has no node_templates: there is nothing to deploy."),
                 lines.get(("topology_template",)),
             )
         )
@@ -73,7 +99,9 @@ def structural_problems(tpl: dict, lines: dict[tuple, int]) -> list[Problem]:
     for name, node in nodes.items():
         where = lines.get(("topology_template", "node_templates", name))
         if not isinstance(node, dict) or not isinstance(node.get("type"), str):
-            problems.append(Problem(f'Node template "{name}" has no type.', where))
+            problems.append(
+                Problem.of(N_('Node template "%(name)s" has no type.'), where, name=name)
+            )
     inputs = topology.get("inputs") if isinstance(topology.get("inputs"), dict) else {}
     relationships = topology.get("relationship_templates")
     names = {*nodes, *(relationships if isinstance(relationships, dict) else ())}
@@ -90,27 +118,56 @@ def _call_problems(call, inputs: dict, nodes: set) -> list[Problem]:
     if call.function == "get_input":
         name = args[0] if isinstance(args, list) and args else args
         if not isinstance(name, str):
-            return [Problem(f"get_input needs an input name, not {args!r}.", call.line)]
-        if name not in inputs:
             return [
-                Problem(
-                    f"get_input: {name} names an input the template does not define "
-                    f"(inputs: {', '.join(map(str, inputs)) or 'none'}).",
+                Problem.of(
+                    N_("get_input needs an input name, not %(args)s."), call.line, args=repr(args)
+                )
+            ]
+        if name not in inputs:
+            if not inputs:
+                return [
+                    Problem.of(
+                        N_(
+                            "get_input: %(name)s names an input the template does not define "
+                            "(it defines no inputs)."
+                        ),
+                        call.line,
+                        name=name,
+                    )
+                ]
+            return [
+                Problem.of(
+                    N_(
+                        "get_input: %(name)s names an input the template does not define "
+                        "(inputs: %(inputs)s)."
+                    ),
                     call.line,
+                    name=name,
+                    inputs=", ".join(map(str, inputs)),
                 )
             ]
         return []
     if not isinstance(args, list) or len(args) < 2:
         return [
-            Problem(f"{call.function} needs a list such as [node, name], not {args!r}.", call.line)
+            Problem.of(
+                N_("%(function)s needs a list such as [node, name], not %(args)s."),
+                call.line,
+                function=call.function,
+                args=repr(args),
+            )
         ]
     target = args[0]
     if isinstance(target, str) and target not in _KEYWORDS and target not in nodes:
         return [
-            Problem(
-                f'{call.function}: {args} names node template "{target}", which the template '
-                "does not define.",
+            Problem.of(
+                N_(
+                    '%(function)s: %(args)s names node template "%(target)s", which the template '
+                    "does not define."
+                ),
                 call.line,
+                function=call.function,
+                args=str(args),
+                target=target,
             )
         ]
     return []

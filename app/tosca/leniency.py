@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from app.tosca.wording import N_, said
 from app.tosca.yamlsafe import Problem
 
 FUNCTIONS = ("get_input", "get_property", "get_attribute")
@@ -33,44 +34,56 @@ LENIENCIES = {
     for row in (
         Leniency(
             "list-index",
-            "A list index in get_property",
-            "The orchestrator resolves an index into a list property "
-            "(get_property: [node, os_users, 0]); tosca-parser crashes on it.",
+            N_("A list index in get_property"),
+            N_(
+                "The orchestrator resolves an index into a list property "
+                "(get_property: [node, os_users, 0]); tosca-parser crashes on it."
+            ),
         ),
         Leniency(
             "deploy-time-property",
-            "A property or attribute filled at deploy time",
-            "Properties such as a network's proxy_host or an IAM client's client_id get their "
-            "value when the orchestrator deploys; tosca-parser looks for it in the template.",
+            N_("A property or attribute filled at deploy time"),
+            N_(
+                "Properties such as a network's proxy_host or an IAM client's client_id get their "
+                "value when the orchestrator deploys; tosca-parser looks for it in the template."
+            ),
         ),
         Leniency(
             "mapping-constraints",
-            "Constraints written as a mapping",
-            "constraints: {in_range: [1 GB, 100 GB]} is read by the orchestrator like the "
-            "list form TOSCA specifies.",
+            N_("Constraints written as a mapping"),
+            N_(
+                "constraints: {in_range: [1 GB, 100 GB]} is read by the orchestrator like the "
+                "list form TOSCA specifies."
+            ),
         ),
         Leniency(
             "number-for-string",
-            "A number or yes/no where text is expected",
-            "YAML reads 21600 or true as a number or a boolean; the orchestrator sends it as "
-            "the text it was written as.",
+            N_("A number or yes/no where text is expected"),
+            N_(
+                "YAML reads 21600 or true as a number or a boolean; the orchestrator sends it as "
+                "the text it was written as."
+            ),
         ),
         Leniency(
             "integer-for-float",
-            "A whole number where a float is expected",
-            "A whole number is a valid float for the orchestrator.",
+            N_("A whole number where a float is expected"),
+            N_("A whole number is a valid float for the orchestrator."),
         ),
         Leniency(
             "duplicate-key",
-            "A key given twice in one mapping",
-            "The orchestrator's YAML reader keeps the later one, as the portal does for the "
-            "form and the cost; published templates repeat whole input definitions.",
+            N_("A key given twice in one mapping"),
+            N_(
+                "The orchestrator's YAML reader keeps the later one, as the portal does for the "
+                "form and the cost; published templates repeat whole input definitions."
+            ),
         ),
         Leniency(
             "missing-host",
-            "A requirement inherited from the type left out",
-            "tosca-parser counts requirements (such as host) inherited from the type; the "
-            "orchestrator places nodes without them, as many published templates do.",
+            N_("A requirement inherited from the type left out"),
+            N_(
+                "tosca-parser counts requirements (such as host) inherited from the type; the "
+                "orchestrator places nodes without them, as many published templates do."
+            ),
         ),
     )
 }
@@ -92,13 +105,22 @@ _MESSAGES = (
 
 def duplicate_key(found: Problem) -> Problem:
     """The named warning for a key the YAML reader found twice (``yamlsafe``)."""
-    return problem("duplicate-key", found.message, found.line)
+    return problem("duplicate-key", found.said(), found.line)
 
 
-def problem(code: str, detail: str, line: int | None) -> Problem:
-    """The named warning of table row ``code``."""
+def problem(code: str, detail: str | dict, line: int | None) -> Problem:
+    """The named warning of table row ``code``; ``detail`` is tosca-parser's finding as it said
+    it, or the portal's own words (``wording.said``)."""
     row = LENIENCIES[code]
-    return Problem(f"{row.title} ({code}): {detail} Accepted: {row.why}", line, code=code)
+    return Problem.of(
+        N_("%(title)s (%(row)s): %(detail)s Accepted: %(why)s"),
+        line,
+        code=code,
+        row=code,
+        title=said(row.title),
+        detail=detail,
+        why=said(row.why),
+    )
 
 
 def explain(message: str) -> str | None:
@@ -178,7 +200,11 @@ def prepare(tpl: dict, lines: dict[tuple, int]) -> tuple[dict, list[Problem]]:
             warnings.append(
                 problem(
                     "list-index",
-                    f"get_property {call.args} picks item {call.args[index]}.",
+                    said(
+                        N_("get_property %(args)s picks item %(item)s."),
+                        args=str(call.args),
+                        item=call.args[index],
+                    ),
                     call.line,
                 )
             )
@@ -194,7 +220,7 @@ def prepare(tpl: dict, lines: dict[tuple, int]) -> tuple[dict, list[Problem]]:
             warnings.append(
                 problem(
                     "mapping-constraints",
-                    f'Input "{name}" lists its constraints as a mapping.',
+                    said(N_('Input "%(name)s" lists its constraints as a mapping.'), name=name),
                     lines.get((*where, "constraints")),
                 )
             )
@@ -204,7 +230,14 @@ def prepare(tpl: dict, lines: dict[tuple, int]) -> tuple[dict, list[Problem]]:
             warnings.append(
                 problem(
                     "number-for-string",
-                    f'Input "{name}" is a string but its default {default!r} is not quoted.',
+                    said(
+                        N_(
+                            'Input "%(name)s" is a string but its default %(default)s is not '
+                            "quoted."
+                        ),
+                        name=name,
+                        default=repr(default),
+                    ),
                     lines.get((*where, "default")),
                 )
             )
@@ -213,7 +246,11 @@ def prepare(tpl: dict, lines: dict[tuple, int]) -> tuple[dict, list[Problem]]:
             warnings.append(
                 problem(
                     "integer-for-float",
-                    f'Input "{name}" is a float; its default is {default}.',
+                    said(
+                        N_('Input "%(name)s" is a float; its default is %(default)s.'),
+                        name=name,
+                        default=default,
+                    ),
                     lines.get((*where, "default")),
                 )
             )

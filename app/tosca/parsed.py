@@ -23,6 +23,7 @@ from app.tosca.inputs import WidgetError, field_for
 from app.tosca.metadata import DEFAULT_TAB, read_metadata
 from app.tosca.tosca import validate_template
 from app.tosca.typelibs import LibrarySet, from_folder
+from app.tosca.wording import N_
 from app.tosca.yamlsafe import Limits, Problem, TemplateError
 
 __all__ = [
@@ -150,13 +151,17 @@ def _read_inputs(tpl: dict, lines: dict, errors: list[Problem]) -> list[InputSpe
     if raw is None:
         return []
     if not isinstance(raw, dict):
-        errors.append(Problem("inputs must be a mapping.", lines.get(("topology_template",))))
+        errors.append(
+            Problem.of(N_("inputs must be a mapping."), lines.get(("topology_template",)))
+        )
         return []
     specs = []
     for name, definition in raw.items():
         line = lines.get(("topology_template", "inputs", name))
         if not isinstance(definition, dict):
-            errors.append(Problem(f'Input "{name}" must be a mapping with a type.', line))
+            errors.append(
+                Problem.of(N_('Input "%(name)s" must be a mapping with a type.'), line, name=name)
+            )
             continue
         required = definition.get("required", True)
         specs.append(
@@ -192,10 +197,6 @@ def _read_outputs(tpl: dict, lines: dict) -> list[OutputSpec]:
     ]
 
 
-def _where(spec: InputSpec) -> str:
-    return f'Input "{spec.name}"'
-
-
 def _build_fields(result: ParsedTemplate) -> dict:
     """Check each input can get a field; record errors and unsupported types."""
     fields = {}
@@ -203,7 +204,11 @@ def _build_fields(result: ParsedTemplate) -> dict:
         try:
             input_field = field_for(spec)
         except (ConstraintError, WidgetError) as error:
-            result.errors.append(Problem(f"{_where(spec)}: {error}", spec.line))
+            result.errors.append(
+                Problem.of(
+                    N_('Input "%(name)s": %(error)s'), spec.line, name=spec.name, error=str(error)
+                )
+            )
             continue
         spec.kind = input_field.kind
         if input_field.unsupported_reason:
@@ -212,26 +217,34 @@ def _build_fields(result: ParsedTemplate) -> dict:
             _value, messages = input_field.check(spec.default)
             if messages:
                 result.errors.append(
-                    Problem(
-                        f"{_where(spec)}: its default {spec.default!r} is not valid: "
-                        + " ".join(messages),
+                    Problem.of(
+                        N_('Input "%(name)s": its default %(default)s is not valid: %(errors)s'),
                         spec.line,
+                        name=spec.name,
+                        default=repr(spec.default),
+                        errors=" ".join(messages),
                     )
                 )
         for choice in spec.choices or []:
             _value, messages = input_field.check(choice)
             if messages:
                 result.errors.append(
-                    Problem(
-                        f"{_where(spec)}: choice {choice!r} is not valid: {' '.join(messages)}",
+                    Problem.of(
+                        N_('Input "%(name)s": choice %(choice)s is not valid: %(errors)s'),
                         None,
                         "sidecar",
+                        name=spec.name,
+                        choice=repr(choice),
+                        errors=" ".join(messages),
                     )
                 )
         if spec.hidden and not spec.has_default and spec.required:
             result.errors.append(
-                Problem(
-                    f"{_where(spec)} is hidden but required and has no default.", None, "sidecar"
+                Problem.of(
+                    N_('Input "%(name)s" is hidden but required and has no default.'),
+                    None,
+                    "sidecar",
+                    name=spec.name,
                 )
             )
         fields[spec.name] = input_field
@@ -246,10 +259,14 @@ def _check_presets(result: ParsedTemplate, fields: dict) -> None:
             _value, messages = fields[name].check(value)
             if messages:
                 result.errors.append(
-                    Problem(
-                        f'Preset "{preset["name"]}" sets {name} to {value!r}: {" ".join(messages)}',
+                    Problem.of(
+                        N_('Preset "%(preset)s" sets %(name)s to %(value)s: %(errors)s'),
                         None,
                         "sidecar",
+                        preset=preset["name"],
+                        name=name,
+                        value=repr(value),
+                        errors=" ".join(messages),
                     )
                 )
 

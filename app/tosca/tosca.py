@@ -26,6 +26,7 @@ from app.tosca import leniency
 from app.tosca.checks import structural_problems
 from app.tosca.type_imports import ImportGraph, resolve_imports
 from app.tosca.typelibs import LibrarySet
+from app.tosca.wording import N_, said
 from app.tosca.yamlsafe import Problem
 
 _LOCK = threading.Lock()  # tosca-parser collects errors in class attributes: one run at a time
@@ -130,7 +131,7 @@ def _without(tpl: dict, section: str, keep=None, drop=None) -> dict:
     return reduced
 
 
-def _locate_crash(tpl: dict, documents: dict, lines: dict) -> tuple[str, int | None, dict]:
+def _locate_crash(tpl: dict, documents: dict, lines: dict) -> tuple[dict, int | None, dict]:
     """The construct tosca-parser crashes on, its line, and the template without it."""
     topology = tpl.get("topology_template") or {}
     runs = 0
@@ -152,8 +153,8 @@ def _locate_crash(tpl: dict, documents: dict, lines: dict) -> tuple[str, int | N
         reduced = _without(no_outputs, "node_templates", drop=name)
         if not _run_toscaparser(reduced, documents).crash:
             where = lines.get(("topology_template", "node_templates", name))
-            return f'node template "{name}"', where, reduced
-    return "the template", None, {}
+            return said(N_('node template "%(name)s"'), name=name), where, reduced
+    return said(N_("the template")), None, {}
 
 
 def _findings(tpl: dict, graph: ImportGraph, lines: dict, text: str | None) -> list[Problem]:
@@ -163,10 +164,14 @@ def _findings(tpl: dict, graph: ImportGraph, lines: dict, text: str | None) -> l
     if run.crash:
         construct, line, reduced = _locate_crash(tpl, graph.documents, lines)
         found.append(
-            Problem(
-                f"tosca-parser failed on {construct} ({run.crash}); the orchestrator decides "
-                "whether it deploys. The rest of the template was checked without it.",
+            Problem.of(
+                N_(
+                    "tosca-parser failed on %(construct)s (%(crash)s); the orchestrator decides "
+                    "whether it deploys. The rest of the template was checked without it."
+                ),
                 line,
+                construct=construct,
+                crash=str(run.crash),
             )
         )
         run = _run_toscaparser(reduced, graph.documents) if reduced else _Run([])
@@ -181,7 +186,7 @@ def _findings(tpl: dict, graph: ImportGraph, lines: dict, text: str | None) -> l
         if code:
             found.append(leniency.problem(code, message, line))
         else:
-            found.append(Problem(f"Type check: {message}", line))
+            found.append(Problem.of(N_("Type check: %(finding)s"), line, finding=message))
     return found
 
 
@@ -210,11 +215,12 @@ def validate_template(
     prefer = libraries.get(pinned) if pinned else None
     if pinned and prefer is None:
         result.errors.append(
-            Problem(
-                f'types_version "{pinned}" is not a type library: use one of '
-                f"{', '.join(libraries.names()) or '(none registered)'}.",
+            Problem.of(
+                N_('types_version "%(pinned)s" is not a type library: use one of %(names)s.'),
                 None,
                 "sidecar",
+                pinned=pinned,
+                names=", ".join(libraries.names()) or said(N_("(none registered)")),
             )
         )
     graph = resolve_imports(ready, lines, libraries, prefer)
@@ -224,19 +230,25 @@ def validate_template(
     result.unresolved += graph.nested_unresolved
     for item in graph.unresolved:
         result.warnings.append(
-            Problem(
-                f'Import "{item.name}" ({item.url or "unreadable"}) is in no type library, so its '
-                "types were not checked; the form and cost come from the template itself. An admin "
-                "can register the library under Type libraries. It was not downloaded.",
+            Problem.of(
+                N_(
+                    'Import "%(name)s" (%(url)s) is in no type library, so its types were not '
+                    "checked; the form and cost come from the template itself. An admin can "
+                    "register the library under Type libraries. It was not downloaded."
+                ),
                 item.line,
+                name=item.name,
+                url=item.url or said(N_("unreadable")),
             )
         )
     if graph.nested_unresolved:
         result.warnings.append(
-            Problem(
-                "Type files import what no type library holds, so those types were not checked: "
-                + "; ".join(graph.nested_unresolved)
-                + ".",
+            Problem.of(
+                N_(
+                    "Type files import what no type library holds, so those types were not "
+                    "checked: %(imports)s."
+                ),
+                imports="; ".join(graph.nested_unresolved),
             )
         )
     if graph.unresolved or result.errors:
@@ -251,19 +263,26 @@ def validate_template(
                 continue
             if pinned:
                 findings.append(
-                    Problem(
-                        f'It validates against type library "{other.name}" instead; pin that one '
-                        "in the sidecar if it is the intended one.",
+                    Problem.of(
+                        N_(
+                            'It validates against type library "%(other)s" instead; pin that one '
+                            "in the sidecar if it is the intended one."
+                        ),
                         None,
                         "sidecar",
+                        other=other.name,
                     )
                 )
             else:
                 findings = [
-                    Problem(
-                        f'Validates only against type library "{other.name}", not "{chosen.name}" '
-                        f'which its imports name; checked against "{other.name}". Pin '
-                        f"types_version: {other.name} in the sidecar to make this explicit.",
+                    Problem.of(
+                        N_(
+                            'Validates only against type library "%(other)s", not "%(chosen)s" '
+                            'which its imports name; checked against "%(other)s". Pin '
+                            "types_version: %(other)s in the sidecar to make this explicit."
+                        ),
+                        other=other.name,
+                        chosen=chosen.name,
                     ),
                     *alt,
                 ]
@@ -294,11 +313,15 @@ def _undefined_types_as_errors(findings: list[Problem], result: Validation) -> l
             kept.append(problem)
             continue
         result.errors.append(
-            Problem(
-                f'Type "{match.group(1)}" is defined in none of the type libraries this '
-                f"template imports ({', '.join(result.libraries)}), so the orchestrator would "
-                "refuse it; check its spelling.",
+            Problem.of(
+                N_(
+                    'Type "%(type)s" is defined in none of the type libraries this template '
+                    "imports (%(libraries)s), so the orchestrator would refuse it; check its "
+                    "spelling."
+                ),
                 problem.line,
+                type=match.group(1),
+                libraries=", ".join(result.libraries),
             )
         )
     return kept

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import yaml
 
 from app.tosca.typelibs import LibrarySet, Resolved, TypeLibrary, absolute, nested_imports
+from app.tosca.wording import N_, said
 from app.tosca.yamlsafe import Problem, TemplateError
 
 MAX_DEPTH = 8
@@ -120,16 +121,18 @@ def _load_types(text: str) -> dict:
     # Type files come from admins and are read as tosca-parser reads them (a repeated key
     # keeps its last value, as in the published INDIGO types), within a size bound.
     if len(text.encode("utf-8")) > MAX_FILE_BYTES:
-        raise TemplateError(f"the file is larger than {MAX_FILE_BYTES:,} bytes.")
+        raise TemplateError.of(N_("the file is larger than %(limit)d bytes."), limit=MAX_FILE_BYTES)
     try:
         data = yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
-        raise TemplateError(
-            f"not valid YAML ({getattr(error, 'problem', error)})", mark.line + 1 if mark else None
+        raise TemplateError.of(
+            N_("not valid YAML (%(problem)s)"),
+            mark.line + 1 if mark else None,
+            problem=str(getattr(error, "problem", error)),
         ) from None
     if not isinstance(data, dict):
-        raise TemplateError("the file is not a YAML mapping.")
+        raise TemplateError.of(N_("the file is not a YAML mapping."))
     return data
 
 
@@ -163,9 +166,13 @@ def _merged(resolved, libraries, prefer, graph, seen: set, depth: int, budget: l
         document = parsed_file(resolved)
     except TemplateError as error:
         graph.problems.append(
-            Problem(
-                f'Type file "{resolved.path}" of library "{resolved.library.name}" can\'t be read: '
-                f"{error}",
+            Problem.of(
+                N_('Type file "%(path)s" of library "%(library)s" can\'t be read: %(error)s'),
+                path=resolved.path,
+                library=resolved.library.name,
+                error=said(N_("line %(line)d: %(problem)s"), line=error.line, problem=error.said())
+                if error.line
+                else error.said(),
             )
         )
         return None

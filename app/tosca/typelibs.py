@@ -19,8 +19,10 @@ from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import yaml
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 
-PATTERN_HELP = (
+PATTERN_HELP = _l(
     "A URL starting with https:// or http:// that contains {path} (the file inside the "
     "library) and, optionally, {ref} (any branch, tag or commit)."
 )
@@ -37,9 +39,16 @@ def compile_pattern(pattern: str) -> re.Pattern:
     """
     text = (pattern or "").strip()
     if urlsplit(text).scheme not in ("http", "https") or text.count("{path}") != 1:
-        raise LibraryError(f'"{pattern}" is not a usable URL pattern. {PATTERN_HELP}')
+        raise LibraryError(
+            _(
+                "“%(pattern)s” is not a usable URL pattern. A URL starting with https:// or "
+                "http:// that contains {path} (the file inside the library) and, optionally, "
+                "{ref} (any branch, tag or commit).",
+                pattern=pattern,
+            )
+        )
     if text.count("{ref}") > 1:
-        raise LibraryError(f'"{pattern}" holds {{ref}} more than once.')
+        raise LibraryError(_("“%(pattern)s” holds {ref} more than once.", pattern=pattern))
     regex = re.escape(text).replace(r"\{ref\}", r"(?P<ref>[^/]+)")
     return re.compile(regex.replace(r"\{path\}", r"(?P<path>[^?#]+)"))
 

@@ -14,10 +14,13 @@ keep deployable applications out of the catalogue. Callers that report it pass a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from app.tosca.wording import N_, english, said, translated
 
 # Shared (aliased) subtrees cost nothing in memory when loaded, but anything that walks the data
 # afterwards (tosca-parser, JSON encoding) visits every copy; this caps the expanded node count.
@@ -28,12 +31,27 @@ _SPECIAL_KEY_TAGS = {"tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"}
 
 
 class TemplateError(ValueError):
-    """A template or sidecar can't be read; ``message`` is for a person, ``line`` is 1-based."""
+    """A template or sidecar can't be read; ``message`` is for a person, ``line`` is 1-based.
 
-    def __init__(self, message: str, line: int | None = None):
+    ``msgid`` and ``params``, when given, say it again in words translated where it is shown
+    (see ``wording``); ``of`` builds both from them.
+    """
+
+    def __init__(
+        self, message: str, line: int | None = None, msgid: str = "", params: dict | None = None
+    ):
         super().__init__(message)
         self.message = message
         self.line = line
+        self.msgid, self.params = msgid, params or {}
+
+    @classmethod
+    def of(cls, msgid: str, line: int | None = None, **params: Any) -> TemplateError:
+        return cls(english(msgid, params), line, msgid, params)
+
+    def said(self) -> dict | str:
+        """The message as a value inside another (see ``wording.said``)."""
+        return {"msgid": self.msgid, "params": self.params} if self.msgid else self.message
 
     def __str__(self) -> str:
         return f"line {self.line}: {self.message}" if self.line else self.message
@@ -60,17 +78,19 @@ class _LimitedLoader(yaml.SafeLoader):
         if self.check_event(yaml.AliasEvent):
             self._aliases += 1
             if self._aliases > self._max_aliases:
-                raise TemplateError(
-                    f"The file uses more than {self._max_aliases} aliases (*name references).",
+                raise TemplateError.of(
+                    N_("The file uses more than %(limit)d aliases (*name references)."),
                     _line(self.peek_event().start_mark),
+                    limit=self._max_aliases,
                 )
             return super().compose_node(parent, index)
         self._depth += 1
         try:
             if self._depth > self._max_depth:
-                raise TemplateError(
-                    f"The file is nested more than {self._max_depth} levels deep.",
+                raise TemplateError.of(
+                    N_("The file is nested more than %(limit)d levels deep."),
                     _line(self.peek_event().start_mark),
+                    limit=self._max_depth,
                 )
             return super().compose_node(parent, index)
         finally:
@@ -85,14 +105,21 @@ class _LimitedLoader(yaml.SafeLoader):
                     line = _line(key_node.start_mark)
                     if key in seen:
                         if self._strict_keys:
-                            raise TemplateError(
-                                f'The key "{key}" appears twice in the same mapping.', line
+                            raise TemplateError.of(
+                                N_('The key "%(key)s" appears twice in the same mapping.'),
+                                line,
+                                key=str(key),
                             )
                         self.duplicates.append(
-                            Problem(
-                                f'The key "{key}" appears twice in the same mapping (first on line '
-                                f"{seen[key]}); the one on line {line} counts.",
+                            Problem.of(
+                                N_(
+                                    'The key "%(key)s" appears twice in the same mapping (first on '
+                                    "line %(first)d); the one on line %(later)d counts."
+                                ),
                                 line,
+                                key=str(key),
+                                first=seen[key],
+                                later=line,
                             )
                         )
                     seen.setdefault(key, line)
@@ -116,10 +143,10 @@ def _expanded_size(root: Node) -> int:
         if done or not children:
             sizes[id(node)] = 1 + sum(sizes[id(child)] for child in children)
             if sizes[id(node)] > MAX_EXPANDED_NODES:
-                raise TemplateError(
-                    "The file's aliases expand to too much data "
-                    f"(more than {MAX_EXPANDED_NODES} values).",
+                raise TemplateError.of(
+                    N_("The file's aliases expand to too much data (more than %(limit)d values)."),
                     _line(node.start_mark),
+                    limit=MAX_EXPANDED_NODES,
                 )
             continue
         stack.append((node, True))
@@ -170,12 +197,16 @@ def load_yaml_lines(
     """
     size = len(text.encode("utf-8") if isinstance(text, str) else text)
     if size > max_bytes:
-        raise TemplateError(f"The file is too large: {size} bytes, the limit is {max_bytes} bytes.")
+        raise TemplateError.of(
+            N_("The file is too large: %(size)d bytes, the limit is %(limit)d bytes."),
+            size=size,
+            limit=max_bytes,
+        )
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError as error:
-            raise TemplateError("The file is not valid UTF-8 text.") from error
+            raise TemplateError.of(N_("The file is not valid UTF-8 text.")) from error
 
     loader = _LimitedLoader(
         text, max_depth=max_depth, max_aliases=max_aliases, strict_keys=strict_keys
@@ -183,10 +214,10 @@ def load_yaml_lines(
     try:
         root = loader.get_single_node()
         if root is None:
-            raise TemplateError("The file is empty.", 1)
+            raise TemplateError.of(N_("The file is empty."), 1)
         if not isinstance(root, MappingNode):
-            raise TemplateError(
-                "The file must be a YAML mapping (key: value pairs) at the top level.",
+            raise TemplateError.of(
+                N_("The file must be a YAML mapping (key: value pairs) at the top level."),
                 _line(root.start_mark),
             )
         _expanded_size(root)
@@ -198,15 +229,19 @@ def load_yaml_lines(
         mark = error.problem_mark or error.context_mark
         problem = error.problem or error.context or "invalid YAML"
         if isinstance(error, yaml.constructor.ConstructorError) and "tag" in problem:
-            problem = (
-                "unsupported tag: only plain YAML data is allowed "
-                f"({problem.split('tag', 1)[1].strip()})"
+            problem = said(
+                N_("unsupported tag: only plain YAML data is allowed (%(tag)s)"),
+                tag=problem.split("tag", 1)[1].strip(),
             )
-        raise TemplateError(f"The file is not valid YAML: {problem}.", _line(mark)) from error
+        raise TemplateError.of(
+            N_("The file is not valid YAML: %(problem)s."), _line(mark), problem=problem
+        ) from error
     except yaml.YAMLError as error:
-        raise TemplateError(f"The file is not valid YAML: {error}.") from error
+        raise TemplateError.of(
+            N_("The file is not valid YAML: %(problem)s."), problem=str(error)
+        ) from error
     except RecursionError as error:
-        raise TemplateError("The file is nested too deeply.") from error
+        raise TemplateError.of(N_("The file is nested too deeply.")) from error
     finally:
         loader.dispose()
 
@@ -231,16 +266,38 @@ class Problem:
 
     ``line`` is 1-based; ``source`` says which file it refers to: "template" or "sidecar";
     ``code`` names the row of ``leniency.LENIENCIES`` a warning comes from, if any.
+    ``message`` is in English (the command line's and the logs' words); ``msgid`` and ``params``
+    keep it translatable, so that ``shown`` speaks the language of the admin reading it.
     """
 
     message: str
     line: int | None = None
     source: str = "template"
     code: str = ""
+    msgid: str = ""
+    params: dict = field(default_factory=dict, hash=False, compare=False)
+
+    @classmethod
+    def of(
+        cls, msgid: str, line: int | None = None, source: str = "template", code: str = "", **params
+    ) -> Problem:
+        """A problem in words to translate: ``msgid`` marked with ``N_``, filled by ``params``."""
+        return cls(english(msgid, params), line, source, code, msgid, params)
 
     @classmethod
     def from_error(cls, error: TemplateError, source: str = "template") -> Problem:
-        return cls(error.message, error.line, source)
+        return cls(error.message, error.line, source, "", error.msgid, error.params)
+
+    @property
+    def shown(self) -> str:
+        """The message in the reader's language. One stored without ``msgid`` (by an older
+        portal, or not written for translation) is looked up as it reads: its words are
+        translated when it has no values in it, and shown as they are otherwise."""
+        return translated(self.msgid, self.params) if self.msgid else translated(self.message, {})
+
+    def said(self) -> dict:
+        """This problem's words as a value inside another message (see ``wording.said``)."""
+        return {"msgid": self.msgid, "params": self.params} if self.msgid else self.message
 
     def __str__(self) -> str:
         where = f"{self.source}, line {self.line}: " if self.line else ""

@@ -3,6 +3,7 @@ beside their field, and a revision's problems as numbered listings."""
 
 from dataclasses import dataclass, field
 
+from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 
 from app.catalogue import operations
@@ -12,14 +13,14 @@ from app.tosca.parsed import ParsedTemplate
 
 #: Filter key -> label, in the order the list page offers them.
 STATES = {
-    "published": "Published",
-    "changes": "Unpublished changes",
-    "draft": "Not published yet",
-    "hidden": "Hidden",
-    "broken": "Broken",
-    "warnings": "With warnings",
+    "published": _l("Published"),
+    "changes": _l("Unpublished changes"),
+    "draft": _l("Not published yet"),
+    "hidden": _l("Hidden"),
+    "broken": _l("Broken"),
+    "warnings": _l("With warnings"),
 }
-SOURCES = (("template", "Template"), ("sidecar", "Portal metadata"))
+SOURCES = (("template", _l("Template")), ("sidecar", _l("Portal metadata")))
 
 
 def template_states(hidden: bool, latest_valid, latest_number, published_number) -> tuple:
@@ -97,7 +98,7 @@ def problems_view(revision: TemplateRevision) -> ProblemsView:
         found: dict[int, list[str]] = {}
         for problem in [*parsed.errors, *parsed.warnings]:
             if problem.source == source and problem.line:
-                found.setdefault(problem.line, []).append(problem.message)
+                found.setdefault(problem.line, []).append(problem.shown)
         # A problem at the end of the file (say, an unclosed bracket) points one line past it.
         lines += [""] * (max(found, default=0) - len(lines))
         listings.append(

@@ -3,6 +3,9 @@
 import re
 
 from flask import current_app
+from flask_babel import format_decimal, ngettext
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import (
@@ -13,7 +16,7 @@ from wtforms import (
     StringField,
     TextAreaField,
 )
-from wtforms.validators import DataRequired, Length, Optional, ValidationError
+from wtforms.validators import DataRequired, Length, Optional, StopValidation, ValidationError
 
 from app.auth.groups import normalise_group
 from app.catalogue.operations import CatalogueError, check_slug
@@ -91,6 +94,23 @@ def skeleton(slug: str) -> tuple[str, str]:
     return SKELETON_TEMPLATE.format(name=name), SKELETON_SIDECAR.format(name=name)
 
 
+def _as_text(validator_class):
+    """``validator_class`` whose message, given lazily, is shown as escaped text: a lazy string
+    would otherwise reach the page as markup (``LazyString.__html__``)."""
+
+    class AsText(validator_class):
+        def __call__(self, form, field):
+            try:
+                super().__call__(form, field)
+            except StopValidation as stop:
+                raise StopValidation(str(stop)) from None
+
+    return AsText
+
+
+Required, FileChosen = _as_text(DataRequired), _as_text(FileRequired)
+
+
 class TextFileField(FileField):
     """An uploaded text file; ``utf8_text_file`` puts its content in ``text``."""
 
@@ -117,7 +137,13 @@ def valid_slug(form, field) -> None:
 def text_within_limit(form, field) -> None:
     size = len((field.data or "").encode("utf-8"))
     if size > _max_bytes():
-        raise ValidationError(f"This text is {size:,} bytes; the limit is {_max_bytes():,} bytes.")
+        raise ValidationError(
+            _(
+                "This text is %(size)s bytes; the limit is %(limit)s bytes.",
+                size=format_decimal(size),
+                limit=format_decimal(_max_bytes()),
+            )
+        )
 
 
 def utf8_text_file(form, field) -> None:
@@ -130,14 +156,26 @@ def utf8_text_file(form, field) -> None:
     # Read one byte past the limit: enough to know it's too big without reading all of it.
     content = storage.stream.read(limit + 1)
     if len(content) > limit:
-        raise ValidationError(f"{storage.filename} is larger than the limit of {limit:,} bytes.")
+        raise ValidationError(
+            _(
+                "%(file)s is larger than the limit of %(limit)s bytes.",
+                file=storage.filename,
+                limit=format_decimal(limit),
+            )
+        )
     if b"\x00" in content:
-        raise ValidationError(f"{storage.filename} is a binary file, not a YAML text file.")
+        raise ValidationError(
+            _("%(file)s is a binary file, not a YAML text file.", file=storage.filename)
+        )
     try:
         text = content.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise ValidationError(
-            f"{storage.filename} is not UTF-8 text (byte {error.start + 1} can't be read)."
+            _(
+                "%(file)s is not UTF-8 text (byte %(byte)d can't be read).",
+                file=storage.filename,
+                byte=error.start + 1,
+            )
         ) from error
     field.text = _unix_newlines(text)
 
@@ -148,7 +186,12 @@ def group_list(form, field) -> None:
     bad = [name for name in names if not GROUP_RE.match(name)]
     if bad:
         raise ValidationError(
-            f"Not a group name: {', '.join(bad)}. Use letters, digits and . _ - @ : /"
+            ngettext(
+                "Not a group name: %(names)s. Use letters, digits and . _ - @ : /",
+                "Not group names: %(names)s. Use letters, digits and . _ - @ : /",
+                len(bad),
+                names=", ".join(bad),
+            )
         )
     field.groups = list(dict.fromkeys(g for g in map(normalise_group, names) if g))
 
@@ -157,26 +200,27 @@ class UploadForm(FlaskForm):
     """A new template from files: the TOSCA template and, optionally, its sidecar."""
 
     slug = StringField(
-        "Slug",
+        _l("Slug"),
         validators=[DataRequired(), valid_slug],
-        description="The template's id in URLs: lowercase letters, digits and dashes.",
+        description=_l("The template's id in URLs: lowercase letters, digits and dashes."),
     )
     tosca_file = TextFileField(
-        "TOSCA template (.yaml)", validators=[FileRequired("Choose a file."), utf8_text_file]
+        _l("TOSCA template (.yaml)"),
+        validators=[FileChosen(_l("Choose a file.")), utf8_text_file],
     )
     sidecar_file = TextFileField(
-        "Portal metadata (.portal.yaml, optional)", validators=[Optional(), utf8_text_file]
+        _l("Portal metadata (.portal.yaml, optional)"), validators=[Optional(), utf8_text_file]
     )
-    message = StringField("Message", validators=[Length(max=MESSAGE_MAX)])
+    message = StringField(_l("Message"), validators=[Length(max=MESSAGE_MAX)])
 
 
 class BlankForm(FlaskForm):
     """A new template from the skeleton."""
 
     slug = StringField(
-        "Slug",
+        _l("Slug"),
         validators=[DataRequired(), valid_slug],
-        description="The template's id in URLs: lowercase letters, digits and dashes.",
+        description=_l("The template's id in URLs: lowercase letters, digits and dashes."),
     )
 
 
@@ -185,24 +229,24 @@ class EditForm(FlaskForm):
 
     base = HiddenField()  # the revision the admin started from, to warn about concurrent edits
     tosca_text = TextAreaField(
-        "TOSCA template",
-        validators=[DataRequired("The template can't be empty."), text_within_limit],
+        _l("TOSCA template"),
+        validators=[Required(_l("The template can't be empty.")), text_within_limit],
         filters=[_unix_newlines],
     )
     sidecar_text = TextAreaField(
-        "Portal metadata (sidecar)", validators=[text_within_limit], filters=[_unix_newlines]
+        _l("Portal metadata (sidecar)"), validators=[text_within_limit], filters=[_unix_newlines]
     )
     message = StringField(
-        "What changed",
+        _l("What changed"),
         validators=[Length(max=MESSAGE_MAX)],
-        description="A short note for the revision history.",
+        description=_l("A short note for the revision history."),
     )
 
 
 class PublishForm(FlaskForm):
     """Publish a revision; the latest when none is given."""
 
-    number = IntegerField("Revision", validators=[Optional()])
+    number = IntegerField(_l("Revision"), validators=[Optional()])
 
 
 class ActionForm(FlaskForm):
@@ -213,9 +257,9 @@ class VisibilityForm(FlaskForm):
     """Which groups see the template (the sidecar's ``visible_to``)."""
 
     groups = StringField(
-        "Visible to groups",
+        _l("Visible to groups"),
         validators=[group_list],
-        description="Group names separated by commas. Leave empty to show it to everyone.",
+        description=_l("Group names separated by commas. Leave empty to show it to everyone."),
     )
 
 
@@ -225,38 +269,40 @@ class CompareForm(FlaskForm):
     class Meta:
         csrf = False
 
-    a = SelectField("From revision", coerce=int)
-    b = SelectField("To revision", coerce=int)
+    a = SelectField(_l("From revision"), coerce=int)
+    b = SelectField(_l("To revision"), coerce=int)
 
 
 def pattern_list(form, field) -> None:
     """Split one URL pattern per line into ``field.patterns``."""
     field.patterns = [line.strip() for line in (field.data or "").splitlines() if line.strip()]
     if not field.patterns:
-        raise ValidationError("Give at least one URL pattern, one per line.")
+        raise ValidationError(_("Give at least one URL pattern, one per line."))
 
 
 class LibraryForm(FlaskForm):
     """A type library from an uploaded archive of its folder."""
 
     name = StringField(
-        "Name",
-        validators=[DataRequired("Name the library."), Length(max=100)],
-        description="Letters, digits, dots, dashes and underscores, e.g. site-types-v2.",
+        _l("Name"),
+        validators=[Required(_l("Name the library.")), Length(max=100)],
+        description=_l("Letters, digits, dots, dashes and underscores, e.g. site-types-v2."),
     )
     version = StringField(
-        "Version note",
+        _l("Version note"),
         validators=[Length(max=200)],
-        description="Optional: which tag or commit the files are.",
+        description=_l("Optional: which tag or commit the files are."),
     )
     patterns = TextAreaField(
-        "URL patterns",
+        _l("URL patterns"),
         validators=[pattern_list],
-        description="One per line. {path} is the file inside the library, {ref} any branch, "
-        "tag or commit: https://git.example.org/infra/tosca-types/raw/{ref}/{path}",
+        description=_l(
+            "One per line. {path} is the file inside the library, {ref} any branch, tag or "
+            "commit: https://git.example.org/infra/tosca-types/raw/{ref}/{path}"
+        ),
     )
     archive = FileField(
-        "Folder as an archive (.zip or .tar.gz)",
-        validators=[FileRequired("Choose the archive of the library's folder.")],
+        _l("Folder as an archive (.zip or .tar.gz)"),
+        validators=[FileChosen(_l("Choose the archive of the library's folder."))],
     )
-    replace = BooleanField("Replace the files of an existing library with this name")
+    replace = BooleanField(_l("Replace the files of an existing library with this name"))

@@ -6,6 +6,8 @@ page view ever runs the validator.
 """
 
 from flask import flash, redirect, render_template, url_for
+from flask_babel import gettext as _
+from flask_babel import ngettext
 
 from app.auth.roles import role_required
 from app.catalogue import operations
@@ -35,12 +37,15 @@ def _page(form=None, status=200):
 def _flash_revalidated(changes) -> None:
     broken = [f"{slug} {number}" for slug, number, was, now in changes if was and not now]
     fixed = [f"{slug} {number}" for slug, number, was, now in changes if now and not was]
-    message = f"Re-validated {len(changes)} revisions."
+    messages = [
+        ngettext("Re-validated %(num)d revision.", "Re-validated %(num)d revisions.", len(changes))
+    ]
     if fixed:
-        message += f" Now valid: {', '.join(fixed)}."
+        messages.append(_("Now valid: %(revisions)s.", revisions=", ".join(fixed)))
     if broken:
-        message += f" Now with errors: {', '.join(broken)}."
-    flash(message, "warning" if broken else "info")
+        messages.append(_("Now with errors: %(revisions)s.", revisions=", ".join(broken)))
+    # Each is a sentence of its own; joined with a space as sentences are in either language.
+    flash(" ".join(messages), "warning" if broken else "info")
 
 
 @bp.route("/libraries/")
@@ -69,7 +74,15 @@ def upload_library():
     except CatalogueError as error:
         attach_error(form, error)
         return _page(form, 400)
-    flash(f"Stored type library {library.name} ({len(files)} files).", "success")
+    flash(
+        ngettext(
+            "Stored type library %(name)s (%(num)d file).",
+            "Stored type library %(name)s (%(num)d files).",
+            len(files),
+            name=library.name,
+        ),
+        "success",
+    )
     _flash_revalidated(operations.revalidate_all(author()))
     return redirect(url_for(".libraries"))
 
@@ -79,7 +92,7 @@ def upload_library():
 def remove_library(name: str):
     if ActionForm().validate():
         operations.remove_library(name)
-        flash(f"Removed type library {name}.", "success")
+        flash(_("Removed type library %(name)s.", name=name), "success")
         _flash_revalidated(operations.revalidate_all(author()))
     return redirect(url_for(".libraries"))
 

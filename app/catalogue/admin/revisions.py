@@ -5,6 +5,7 @@ Every route is for admins only.
 """
 
 from flask import current_app, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
 from sqlalchemy import select
 
 from app.auth.roles import role_required
@@ -37,7 +38,7 @@ def get_revision(slug: str, number: int) -> TemplateRevision:
         )
     )
     if revision is None:
-        raise NotFound(f"{slug} has no revision {number}.")
+        raise NotFound(_("%(slug)s has no revision %(number)d.", slug=slug, number=number))
     return revision
 
 
@@ -75,7 +76,9 @@ def detail(slug: str):
 
 
 def _compare_choices(compare: CompareForm, template) -> None:
-    choices = [(r.number, f"{r.number}: {r.message[:60]}") for r in reversed(template.revisions)]
+    choices = [
+        (r.number, f"{r.number}: {r.shown_message[:60]}") for r in reversed(template.revisions)
+    ]
     compare.a.choices = compare.b.choices = choices
     numbers = [r.number for r in template.revisions]
     if compare.b.data not in numbers and numbers:
@@ -134,7 +137,7 @@ def diff(slug: str):
     compare = CompareForm(request.args, meta={"csrf": False})
     _compare_choices(compare, template)
     if not template.revisions:
-        raise NotFound(f"{slug} has no revisions to compare.")
+        raise NotFound(_("%(slug)s has no revisions to compare.", slug=slug))
     old, new = get_revision(slug, compare.a.data), get_revision(slug, compare.b.data)
     return _page(
         "diff", template, compare=compare, old=old, new=new, files=diff_revisions(old, new)
@@ -151,9 +154,12 @@ def publish(slug: str):
         except CatalogueError as error:
             flash(error.message, "danger")
         else:
-            flash(f"Published revision {revision.number}: users see it now.", "success")
+            flash(
+                _("Published revision %(number)d: users see it now.", number=revision.number),
+                "success",
+            )
     else:
-        flash("That revision number can't be read.", "danger")
+        flash(_("That revision number can't be read."), "danger")
     return redirect(url_for(".detail", slug=slug))
 
 
@@ -163,7 +169,11 @@ def hide(slug: str):
     if ActionForm().validate():
         operations.hide(slug, author())
         flash(
-            f"{slug} is hidden from the catalogue. Publish a revision to show it again.", "success"
+            _(
+                "%(slug)s is hidden from the catalogue. Publish a revision to show it again.",
+                slug=slug,
+            ),
+            "success",
         )
     return redirect(url_for(".detail", slug=slug))
 
@@ -175,11 +185,19 @@ def restore(slug: str, number: int):
         publish_it = request.form.get("publish", "1") != "0"
         revision = operations.restore(slug, number, author(), publish_it)
         live = revision.template.published_revision_id == revision.id
-        flash(
-            f"Restored revision {number} as revision {revision.number}"
-            + (", and published it." if live else ". Publish it when it is ready."),
-            "success" if revision.valid else "warning",
-        )
+        if live:
+            message = _(
+                "Restored revision %(old)d as revision %(new)d, and published it.",
+                old=number,
+                new=revision.number,
+            )
+        else:
+            message = _(
+                "Restored revision %(old)d as revision %(new)d. Publish it when it is ready.",
+                old=number,
+                new=revision.number,
+            )
+        flash(message, "success" if revision.valid else "warning")
     return redirect(url_for(".detail", slug=slug))
 
 
@@ -195,9 +213,27 @@ def visibility(slug: str):
     except CatalogueError as error:
         flash(error.message, "danger")
         return redirect(url_for(".detail", slug=slug))
-    who = ", ".join(form.groups.groups) or "everyone"
-    if revision.template.published_revision_id == revision.id:
-        flash(f"Visible to {who} from now on (revision {revision.number}, published).", "success")
+    groups, number = ", ".join(form.groups.groups), revision.number
+    live = revision.template.published_revision_id == revision.id
+    if live and groups:
+        message = _(
+            "Visible to %(groups)s from now on (revision %(number)d, published).",
+            groups=groups,
+            number=number,
+        )
+    elif live:
+        message = _(
+            "Visible to everyone from now on (revision %(number)d, published).", number=number
+        )
+    elif groups:
+        message = _(
+            "Saved revision %(number)d: visible to %(groups)s once it is published.",
+            groups=groups,
+            number=number,
+        )
     else:
-        flash(f"Saved revision {revision.number}: visible to {who} once it is published.", "info")
+        message = _(
+            "Saved revision %(number)d: visible to everyone once it is published.", number=number
+        )
+    flash(message, "success" if live else "info")
     return redirect(url_for(".detail", slug=slug))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from flask import flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
 from sqlalchemy import and_, func, select
 from sqlalchemy.orm import aliased
 
@@ -31,6 +32,7 @@ from app.catalogue.admin.forms import BlankForm, EditForm, UploadForm, skeleton
 from app.catalogue.models import CatalogueTemplate, TemplateRevision
 from app.catalogue.operations import CatalogueError
 from app.extensions import db
+from app.tosca.wording import N_, said
 
 
 @dataclass(frozen=True)
@@ -150,7 +152,7 @@ def create_from_upload():
             form.tosca_file.text,
             form.sidecar_file.text,
             author(),
-            form.message.data or f"Uploaded {form.tosca_file.data.filename}",
+            form.message.data or said(N_("Uploaded %(file)s"), file=form.tosca_file.data.filename),
             create=True,
         )
     except CatalogueError as error:
@@ -172,14 +174,18 @@ def create_blank():
             tosca_text,
             sidecar_text,
             author(),
-            "Started from the skeleton",
+            said(N_("Started from the skeleton")),
             create=True,
         )
     except CatalogueError as error:
         attach_error(form, error)
         return _render_new(blank=form, status=400)
     flash(
-        f"Created {revision.template.slug} from the skeleton. Make it yours, then save.", "success"
+        _(
+            "Created %(slug)s from the skeleton. Make it yours, then save.",
+            slug=revision.template.slug,
+        ),
+        "success",
     )
     return redirect(url_for(".edit", slug=revision.template.slug))
 
@@ -189,12 +195,21 @@ def _after_save(revision):
     slug = revision.template.slug
     if not revision.valid:
         flash(
-            f"Saved as revision {revision.number}, but it has problems (listed below). "
-            "Users keep seeing the published revision until it is fixed and published.",
+            _(
+                "Saved as revision %(number)d, but it has problems (listed below). Users keep "
+                "seeing the published revision until it is fixed and published.",
+                number=revision.number,
+            ),
             "warning",
         )
         return redirect(url_for(".edit", slug=slug, _anchor="problems"))
-    flash(f"Saved revision {revision.number}. Check the form below, then publish it.", "success")
+    flash(
+        _(
+            "Saved revision %(number)d. Check the form below, then publish it.",
+            number=revision.number,
+        ),
+        "success",
+    )
     return redirect(url_for(".preview", slug=slug, number=revision.number))
 
 
@@ -216,8 +231,12 @@ def edit(slug: str):
     if form.validate():
         if latest and form.base.data and form.base.data != str(latest.number):
             flash(
-                f"{latest.author} saved revision {latest.number} while you were editing; yours "
-                "is saved after it. Compare them in the history.",
+                _(
+                    "%(author)s saved revision %(number)d while you were editing; yours is saved "
+                    "after it. Compare them in the history.",
+                    author=latest.author,
+                    number=latest.number,
+                ),
                 "info",
             )
         try:
