@@ -9,10 +9,17 @@ import pytz
 from flask import Flask, current_app, g, has_app_context, has_request_context, request, session
 from flask_babel import force_locale, refresh
 from flask_babel import lazy_gettext as _l
+from flask_babel.speaklater import LazyString
 from flask_login import current_user, user_logged_in, user_logged_out
+from markupsafe import escape
 
 # The languages the portal speaks, by code, each named in itself (as the switch shows them).
 LANGUAGES = {"en": "English", "it": "Italiano"}
+# Outside a request (flask commands, the workers) the portal speaks English whatever
+# DEFAULT_LOCALE says: operators' scripts read what commands print, and operators quote it in
+# tickets. What is written for a person outside their requests (e-mails) goes through read_by,
+# which forces that person's language.
+COMMAND_LOCALE = "en"
 # Before logging in, the switch keeps the choice here; at login it moves to the account.
 SESSION_KEY = "locale"
 # The time zone of the person something is written for outside their requests (``read_by``).
@@ -58,7 +65,7 @@ def browser_locale() -> str | None:
 
 def select_locale() -> str:
     if not has_request_context():
-        return current_app.config["DEFAULT_LOCALE"]
+        return COMMAND_LOCALE
     return chosen_locale() or browser_locale() or current_app.config["DEFAULT_LOCALE"]
 
 
@@ -155,6 +162,14 @@ def _keep_language_after_logout(response):
     return response
 
 
+def _escape_lazy_messages() -> None:
+    """A lazily translated message is text, not markup. Flask-Babel's LazyString declares itself
+    safe HTML (its __html__ returns it unchanged), so a form error carrying what someone typed
+    ("%(value)s is not a number") would reach the page unescaped: it is escaped as any text is.
+    Messages never hold markup (links inside sentences are placeholders filled by templates)."""
+    LazyString.__html__ = lambda self: str(escape(str(self)))
+
+
 def init_i18n(app: Flask) -> None:
     from app.extensions import babel
 
@@ -174,6 +189,7 @@ def init_i18n(app: Flask) -> None:
             "zone name (such as 'UTC' or 'Europe/Rome')."
         )
     babel.init_app(app, locale_selector=select_locale, timezone_selector=select_timezone)
+    _escape_lazy_messages()
     app.before_request(_note_choice_before_login)
     app.after_request(_keep_language_after_logout)
     user_logged_in.connect(_move_choice_to_account, app)

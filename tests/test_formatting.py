@@ -137,3 +137,16 @@ def test_what_is_written_for_a_person_follows_their_language_and_zone(app):
             assert formatting.when(MOMENT) == "25 nov 2026, 14:05 CET"
         assert formatting.when(MOMENT) == "Nov 25, 2026, 13:05 UTC"
         assert gettext("Close") == "Close"
+
+
+def test_a_lazily_translated_message_is_escaped_like_any_text(app):
+    """Flask-Babel's lazy strings call themselves safe HTML; what someone typed inside one
+    (a form error quoting the value) must still be escaped on the page."""
+    from flask import render_template_string
+    from flask_babel import lazy_gettext
+
+    message = lazy_gettext("%(value)s is not a number", value='<script>alert("x")</script>')
+    with app.test_request_context("/"):
+        page = render_template_string("<p>{{ message }}</p>", message=message)
+    assert "<script>" not in page
+    assert "&lt;script&gt;" in page

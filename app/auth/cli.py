@@ -1,12 +1,10 @@
 """``flask users ...``: manage local accounts and role grants from the command line."""
 
-import functools
 import os
 import secrets
 
 import click
 from flask.cli import AppGroup
-from flask_babel import force_locale
 from sqlalchemy import select
 
 from app.auth import local
@@ -25,27 +23,7 @@ from app.auth.roles import GRANTABLE_ROLES
 from app.extensions import db
 from app.locks import one_host_at_a_time
 
-
-class EnglishCommands(AppGroup):
-    """Commands that answer in English whatever DEFAULT_LOCALE says: operators and their
-    scripts read the command line, and the messages it shares with the pages (a refused
-    password, a taken name) would otherwise follow the site's language."""
-
-    def command(self, *args, **kwargs):
-        register = super().command(*args, **kwargs)
-
-        def decorator(callback):
-            @functools.wraps(callback)
-            def in_english(*a, **kw):
-                with force_locale("en"):
-                    return callback(*a, **kw)
-
-            return register(in_english)
-
-        return decorator
-
-
-users_cli = EnglishCommands("users", help="Manage accounts and roles.")
+users_cli = AppGroup("users", help="Manage accounts and roles.")
 
 
 def _generate_password() -> str:

@@ -2,13 +2,14 @@
 provisioning scripts). ``create`` prints the token alone on its last line."""
 
 import click
+from flask.cli import AppGroup
 
 from app.auth import access_tokens
-from app.auth.cli import EnglishCommands, _find
+from app.auth.cli import _find
 from app.auth.local import PROVIDER as LOCAL
 from app.errors import NotFound
 
-tokens_cli = EnglishCommands("tokens", help="Create, list and revoke personal access tokens.")
+tokens_cli = AppGroup("tokens", help="Create, list and revoke personal access tokens.")
 
 
 def _fail(error: access_tokens.InvalidToken):
