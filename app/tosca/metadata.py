@@ -3,7 +3,8 @@
 The format is described in ``tosca-catalog/README.md``. ``read_metadata`` checks the sidecar's
 shape (unknown keys, unknown widgets, tabs or presets naming unknown inputs, unknown output
 ``show`` kinds...) and fills what the sidecar leaves out from the TOSCA ``metadata`` and
-``description``. Every problem is reported with the sidecar line it is on; none raises.
+``description``; its ``translations`` block is checked by translations.py. Every problem is
+reported with the sidecar line it is on; none raises.
 """
 
 from __future__ import annotations
