@@ -53,7 +53,7 @@ def _summary(deployment: Deployment, owners: dict[int, str], lease: LeaseSummary
         "uuid": deployment.uuid,
         "name": deployment.name,
         "template": deployment.template_slug,
-        "template_name": deployment.template_name,
+        "template_name": deployment.shown_template_name,
         "status": deployment.status,
         "status_reason": deployment.status_reason,
         "group": deployment.group_name,

@@ -21,16 +21,24 @@ from app.tosca.parsed import ParsedTemplate
 
 @dataclass(frozen=True)
 class Entry:
-    """One published template as users see it."""
+    """One published template as users see it.
+
+    ``template`` is the revision as stored, in the default language; ``parsed`` is what every
+    page, form, e-mail and API answer reads: the same in the current request's language.
+    """
 
     slug: str
     revision_id: int
     revision_number: int
-    parsed: ParsedTemplate
+    template: ParsedTemplate
     updated_at: datetime
 
+    @property
+    def parsed(self) -> ParsedTemplate:
+        return self.template.localised()
+
     def visible_to(self, user) -> bool:
-        groups = self.parsed.visible_to
+        groups = self.template.visible_to
         # Sidecars are written by hand: "/physics" there means the group "physics".
         shown_to = set(normalise_groups(groups))
         return not groups or user.is_admin or bool(shown_to & set(user.groups or ()))

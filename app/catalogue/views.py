@@ -18,14 +18,20 @@ bp = Blueprint("catalogue", __name__, url_prefix="/catalogue")
 
 
 def filter_entries(entries: list[Entry], query: str, tag: str) -> list[Entry]:
-    """Entries whose name, description or tags contain every word of ``query``, with ``tag``."""
+    """Entries whose name, description or tags contain every word of ``query``, with ``tag``.
+
+    Both the reader's language and the default one count: a name often stays in English.
+    """
     words = query.lower().split()
     shown = []
     for entry in entries:
-        parsed = entry.parsed
-        if tag and tag not in parsed.tags:
+        parsed, stored = entry.parsed, entry.template
+        if tag and tag not in parsed.tags and tag not in stored.tags:
             continue
-        haystack = " ".join([parsed.name, parsed.description, *parsed.tags]).lower()
+        haystack = " ".join(
+            [parsed.name, parsed.description, *parsed.tags]
+            + [stored.name, stored.description, *stored.tags]
+        ).lower()
         if all(word in haystack for word in words):
             shown.append(entry)
     return shown

@@ -21,6 +21,7 @@ from app.clock import utcnow
 from app.deployments import status as statuses
 from app.deployments.status import PORTAL_STATUSES, Status
 from app.extensions import db
+from app.tosca.translations import current_language
 
 # The portal's own statuses, by their old names (``Status`` is their owner).
 SUBMITTING = Status.SUBMITTING
@@ -83,6 +84,7 @@ class Deployment(db.Model):
     template_slug: Mapped[str] = mapped_column(String(100))
     # The revision launched; kept even if the catalogue later drops it (no foreign key).
     revision_id: Mapped[int | None] = mapped_column(nullable=True)
+    # The template's name as launched, in the default language: see ``shown_template_name``.
     template_name: Mapped[str] = mapped_column(String(255), default="")
     # The exact TOSCA text submitted (or fetched, for adopted deployments).
     template_text: Mapped[str | None] = mapped_column(Text, nullable=True)
@@ -147,6 +149,20 @@ class Deployment(db.Model):
     def in_progress(self) -> bool:
         """Whether the status may still change without the user doing anything."""
         return not self.deleted and statuses.in_progress(self.status)
+
+    @property
+    def shown_template_name(self) -> str:
+        """The launched template's name in the reader's language: the revision launched
+        carries its translations, and revisions never change, so this is the name it had then.
+        A revision gone, or one whose name is not the one recorded, leaves the record's."""
+        from app.deployments.tracking import parsed_template
+
+        if not self.revision_id or current_language() is None:
+            return self.template_name
+        template = parsed_template(self.revision_id)
+        if template is None or template.name != self.template_name:
+            return self.template_name
+        return template.localised().name
 
     @property
     def short_uuid(self) -> str:

@@ -168,7 +168,8 @@ def _shown(name: str, value: Any, spec: OutputSpec | None) -> ShownOutput:
 
 
 def parsed_templates(revision_ids: set[int]) -> dict[int, ParsedTemplate]:
-    """Parsed templates by revision id, read in one query; revisions unreadable now are skipped."""
+    """Parsed templates by revision id, read in one query, in the current request's language
+    (``ParsedTemplate.localised``); revisions unreadable now are skipped."""
     found: dict[int, ParsedTemplate] = {}
     if not revision_ids:
         return found
@@ -179,7 +180,7 @@ def parsed_templates(revision_ids: set[int]) -> dict[int, ParsedTemplate]:
     )
     for revision_id, parsed in rows:
         try:
-            found[revision_id] = ParsedTemplate.from_json(parsed)
+            found[revision_id] = ParsedTemplate.from_json(parsed).localised()
         except ValueError:
             continue  # stored in an older format; names stand in for labels
     return found

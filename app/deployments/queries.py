@@ -15,6 +15,7 @@ from sqlalchemy import func, or_, select
 from sqlalchemy.orm import load_only
 
 from app.auth.models import User
+from app.catalogue.loader import catalogue
 from app.deployments.models import Deployment
 from app.deployments.status import Status
 from app.extensions import db
@@ -224,7 +225,15 @@ def templates_of(viewer: User, filters: Filters) -> list[tuple[str, str]]:
     if owner is not None:
         query = query.where(owner)
     rows = db.session.execute(query.group_by(Deployment.template_slug))
-    return sorted(((slug, name or slug) for slug, name in rows), key=lambda row: row[1].lower())
+    shown = [(slug, _in_reader_language(slug, name) or slug) for slug, name in rows]
+    return sorted(shown, key=lambda row: row[1].lower())
+
+
+def _in_reader_language(slug: str, name: str | None) -> str | None:
+    """A recorded template name in the reader's language, when the catalogue still offers
+    the template under that name (see ``Deployment.shown_template_name``)."""
+    entry = catalogue().get(slug)
+    return entry.parsed.name if entry is not None and entry.template.name == name else name
 
 
 def usernames(user_ids: set[int]) -> dict[int, str]:

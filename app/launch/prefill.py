@@ -10,16 +10,17 @@ from app.catalogue.loader import Entry
 from app.catalogue.models import LaunchDefaults
 from app.extensions import db
 from app.tosca.inputs import SECRET_KINDS, is_secret
+from app.tosca.translations import current_language
 
-# Launch form classes kept per app: one per revision, and revisions never change.
+# Launch form classes kept per app: one per revision and language (the labels and help are
+# the template's words in that language), and revisions never change.
 FORM_CLASSES = 256
 
 
 def form_class(entry: Entry):
-    """The launch form class of an entry, built once per revision in each app."""
-    return cached(
-        "launch_forms", FORM_CLASSES, entry.revision_id, lambda: build_form_class(entry.parsed)
-    )
+    """The launch form class of an entry, built once per revision and language in each app."""
+    key = (entry.revision_id, current_language())
+    return cached("launch_forms", FORM_CLASSES, key, lambda: build_form_class(entry.parsed))
 
 
 def remembered_values(user, slug: str) -> dict:

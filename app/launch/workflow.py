@@ -225,7 +225,8 @@ def launch(
         name=(name or "").strip()[:NAME_MAX_LENGTH] or default_name(entry),
         template_slug=entry.slug,
         revision_id=entry.revision_id,
-        template_name=entry.parsed.name,
+        # The default-language name: Deployment.template_name shows each reader their own.
+        template_name=entry.template.name,
         template_text=text,
         parameters=clear,
         secrets_sealed=seal(kept),

@@ -3,7 +3,8 @@
 The format is described in ``tosca-catalog/README.md``. ``read_metadata`` checks the sidecar's
 shape (unknown keys, unknown widgets, tabs or presets naming unknown inputs, unknown output
 ``show`` kinds...) and fills what the sidecar leaves out from the TOSCA ``metadata`` and
-``description``. Every problem is reported with the sidecar line it is on; none raises.
+``description``; its ``translations`` block is checked by translations.py. Every problem is
+reported with the sidecar line it is on; none raises.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.tosca.translations import check_translations, from_tosca_metadata, split_tags
 from app.tosca.yamlsafe import Limits, Problem, TemplateError
 
 WIDGETS = (
@@ -27,6 +29,7 @@ WIDGETS = (
 )
 SHOW_KINDS = ("link", "copy", "secret", "ssh", "download")
 DEFAULT_TAB = "Advanced"
+SINGLE_TAB = "Settings"
 
 _TOP_KEYS = {
     "name": str,
@@ -39,6 +42,7 @@ _TOP_KEYS = {
     "inputs": dict,
     "presets": list,
     "outputs": dict,
+    "translations": dict,
 }
 _INPUT_KEYS = {
     "label": str,
@@ -68,6 +72,8 @@ class Metadata:
     inputs: dict[str, dict] = field(default_factory=dict)
     presets: list[dict] = field(default_factory=list)
     outputs: dict[str, dict] = field(default_factory=dict)
+    # {language code: words} (see translations.py), laid over the fields above when read.
+    translations: dict[str, dict] = field(default_factory=dict)
 
 
 def humanise(name: str) -> str:
@@ -83,14 +89,19 @@ class _Checker:
     def __init__(self, lines: dict[tuple, int]):
         self.lines = lines
         self.problems: list[Problem] = []
+        self.warnings: list[Problem] = []
+
+    def _line(self, path: tuple) -> int | None:
+        for end in range(len(path), 0, -1):
+            if self.lines.get(path[:end]):
+                return self.lines[path[:end]]
+        return None
 
     def report(self, path: tuple, message: str) -> None:
-        line = None
-        for end in range(len(path), 0, -1):
-            line = self.lines.get(path[:end])
-            if line:
-                break
-        self.problems.append(Problem(message, line, "sidecar"))
+        self.problems.append(Problem(message, self._line(path), "sidecar"))
+
+    def warn(self, path: tuple, message: str) -> None:
+        self.warnings.append(Problem(message, self._line(path), "sidecar"))
 
     def check_keys(self, data: Any, path: tuple, allowed: dict, what: str) -> dict:
         """Report unknown keys and values of the wrong type; return only the good entries."""
@@ -206,14 +217,6 @@ def _check_outputs(check: _Checker, data: dict, outputs: Collection[str]) -> dic
     return result
 
 
-def _split_tags(tags: Any) -> list[str]:
-    if isinstance(tags, str):
-        tags = tags.split(",")
-    if not isinstance(tags, list):
-        return []
-    return [str(tag).strip() for tag in tags if str(tag).strip()]
-
-
 def read_metadata(
     slug: str,
     tosca: dict,
@@ -273,7 +276,7 @@ def read_metadata(
         name=str(name),
         description=str(description).strip(),
         icon=icon,
-        tags=_split_tags(data.get("tags", tosca_meta.get("tags"))),
+        tags=split_tags(data.get("tags", tosca_meta.get("tags"))),
         types_version=data.get("types_version"),
         visible_to=visible_to,
         tabs=_check_tabs(check, data.get("tabs", []), input_names),
@@ -281,5 +284,17 @@ def read_metadata(
         presets=_check_presets(check, data.get("presets", []), input_names),
         outputs=_check_outputs(check, data.get("outputs", {}), output_names),
     )
+    metadata.translations = check_translations(
+        check,
+        data.get("translations", {}),
+        # The portal's own tab names may be translated too: it adds them when the sidecar
+        # lists no tabs, or leaves inputs out of them.
+        tabs={tab["name"] for tab in metadata.tabs} | {DEFAULT_TAB, SINGLE_TAB},
+        inputs=input_names,
+        presets={preset["name"] for preset in metadata.presets},
+        outputs=output_names,
+    )
+    from_tosca_metadata(tosca_meta, metadata.translations)
     errors.extend(check.problems)
+    warnings.extend(check.warnings)
     return metadata, errors, warnings

@@ -20,8 +20,9 @@ from typing import Any
 from app.tosca import leniency
 from app.tosca.constraints import ConstraintError
 from app.tosca.inputs import WidgetError, field_for
-from app.tosca.metadata import DEFAULT_TAB, read_metadata
+from app.tosca.metadata import DEFAULT_TAB, SINGLE_TAB, read_metadata
 from app.tosca.tosca import validate_template
+from app.tosca.translations import current_language, localise
 from app.tosca.typelibs import LibrarySet, from_folder
 from app.tosca.wording import N_
 from app.tosca.yamlsafe import Limits, Problem, TemplateError
@@ -41,7 +42,6 @@ log = logging.getLogger(__name__)
 
 #: Bumped when the JSON shape changes; stored results of another format are parsed again.
 FORMAT = 1
-SINGLE_TAB = "Settings"
 
 
 @dataclass
@@ -99,12 +99,32 @@ class ParsedTemplate:
     errors: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
     unsupported: list[str] = field(default_factory=list)
+    # The template's words in other languages (see translations.py); ``localised`` uses them.
+    translations: dict[str, dict] = field(default_factory=dict)
     format: int = FORMAT
 
     @property
     def ok(self) -> bool:
         """Whether the template can be launched (no errors)."""
         return not self.errors
+
+    def localised(self, language: str | None = None) -> ParsedTemplate:
+        """This template's words in ``language`` (by default the current request's), each
+        falling back to the default-language one; outside a request, the template as stored.
+
+        The copy is kept per language with the template, so a worker that keeps a template
+        builds each language's words once.
+        """
+        source = self.__dict__.get("_source", self)
+        language = language or current_language()
+        if not language:
+            return source
+        copies = source.__dict__.setdefault("_copies", {})
+        if language not in copies:
+            copy = localise(source, language)
+            copy.__dict__["_source"] = source
+            copies[language] = copy
+        return copies[language]
 
     def input(self, name: str) -> InputSpec | None:
         return next((spec for spec in self.inputs if spec.name == name), None)
@@ -349,6 +369,7 @@ def parse_template(
     result.warnings.extend(meta_warnings)
     result.name, result.description, result.icon = meta.name, meta.description, meta.icon
     result.tags, result.visible_to, result.presets = meta.tags, meta.visible_to, meta.presets
+    result.translations = meta.translations
     for spec in result.inputs:
         for key, value in meta.inputs.get(spec.name, {}).items():
             setattr(spec, key, _plain(value))

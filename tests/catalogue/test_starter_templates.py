@@ -50,6 +50,7 @@ SIDECAR_KEYS = {
     "inputs",
     "presets",
     "outputs",
+    "translations",
 }
 INPUT_KEYS = {"label", "help", "widget", "choices", "placeholder", "generate", "hidden"}
 # Values for inputs that are required and have no default, so tosca-parser sees a full launch.

@@ -199,3 +199,48 @@ def test_an_admin_registers_a_type_library_from_an_archive(
     expect(phone.locator(".problem-message").filter(has_text="(list-index)")).to_be_visible()
     shot("admin-leniency-warnings-phone", target=phone)
     context.close()
+
+
+def test_an_admin_writes_the_italian_words_and_sees_them_in_the_preview(
+    app, people, live_server, page, browser, shot
+):
+    people.create("root", PASSWORD, roles=("admin",))
+    people.create("ada", PASSWORD)
+    with app.app_context():
+        operations.import_folder(CATALOGUE, author="import")
+    log_in(page, live_server.url, "root", PASSWORD)
+    page.goto(live_server.url + "/admin/catalogue/vm/edit")
+    expect(page.locator(".sidecar-translations-help")).to_contain_text("translations:")
+
+    # Rename it in Italian in the metadata's translations block; Enter saves the revision.
+    sidecar = page.locator("#sidecar_text")
+    text = sidecar.input_value().replace("name: Macchina virtuale", "name: La mia macchina", 1)
+    sidecar.fill(text)
+    page.get_by_label("What changed").fill("Nome italiano")
+    page.get_by_label("What changed").press("Enter")
+    expect(page.get_by_text("Saved revision 2.")).to_be_visible()
+
+    page.get_by_role("link", name="Italiano").click()
+    expect(page.get_by_role("heading", name="La mia macchina")).to_be_visible()
+    expect(page.get_by_role("button", name="Piccola")).to_be_disabled()
+    expect(page.locator(".missing-words")).to_have_count(0)
+    shot("admin-preview-italian")
+    page.get_by_role("link", name="English").click()
+    expect(page.get_by_role("heading", name="Virtual machine")).to_be_visible()
+
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    phone = context.new_page()
+    log_in(phone, live_server.url, "root", PASSWORD)
+    phone.goto(live_server.url + "/admin/catalogue/vm/revisions/2/preview?language=it")
+    expect(phone.get_by_role("heading", name="La mia macchina")).to_be_visible()
+    shot("admin-preview-italian-phone", target=phone)
+    context.close()
+
+    # Published, an Italian researcher's catalogue shows the new name.
+    page.get_by_role("button", name="Publish revision 2").click()
+    italian = browser.new_context(locale="it-IT").new_page()
+    log_in(italian, live_server.url, "ada", PASSWORD)
+    italian.goto(live_server.url + "/catalogue/")
+    expect(italian.get_by_role("link", name="La mia macchina")).to_be_visible()
+    shot("catalogue-italian", target=italian)
+    italian.context.close()

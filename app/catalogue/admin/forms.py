@@ -85,6 +85,18 @@ inputs:
     widget: select
 outputs:
   node_ip: {{label: IP address, show: copy}}
+# The same words in other languages; any left out are shown as above.
+translations:
+  it:
+    name: {name}
+    description: >-
+      Che cosa offre questa applicazione a chi fa ricerca, in una o due frasi.
+    inputs:
+      num_cpus:
+        label: Core
+        help: Quanti core di processore avrà la macchina.
+    outputs:
+      node_ip: {{label: Indirizzo IP}}
 """
 
 

@@ -26,7 +26,9 @@ from app.catalogue.models import TemplateRevision
 from app.catalogue.operations import CatalogueError
 from app.errors import NotFound
 from app.extensions import db
+from app.i18n import LANGUAGES
 from app.tosca.parsed import ParsedTemplate, TemplateError
+from app.tosca.translations import current_language, missing_words
 
 
 def get_revision(slug: str, number: int) -> TemplateRevision:
@@ -98,7 +100,11 @@ def revision(slug: str, number: int):
 @role_required("admin")
 def preview(slug: str, number: int):
     found = get_revision(slug, number)
-    parsed = parsed_of(found)
+    stored = parsed_of(found)
+    # The template's words in the language asked for (?language=it), else the admin's own.
+    language = request.args.get("language")
+    language = language if language in LANGUAGES else current_language()
+    parsed = stored.localised(language)
     # Not cached: previews are rare, and a class per revision would crowd out the launch forms.
     form = build_form_class(parsed)(formdata=None)
     return _page(
@@ -109,8 +115,13 @@ def preview(slug: str, number: int):
         form=form,
         tabs=tab_layout(parsed),
         presets=presets_data(parsed),
-        summary=_summary(found, parsed, form),
+        summary=_summary(found, stored, form),
         publish=PublishForm(formdata=None, number=found.number),
+        languages=LANGUAGES,
+        language=language,
+        missing=missing_words(stored, language)
+        if language != current_app.config["DEFAULT_LOCALE"]
+        else [],
     )
 
 
