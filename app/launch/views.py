@@ -204,7 +204,5 @@ def relaunch(deployment_id: int):
             return render_template("deployments/_problem.html", problem=error.message), 200
         flash(error.message, "danger")
         return redirect(url_for("deployments.detail", deployment_id=deployment.id))
-    flash(
-        _("%(name)s is being launched with the same settings.", name=launched.name), "success"
-    )
+    flash(_("%(name)s is being launched with the same settings.", name=launched.name), "success")
     return redirect(url_for("deployments.detail", deployment_id=launched.id))
