@@ -40,8 +40,9 @@ translations/%.mo: translations/%.po $(VENV)/.installed
 	$(BIN)/pybabel -q compile -i $< -o $@
 
 ## translations: collect the words marked in code and templates into translations/*/messages.po
+# --ignore-dirs: pybabel skips folders starting with "_" unless told otherwise (templates/_macros).
 translations: $(VENV)/.installed
-	$(BIN)/pybabel -q extract -F babel.cfg -k _l -k lazy_gettext -k lazy_ngettext:1,2 \
+	$(BIN)/pybabel -q extract -F babel.cfg -k _l -k lazy_gettext -k lazy_ngettext:1,2 --ignore-dirs '.*' \
 	  --no-wrap --sort-by-file --project research-cloud-portal -o translations/messages.pot .
 	$(BIN)/pybabel -q update --no-wrap -i translations/messages.pot -d translations
 

@@ -231,11 +231,13 @@ def launch_reason(summary: dict, tabs: list[tuple[int, str]]) -> str:
             "Launch is off until the request fits your quota: choose smaller sizes, or delete "
             "a deployment you no longer need."
         )
+    # Named apart: a call inside ngettext's arguments hides its plural from extraction.
+    names = listed([_("\u201c%(name)s\u201d", name=name) for _number, name in tabs])
     return ngettext(
         "Launch is off until the request fits your quota: choose smaller sizes on the "
         "%(tabs)s tab, or delete a deployment you no longer need.",
         "Launch is off until the request fits your quota: choose smaller sizes on the "
         "%(tabs)s tabs, or delete a deployment you no longer need.",
         len(tabs),
-        tabs=listed([_("\u201c%(name)s\u201d", name=name) for _number, name in tabs]),
+        tabs=names,
     )
