@@ -89,7 +89,9 @@
 
   form.addEventListener("input", function (event) {
     var output = event.target.getAttribute("data-range-output");
-    if (output) document.getElementById(output).textContent = event.target.value;
+    // A slider's value in the reader's way of writing numbers ("2.5", "2,5").
+    var shown = new Intl.NumberFormat(document.documentElement.lang || undefined);
+    if (output) document.getElementById(output).textContent = shown.format(Number(event.target.value));
   });
 
   // A schedule shows only the controls its choice uses: a start for "once, at a set time",
