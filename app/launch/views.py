@@ -51,7 +51,7 @@ def launch(slug: str):
     presets = presets_data(entry.parsed)
     chosen = _chosen_preset(presets)
     form, prefilled = _initial_form(entry, chosen)
-    status, over_quota = 200, None
+    status, quota_refusal = 200, None
     blocker = deployments.launch_blocker(current_user)
     launch_fields = _launch_fields(entry)
     # The group a launch is charged to when none is chosen (``checks.chosen_group``): the box
@@ -86,7 +86,7 @@ def launch(slug: str):
             launch_fields["pending_id"] = error.deployment_id
             status = error.status_code
         except QuotaExceeded as error:
-            status, over_quota = error.status_code, error.message
+            status, quota_refusal = error.status_code, error.message
         except PortalError as error:
             form.form_errors.append(error.message)
             status = error.status_code
@@ -96,10 +96,10 @@ def launch(slug: str):
     elif request.method == "POST":
         status = 400
     summary = preview.summary(entry, form, group_name=charged)
-    if over_quota:
+    if quota_refusal:
         # Said in the box's words (the reader's language) when the box sees the same misfit;
         # a refusal the box cannot see (a cost it could not count) as the check said it.
-        form.form_errors.append(fit_words.refusal(summary["assessments"]) or over_quota)
+        form.form_errors.append(fit_words.refusal(summary["assessments"]) or quota_refusal)
         _mark_over_quota(form, summary["misfit_inputs"])
     return (
         render_template(
