@@ -96,9 +96,7 @@ def test_a_pool_of_one_gpu_for_a_slash_group_refuses_its_members_second_gpu_laun
         assert launched == 1
 
 
-def test_the_page_first_shown_counts_the_pool_its_launch_would_be_charged_to(
-    portal, oidc_provider
-):
+def test_the_page_first_shown_counts_the_pool_its_launch_would_be_charged_to(portal, oidc_provider):
     client = portal.test_client()
     oidc_provider.set_claims(CMS_MEMBER["sub"], CMS_MEMBER)
     assert oidc_provider.log_in(client, CMS_MEMBER["sub"]).status_code == 302
