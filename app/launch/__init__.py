@@ -1,8 +1,9 @@
 """The top floor: launching and relaunching. The only package that knows the catalogue (what
 can be launched), the deployments (what was launched) and the quotas (how much may be) together.
 
-``views`` are the pages, ``prefill`` the form as first shown, ``preview`` its cost box, and
-``workflow`` the submit (record, reserve, submit; it says who commits).
+``views`` are the pages, ``prefill`` the form as first shown, ``preview`` its cost box (in the
+words of ``fit_words``), and ``workflow`` the submit (record, reserve, submit; it says who
+commits), after the checks of ``checks``.
 """
 
 from flask import Flask

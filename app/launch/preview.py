@@ -1,14 +1,16 @@
 """The "what will be requested" box of the launch form: the cost of the values typed so far,
-and whether it fits the person's quotas (priced and checked by ``app.quotas.preview``)."""
+and whether it fits the person's quotas (priced and checked by ``app.quotas.preview``, told in
+words by ``app.launch.fit_words``), with the tabs holding what does not fit."""
 
 from flask_login import current_user
 from sqlalchemy import select
 
 from app.caches import cached
-from app.catalogue.forms import field_name
+from app.catalogue.forms import field_name, tab_layout
 from app.catalogue.loader import Entry
 from app.catalogue.models import TemplateRevision
 from app.extensions import db
+from app.launch import fit_words
 from app.quotas.preview import launch_preview
 from app.tosca.yamlsafe import Limits
 
@@ -45,10 +47,31 @@ def summary(entry: Entry, form, user=None, group_name: str | None = None) -> dic
             parameters[name] = input_field.to_tosca(field.data)
         except ValueError:
             continue
-    return launch_preview(
+    box = launch_preview(
         user or current_user,
         template_document(entry.revision_id),
         parameters,
         group_name=group_name,
         incomplete=any(f.errors for f in form),
     )
+    return with_words(box, tab_layout(entry.parsed))
+
+
+def with_words(box: dict, tabs: list) -> dict:
+    """``box`` with what the page says of a misfit: one sentence per resource
+    (``misfit_lines``, HTML), the form fields and tabs behind it (``misfit_fields``,
+    ``misfit_tabs``: [(number, name)]) and why Launch is off (``reason``, empty when it is
+    on). The launch page and its live box show the same."""
+    fields = [field_name(name) for name in box["misfit_inputs"]]
+    box["misfit_lines"] = [
+        fit_words.misfit(assessment, bar, linked=True)
+        for assessment in box["assessments"]
+        for bar in assessment.misfits()
+    ]
+    box["misfit_fields"] = fields
+    # A form of one tab shows no tabs to name.
+    shown_tabs = len(tabs) > 1 and not box["fits"]
+    box["misfit_tabs"] = fit_words.misfit_tabs(tabs, fields) if shown_tabs else []
+    blocked = not box["fits"] or box["refusal"]
+    box["reason"] = fit_words.launch_reason(box, box["misfit_tabs"]) if blocked else ""
+    return box

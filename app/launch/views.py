@@ -12,7 +12,7 @@ from app.catalogue.loader import catalogue
 from app.deployments import operations as deployments
 from app.deployments.models import NAME_MAX_LENGTH
 from app.errors import PortalError
-from app.launch import prefill, preview, workflow
+from app.launch import fit_words, prefill, preview, workflow
 from app.leases import launching as lease_launching
 from app.leases import operations as lease_operations
 from app.quotas.errors import QuotaExceeded
@@ -25,7 +25,7 @@ bp = Blueprint("launch", __name__)
 def _visible_entry(slug: str):
     entry = catalogue().get(slug)
     if entry is None or not entry.visible_to(current_user):
-        abort(404, "There is no such application in the catalogue, or it is not open to you.")
+        abort(404, _("There is no such application in the catalogue, or it is not open to you."))
     return entry
 
 
@@ -51,12 +51,15 @@ def launch(slug: str):
     presets = presets_data(entry.parsed)
     chosen = _chosen_preset(presets)
     form, prefilled = _initial_form(entry, chosen)
-    status, over_quota = 200, False
+    status, quota_refusal = 200, None
     blocker = deployments.launch_blocker(current_user)
     launch_fields = _launch_fields(entry)
+    # The group a launch is charged to when none is chosen (``checks.chosen_group``): the box
+    # counts the same pool as the check at submit.
+    charged = launch_fields["group"] or next(iter(launch_fields["groups"]), None)
     lease = lease_launching.launch_offer(
         entry.slug,
-        launch_fields["group"] or next(iter(launch_fields["groups"]), None),
+        charged,
         request.form.get("lease_duration") if request.method == "POST" else None,
     )
     if lease.error and chosen is None:
@@ -82,17 +85,21 @@ def launch(slug: str):
             form.form_errors.append(error.message)
             launch_fields["pending_id"] = error.deployment_id
             status = error.status_code
+        except QuotaExceeded as error:
+            status, quota_refusal = error.status_code, error.message
         except PortalError as error:
             form.form_errors.append(error.message)
             status = error.status_code
-            over_quota = isinstance(error, QuotaExceeded)
         else:
             flash(_launched_message(deployment), "success" if deployment.uuid else "warning")
             return redirect(url_for("deployments.detail", deployment_id=deployment.id))
     elif request.method == "POST":
         status = 400
-    summary = preview.summary(entry, form, group_name=request.form.get("group") or None)
-    if over_quota:
+    summary = preview.summary(entry, form, group_name=charged)
+    if quota_refusal:
+        # Said in the box's words (the reader's language) when the box sees the same misfit;
+        # a refusal the box cannot see (a cost it could not count) as the check said it.
+        form.form_errors.append(fit_words.refusal(summary["assessments"]) or quota_refusal)
         _mark_over_quota(form, summary["misfit_inputs"])
     return (
         render_template(
@@ -152,17 +159,18 @@ def _launch_fields(entry) -> dict:
             "Keep the name to %(count)d characters or fewer.", count=NAME_MAX_LENGTH
         )
     if group is not None and group not in groups:
-        errors["group"] = "Choose one of your groups."
+        errors["group"] = _("Choose one of your groups.")
     return {"name": name, "group": group, "groups": groups, "errors": errors}
 
 
 def _launched_message(deployment) -> str:
     if deployment.uuid:
-        return f"{deployment.name} is being launched. Its status is shown below."
-    return (
-        f"The orchestrator did not confirm the launch of {deployment.name} in time. It may "
-        "have started anyway: the portal is checking and will not submit it twice, so there "
-        "is no need to launch again."
+        return _("%(name)s is being launched. Its status is shown below.", name=deployment.name)
+    return _(
+        "The orchestrator did not confirm the launch of %(name)s in time. It may have started "
+        "anyway: the portal is checking and will not submit it twice, so there is no need to "
+        "launch again.",
+        name=deployment.name,
     )
 
 
@@ -187,7 +195,7 @@ def relaunch(deployment_id: int):
     deployment = deployments.visible_deployment(current_user, deployment_id)
     name = " ".join(request.form.get("name", "").split())[:NAME_MAX_LENGTH]
     if not name:
-        flash("Give the new deployment a name; nothing was launched.", "danger")
+        flash(_("Give the new deployment a name; nothing was launched."), "danger")
         return redirect(url_for("deployments.detail", deployment_id=deployment.id))
     try:
         launched = workflow.relaunch(current_user, deployment, name=name)
@@ -196,5 +204,5 @@ def relaunch(deployment_id: int):
             return render_template("deployments/_problem.html", problem=error.message), 200
         flash(error.message, "danger")
         return redirect(url_for("deployments.detail", deployment_id=deployment.id))
-    flash(f"{launched.name} is being launched with the same settings.", "success")
+    flash(_("%(name)s is being launched with the same settings.", name=launched.name), "success")
     return redirect(url_for("deployments.detail", deployment_id=launched.id))

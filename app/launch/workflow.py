@@ -20,11 +20,12 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Callable
-from datetime import timedelta
 from typing import Any
 
 from flask import current_app, has_request_context, request
-from sqlalchemy import func, select
+from flask_babel import gettext as _
+from flask_babel import ngettext
+from sqlalchemy import select
 
 from app.auth.errors import TokenUnavailable
 from app.auth.models import User
@@ -36,17 +37,18 @@ from app.deployments.errors import (
     DeploymentError,
     LaunchConflict,
     LaunchError,
-    TooManyLaunches,
     explain,
     explain_create_conflict,
 )
 from app.deployments.models import NAME_MAX_LENGTH, Deployment
 from app.deployments.secrets import seal, secret_inputs, split_parameters
-from app.deployments.status import AWAITING_ANSWER, Status
+from app.deployments.status import Status
 from app.deployments.timeline import record_event
 from app.errors import ConfigurationError
 from app.extensions import db
 from app.launch import prefill
+from app.launch.checks import LaunchPending as LaunchPending  # callers catch it here
+from app.launch.checks import check_pending, check_rate, chosen_group
 from app.orchestrator import schemas
 from app.orchestrator.errors import (
     Conflict,
@@ -64,15 +66,17 @@ log = logging.getLogger(__name__)
 NOTHING_LAUNCHED = "nothing was launched"
 
 
-class LaunchPending(LaunchError):
-    """An earlier launch of the same thing is still unconfirmed; launching again could create
-    it twice. ``deployment_id`` is that earlier deployment."""
+def N_(message: str) -> str:
+    """Marks an English sentence kept in a deployment's record: the record stays English and
+    each reader is told it in their language (``gettext`` of the same id)."""
+    return message
 
-    status_code = 409
 
-    def __init__(self, message: str, deployment_id: int):
-        super().__init__(message)
-        self.deployment_id = deployment_id
+NOT_SET_UP = N_(
+    "The portal's connection to the orchestrator is not set up correctly; nothing was "
+    "launched. Please tell your administrators."
+)
+RECORDED = N_("Recorded; submitting.")
 
 
 def default_name(entry: Entry) -> str:
@@ -103,51 +107,6 @@ def request_options() -> dict[str, Any]:
     return {key: value for key, value in options.items() if value is not None}
 
 
-def _check_rate(user: User) -> None:
-    limit = current_app.config["LAUNCHES_PER_MINUTE"]
-    if not limit:
-        return
-    recent = db.session.scalar(
-        select(func.count(Deployment.id)).where(
-            Deployment.user_id == user.id,
-            Deployment.adopted.is_(False),
-            Deployment.created_at >= utcnow() - timedelta(minutes=1),
-        )
-    )
-    if recent >= limit:
-        raise TooManyLaunches(
-            f"You launched {recent} times in the last minute, the most this portal allows; "
-            "wait a minute and launch again. Nothing was launched."
-        )
-
-
-def _check_pending(user: User, entry: Entry, clear: dict) -> None:
-    pending = db.session.scalars(
-        select(Deployment).where(
-            Deployment.user_id == user.id,
-            Deployment.template_slug == entry.slug,
-            Deployment.status.in_(sorted(AWAITING_ANSWER)),
-            Deployment.deleted.is_(False),
-        )
-    )
-    for earlier in pending:
-        if earlier.parameters == clear:
-            raise LaunchPending(
-                f"Your earlier launch \u201c{earlier.name}\u201d with the same settings is still "
-                "being confirmed with the orchestrator; launching again could create it twice. "
-                "Follow it in My deployments; it is settled within a few minutes.",
-                earlier.id,
-            )
-
-
-def _chosen_group(user: User, group: str | None) -> str | None:
-    """The group to charge: ``group`` if the user is in it, else their first, else none."""
-    groups = identity.groups_for(user)
-    if group and group not in groups:
-        raise LaunchError(f"You are not a member of the group \u201c{group}\u201d.", "group")
-    return group or (groups[0] if groups else None)
-
-
 def _generate_missing(entry: Entry, parameters: dict, generated: set[str]) -> dict:
     filled = dict(parameters)
     for name, can_generate in secret_inputs(entry.parsed).items():
@@ -163,8 +122,10 @@ def _template_text(entry: Entry) -> str:
     )
     if text is None:
         raise LaunchError(
-            "This application changed while you were filling in the form; reload the page "
-            "and launch again."
+            _(
+                "This application changed while you were filling in the form; reload the page "
+                "and launch again."
+            )
         )
     return text
 
@@ -206,12 +167,12 @@ def launch(
     blocker = identity.launch_blocker(user)
     if blocker:
         raise LaunchError(blocker)
-    _check_rate(user)
+    check_rate(user)
     generated = set(generated)
     parameters = _generate_missing(entry, parameters, generated)
     clear, kept = split_parameters(entry.parsed, parameters, generated)
-    _check_pending(user, entry, clear)
-    charged_group = _chosen_group(user, group)
+    check_pending(user, entry, clear)
+    charged_group = chosen_group(user, group)
     try:
         user_group = identity.user_group_to_send(user, charged_group)
     except DeploymentError as error:
@@ -239,9 +200,7 @@ def launch(
         submitted_at=utcnow(),
         check_failures=0,
     )
-    record_event(
-        deployment, Status.SUBMITTING, source="launch", reason="Recorded; submitting.", actor=user
-    )
+    record_event(deployment, Status.SUBMITTING, source="launch", reason=RECORDED, actor=user)
     reserve(user, charged_group, deployment.charge, deployment)
     db.session.commit()  # step 1: recorded and reserved, before anything leaves
     if on_recorded is not None:
@@ -276,17 +235,13 @@ def _submit(
         _not_launched(deployment, message)
         raise LaunchError(message) from error
     except (TokenUnavailable, DeploymentError) as error:
-        message = f"{error.message} Nothing was launched."
-        _not_launched(deployment, message)
-        raise LaunchError(message) from error
+        # The deployment's record keeps the English; the person reads their language.
+        _not_launched(deployment, f"{error.message} Nothing was launched.")
+        raise LaunchError(_("%(problem)s Nothing was launched.", problem=error.message)) from error
     except ConfigurationError as error:
         log.error("Launch of deployment %s: %s", deployment.id, error)
-        message = (
-            "The portal's connection to the orchestrator is not set up correctly; nothing was "
-            "launched. Please tell your administrators."
-        )
-        _not_launched(deployment, message)
-        raise LaunchError(message) from error
+        _not_launched(deployment, NOT_SET_UP)
+        raise LaunchError(_(NOT_SET_UP)) from error
     except OrchestratorUnavailable as error:
         _remember(user, remembered_entry, remembered)
         return _unconfirmed(deployment, error.message)
@@ -356,8 +311,10 @@ def entry_of(deployment: Deployment) -> Entry:
     )
     if revision is None:
         raise LaunchError(
-            "The application this deployment was launched from is no longer in the "
-            "catalogue; launch it anew from the catalogue."
+            _(
+                "The application this deployment was launched from is no longer in the "
+                "catalogue; launch it anew from the catalogue."
+            )
         )
     return Entry(
         deployment.template_slug,
@@ -385,8 +342,14 @@ def relaunch(actor: User, deployment: Deployment, *, name: str | None = None) ->
     ]
     if typed:
         raise LaunchError(
-            f"{', '.join(typed)} was typed at launch and the portal does not keep it; use "
-            "\u201cEdit and relaunch\u201d to type it again."
+            ngettext(
+                "%(inputs)s was typed at launch and the portal does not keep it; use "
+                "\u201cEdit and relaunch\u201d to type it again.",
+                "%(inputs)s were typed at launch and the portal does not keep them; use "
+                "\u201cEdit and relaunch\u201d to type them again.",
+                len(typed),
+                inputs=", ".join(typed),
+            )
         )
     group = deployment.group_name if deployment.group_name in identity.groups_for(actor) else None
     return launch(actor, entry, dict(deployment.parameters or {}), name=name, group=group)

@@ -13,6 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from flask_babel import lazy_gettext as _l
+from flask_babel import lazy_ngettext
+
 from app.tosca.types import parse_timestamp, parse_version
 from app.tosca.units import SCALAR_UNITS, Scalar, parse_scalar
 
@@ -125,29 +128,63 @@ class Constraint:
         return comparable(value, self.type_name)
 
     def message(self) -> str:
-        """What a valid value looks like, e.g. "must be between 1 and 64"."""
-        arg = self.argument
+        """What a valid value looks like, e.g. "must be between 1 and 64", in the language of
+        whoever reads it (a form class is built once and shown to everyone)."""
+        arg, entries = self.argument, self.type_name in ("list", "map")
         words: dict[str, Callable[[], str]] = {
-            "equal": lambda: f"must be {_show(arg)}",
-            "greater_than": lambda: f"must be greater than {_show(arg)}",
-            "greater_or_equal": lambda: f"must be at least {_show(arg)}",
-            "less_than": lambda: f"must be less than {_show(arg)}",
-            "less_or_equal": lambda: f"must be at most {_show(arg)}",
+            "equal": lambda: _l("must be %(value)s", value=_show(arg)),
+            "greater_than": lambda: _l("must be greater than %(value)s", value=_show(arg)),
+            "greater_or_equal": lambda: _l("must be at least %(value)s", value=_show(arg)),
+            "less_than": lambda: _l("must be less than %(value)s", value=_show(arg)),
+            "less_or_equal": lambda: _l("must be at most %(value)s", value=_show(arg)),
             "in_range": lambda: (
-                f"must be at least {_show(arg[0])}"
+                _l("must be at least %(value)s", value=_show(arg[0]))
                 if arg[1] == "UNBOUNDED"
-                else f"must be between {_show(arg[0])} and {_show(arg[1])}"
+                else _l(
+                    "must be between %(low)s and %(high)s", low=_show(arg[0]), high=_show(arg[1])
+                )
             ),
-            "valid_values": lambda: "must be one of: " + ", ".join(_show(v) for v in arg),
-            "length": lambda: f"must be exactly {arg} {self._length_unit()} long",
-            "min_length": lambda: f"must be at least {arg} {self._length_unit()} long",
-            "max_length": lambda: f"must be at most {arg} {self._length_unit()} long",
+            "valid_values": lambda: _l(
+                "must be one of: %(values)s", values=", ".join(_show(v) for v in arg)
+            ),
+            "length": lambda: (
+                lazy_ngettext(
+                    "must be exactly %(num)d entry long",
+                    "must be exactly %(num)d entries long",
+                    arg,
+                )
+                if entries
+                else lazy_ngettext(
+                    "must be exactly %(num)d character long",
+                    "must be exactly %(num)d characters long",
+                    arg,
+                )
+            ),
+            "min_length": lambda: (
+                lazy_ngettext(
+                    "must have at least %(num)d entry", "must have at least %(num)d entries", arg
+                )
+                if entries
+                else lazy_ngettext(
+                    "must be at least %(num)d character long",
+                    "must be at least %(num)d characters long",
+                    arg,
+                )
+            ),
+            "max_length": lambda: (
+                lazy_ngettext(
+                    "must have at most %(num)d entry", "must have at most %(num)d entries", arg
+                )
+                if entries
+                else lazy_ngettext(
+                    "must be at most %(num)d character long",
+                    "must be at most %(num)d characters long",
+                    arg,
+                )
+            ),
             "pattern": lambda: self.wording or describe_pattern(arg),
         }
         return words[self.operator]()
-
-    def _length_unit(self) -> str:
-        return "entries" if self.type_name in ("list", "map") else "characters"
 
     def is_satisfied(self, value: Any) -> bool:
         """Whether ``value`` (already of the constraint's type) satisfies the constraint."""
@@ -230,7 +267,7 @@ def parse_constraints(raw: Any, type_name: str) -> list[Constraint]:
 
 def violations(constraints: list[Constraint], value: Any) -> list[str]:
     """The messages of every constraint ``value`` does not satisfy (empty when all hold)."""
-    return [c.message() for c in constraints if not c.is_satisfied(value)]
+    return [str(c.message()) for c in constraints if not c.is_satisfied(value)]
 
 
 def browser_hints(constraints: list[Constraint]) -> dict[str, Any]:
@@ -270,12 +307,18 @@ def describe_pattern(pattern: str, example: Any = None) -> str:
     if length:
         low, has_comma, high = length.groups()
         if not has_comma:
-            words = f"must be exactly {low} characters long"
-        elif high:
-            words = f"must be {low} to {high} characters long"
-        else:
-            words = f"must be at least {low} characters long"
-        return words + (", or left empty" if optional else "")
+            if optional:
+                return _l("must be exactly %(low)s characters long, or left empty", low=low)
+            return _l("must be exactly %(low)s characters long", low=low)
+        if high:
+            if optional:
+                return _l(
+                    "must be %(low)s to %(high)s characters long, or left empty", low=low, high=high
+                )
+            return _l("must be %(low)s to %(high)s characters long", low=low, high=high)
+        if optional:
+            return _l("must be at least %(low)s characters long, or left empty", low=low)
+        return _l("must be at least %(low)s characters long", low=low)
     if isinstance(example, str) and example:
-        return f'is not in the expected form; write it like "{example}"'
-    return "is not in the form this field expects; see the description under it"
+        return _l('is not in the expected form; write it like "%(example)s"', example=example)
+    return _l("is not in the form this field expects; see the description under it")

@@ -11,6 +11,9 @@ import re
 from typing import Any
 
 import yaml
+from flask import has_app_context
+from flask_babel import format_decimal
+from flask_babel import gettext as _
 
 from app.tosca.settings import setting
 
@@ -18,7 +21,26 @@ _DIGIT_RUN = re.compile(r"\d+")
 
 
 class TooManyDigits(ValueError):
-    """A number with more digits than INPUT_MAX_DIGITS; the message is for the person."""
+    """A number with more digits than INPUT_MAX_DIGITS; the message is a whole sentence for
+    the person, in their language."""
+
+    def __init__(self, digits: int, most: int):
+        self.digits, self.most = digits, most
+        super().__init__(
+            _(
+                "This is a number of %(digits)s digits; numbers here have at most %(most)s.",
+                digits=grouped(digits),
+                most=grouped(most),
+            )
+        )
+
+
+def grouped(number: int | float) -> str:
+    """``number`` with the reader's digit grouping ("10,000", "10.000"); outside the portal
+    (a script parsing a template) the English grouping."""
+    if has_app_context():
+        return format_decimal(number)
+    return f"{number:,}"
 
 
 def max_digits() -> int:
@@ -27,9 +49,7 @@ def max_digits() -> int:
 
 
 def _refuse(digits: int) -> TooManyDigits:
-    return TooManyDigits(
-        f"is a number of {digits:,} digits; numbers here have at most {max_digits()}"
-    )
+    return TooManyDigits(digits, max_digits())
 
 
 def check_digits(text: str) -> str:

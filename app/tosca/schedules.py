@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import isodate
+from flask import has_app_context
+from flask_babel import format_datetime, ngettext
 from flask_babel import gettext as _
-from flask_babel import ngettext
 
 from app.tosca.numbers import whole
 
@@ -73,7 +74,7 @@ class Schedule:
             return _("Once, on %(when)s", when=plain_time(self.start))
         every = self.every()
         if every and every[1] in ("days", "weeks") and self.start is not None:
-            often = _("%(every)s at %(time)s UTC", every=_every(*every), time=f"{self.start:%H:%M}")
+            often = _at(*every, time=_utc(self.start, "HH:mm"))
         elif every:
             often = _every(*every)
         else:
@@ -85,7 +86,7 @@ class Schedule:
         if self.start is None:
             return _("%(often)s, %(times)s, starting now", often=often, times=times)
         daily = every is not None and every[1] in ("days", "weeks")
-        when = f"{self.start.day} {self.start:%b %Y}" if daily else plain_time(self.start)
+        when = _utc(self.start, "d MMM y") if daily else plain_time(self.start)
         return _("%(often)s, %(times)s, from %(when)s", often=often, times=times, when=when)
 
 
@@ -99,9 +100,30 @@ def _every(count: int, unit: str) -> str:
     return words[unit]
 
 
+def _at(count: int, unit: str, time: str) -> str:
+    # Each period its own sentence: "every day at", "ogni giorno alle" agree with the unit.
+    if unit == "weeks":
+        return ngettext(
+            "Every week at %(time)s UTC", "Every %(num)d weeks at %(time)s UTC", count, time=time
+        )
+    return ngettext(
+        "Every day at %(time)s UTC", "Every %(num)d days at %(time)s UTC", count, time=time
+    )
+
+
+def _utc(moment: datetime, pattern: str) -> str:
+    """``moment`` (naive UTC) in the reader's language, kept in UTC: a schedule runs in UTC
+    and says so."""
+    if has_app_context():
+        return format_datetime(moment.replace(tzinfo=UTC), pattern, rebase=False)
+    return moment.strftime(
+        {"HH:mm": "%H:%M", "d MMM y": "%d %b %Y"}.get(pattern, "%d %b %Y, %H:%M")
+    )
+
+
 def plain_time(moment: datetime) -> str:
-    """``26 Nov 2026, 02:00 UTC``."""
-    return f"{moment.day} {moment:%b %Y, %H:%M} UTC"
+    """``26 Nov 2026, 02:00 UTC`` (``26 nov 2026, 02:00 UTC`` in Italian)."""
+    return _("%(when)s UTC", when=_utc(moment, "d MMM y, HH:mm"))
 
 
 def parse_schedule(text: str) -> Schedule:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from flask_babel import gettext as _
+
 from app.tosca.numbers import whole
 
 _VERSION_RE = re.compile(r"(\d+)\.(\d+)(?:\.(\d+)(?:\.([A-Za-z0-9_]+)(?:-(\d+))?)?)?")
@@ -21,10 +23,10 @@ def parse_version(value) -> tuple:
     Raises ``ValueError`` for anything else.
     """
     if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise ValueError("must be a version such as 1.0 or 2.1.3")
+        raise ValueError(_("must be a version such as 1.0 or 2.1.3"))
     match = _VERSION_RE.fullmatch(str(value).strip())
     if not match:
-        raise ValueError("must be a version such as 1.0 or 2.1.3")
+        raise ValueError(_("must be a version such as 1.0 or 2.1.3"))
     major, minor, fix, qualifier, build = match.groups()
     return (whole(major), whole(minor), whole(fix or 0), qualifier or "", whole(build or 0))
 
@@ -45,9 +47,9 @@ def parse_timestamp(value) -> dt.datetime:
         try:
             moment = dt.datetime.fromisoformat(text)
         except ValueError:
-            raise ValueError("must be a date and time such as 2025-01-31T12:00:00Z") from None
+            raise ValueError(_("must be a date and time such as 2025-01-31T12:00:00Z")) from None
     else:
-        raise ValueError("must be a date and time such as 2025-01-31T12:00:00Z")
+        raise ValueError(_("must be a date and time such as 2025-01-31T12:00:00Z"))
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=dt.UTC)
     return moment

@@ -17,6 +17,10 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from flask import has_app_context
+from flask_babel import format_decimal
+from flask_babel import gettext as _
+
 from app.tosca.numbers import check_digits, decimal, whole
 
 __all__ = [
@@ -63,7 +67,6 @@ SCALAR_UNITS = {
 _UNIT_ALIASES = {"KB": "kB"}
 # A number and a unit; the unit may be missing so that a size in a template can be bare bytes.
 _SCALAR_RE = re.compile(r"\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*([A-Za-z]*)\s*")
-_SIZE_EXAMPLE = "a number followed by a unit, e.g. 4 GB"
 
 
 def canonical_unit(unit: str, units: dict) -> str | None:
@@ -103,21 +106,37 @@ def parse_scalar(value, kind: str) -> Scalar:
     if isinstance(value, Scalar):
         return value
     if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise ValueError(f"must be a number followed by a unit ({', '.join(units)})")
+        raise ValueError(
+            _("must be a number followed by a unit (%(units)s)", units=", ".join(units))
+        )
     match = _SCALAR_RE.fullmatch(str(value))
     if not match or not match.group(2):
         raise ValueError(
-            f"must be a number followed by a unit, e.g. {_example(kind)} "
-            f"(units: {', '.join(units)})"
+            _(
+                "must be a number followed by a unit, e.g. %(example)s (units: %(units)s)",
+                example=_example(kind),
+                units=", ".join(units),
+            )
         )
     number_text, unit_text = match.groups()
     unit = canonical_unit(unit_text, units)
     if unit is None:
-        raise ValueError(f'unit "{unit_text}" is not one of: {", ".join(units)}')
+        raise ValueError(_unknown_unit(unit_text, units))
     number = decimal(number_text) if "." in number_text else whole(number_text)
     if isinstance(number, float) and number.is_integer():
         number = int(number)
     return Scalar(number, unit, kind)
+
+
+def _size_example() -> str:
+    return _(
+        "must be a number followed by a unit, e.g. 4 GB (units: %(units)s)",
+        units=", ".join(SIZE_UNITS),
+    )
+
+
+def _unknown_unit(unit_text: str, units) -> str:
+    return _('unit "%(unit)s" is not one of: %(units)s', unit=unit_text, units=", ".join(units))
 
 
 def _example(kind: str) -> str:
@@ -151,28 +170,28 @@ def read_size(value: Any, *, unit_required: bool = True) -> Size:
     a missing or unknown unit, a negative or non-numeric amount.
     """
     if isinstance(value, bool) or not isinstance(value, str | int | float | Decimal):
-        raise ValueError(f"must be {_SIZE_EXAMPLE}")
+        raise ValueError(_("must be a number followed by a unit, e.g. 4 GB"))
     if isinstance(value, int | float | Decimal):
         if unit_required:
-            raise ValueError(f"must be {_SIZE_EXAMPLE} (units: {', '.join(SIZE_UNITS)})")
+            raise ValueError(_size_example())
         try:
             number = Decimal(str(value))
         except InvalidOperation:
-            raise ValueError(f"must be {_SIZE_EXAMPLE}") from None
+            raise ValueError(_("must be a number followed by a unit, e.g. 4 GB")) from None
         if not number.is_finite() or number < 0:
-            raise ValueError("must be a size of zero or more")
+            raise ValueError(_("must be a size of zero or more"))
         return Size(number, "B")
     match = _SCALAR_RE.fullmatch(value)
     if not match:
-        raise ValueError(f"must be {_SIZE_EXAMPLE} (units: {', '.join(SIZE_UNITS)})")
+        raise ValueError(_size_example())
     number_text, unit_text = match.groups()
     if not unit_text:
         if unit_required:
-            raise ValueError(f"must be {_SIZE_EXAMPLE} (units: {', '.join(SIZE_UNITS)})")
+            raise ValueError(_size_example())
         unit_text = "B"
     unit = canonical_unit(unit_text, SIZE_UNITS)
     if unit is None:
-        raise ValueError(f'unit "{unit_text}" is not one of: {", ".join(SIZE_UNITS)}')
+        raise ValueError(_unknown_unit(unit_text, SIZE_UNITS))
     return Size(Decimal(check_digits(number_text)), unit)
 
 
@@ -183,15 +202,23 @@ def size_in_bytes(value: Any) -> int:
 
 
 def format_size(size: int | float) -> str:
-    """Show bytes in the unit the figure was most likely written in: ``8 GB``, ``2 GiB``."""
+    """Show bytes in the unit the figure was most likely written in: ``8 GB``, ``2 GiB``;
+    fractions in the reader's way ("1.5 TB", "1,5 TB"). Unit symbols are the same in every
+    language."""
     size = int(size)
     for unit, factor in (("TB", 10**12), ("TiB", 2**40), ("GB", 10**9), ("GiB", 2**30)):
         if size >= factor and size % factor == 0:
-            return f"{size // factor} {unit}"
+            return f"{_number(size // factor)} {unit}"
     if size >= 10**12:
-        return f"{size / 10**12:.1f} TB"
+        return f"{_number(round(size / 10**12, 1), '0.0')} TB"
     if size >= 10**9:
-        return f"{size / 10**9:.1f} GB"
+        return f"{_number(round(size / 10**9, 1), '0.0')} GB"
     if size >= 10**6:
-        return f"{size / 10**6:.0f} MB"
-    return f"{size} B"
+        return f"{_number(round(size / 10**6))} MB"
+    return f"{_number(size)} B"
+
+
+def _number(number: int | float, pattern: str = "0") -> str:
+    if has_app_context():
+        return format_decimal(number, format=pattern)
+    return f"{number:.1f}" if pattern == "0.0" else str(number)

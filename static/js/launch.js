@@ -37,7 +37,8 @@
       var input = document.getElementById(reveal.getAttribute("data-reveal"));
       var hidden = input.type === "password";
       input.type = hidden ? "text" : "password";
-      reveal.textContent = hidden ? "Hide" : "Show";
+      // The words come from the page, in the reader's language.
+      reveal.textContent = reveal.getAttribute(hidden ? "data-text-hide" : "data-text-show");
       return;
     }
     var generate = event.target.closest("[data-generate]");
@@ -49,19 +50,31 @@
       target.value = Array.from(bytes, function (b) { return alphabet[b % alphabet.length]; }).join("");
       target.type = "text";
       var toggle = form.querySelector('[data-reveal="' + target.id + '"]');
-      if (toggle) toggle.textContent = "Hide";
+      if (toggle) toggle.textContent = toggle.getAttribute("data-text-hide");
       target.dispatchEvent(new Event("change", { bubbles: true }));
     }
   });
 
   // Launch stays off while the cost box says the request does not fit (the server refuses
-  // it anyway); the reason sits under the button. A person without scripts gets the refusal.
+  // it anyway); the reason sits under the button and names the tabs to change, which are
+  // marked "over quota" as after a refused submit. A person without scripts gets the refusal.
   var launchButton = document.getElementById("launch-button");
   var launchReason = document.getElementById("launch-reason");
   var blockedFromStart = launchButton && launchButton.hasAttribute("data-account-blocked");
+  function markTabs(numbers) {
+    form.querySelectorAll('[role="tab"]').forEach(function (tab, index) {
+      var badge = tab.querySelector(".quota-tab-badge");
+      if (!badge) return;
+      // A tab already marked by the server's refusal keeps that mark alone.
+      var marked = tab.querySelector(".text-bg-danger") !== null;
+      badge.hidden = marked || numbers.indexOf(String(index + 1)) < 0;
+    });
+  }
   function followSummary() {
     var summary = document.getElementById("launch-summary");
-    if (!summary || !launchButton || blockedFromStart) return;
+    if (!summary || !launchButton) return;
+    markTabs((summary.getAttribute("data-misfit-tabs") || "").split(" ").filter(Boolean));
+    if (blockedFromStart) return;
     var blocked = summary.getAttribute("data-launchable") === "no";
     launchButton.disabled = blocked;
     launchReason.textContent = blocked ? summary.getAttribute("data-reason") : "";
@@ -76,7 +89,9 @@
 
   form.addEventListener("input", function (event) {
     var output = event.target.getAttribute("data-range-output");
-    if (output) document.getElementById(output).textContent = event.target.value;
+    // A slider's value in the reader's way of writing numbers ("2.5", "2,5").
+    var shown = new Intl.NumberFormat(document.documentElement.lang || undefined);
+    if (output) document.getElementById(output).textContent = shown.format(Number(event.target.value));
   });
 
   // A schedule shows only the controls its choice uses: a start for "once, at a set time",

@@ -94,3 +94,22 @@ def test_a_pool_of_one_gpu_for_a_slash_group_refuses_its_members_second_gpu_laun
         assert carla.groups == ["physics/cms"]
         launched = db.session.scalar(select(func.count()).select_from(Deployment))
         assert launched == 1
+
+
+def test_the_page_first_shown_counts_the_pool_its_launch_would_be_charged_to(portal, oidc_provider):
+    client = portal.test_client()
+    oidc_provider.set_claims(CMS_MEMBER["sub"], CMS_MEMBER)
+    assert oidc_provider.log_in(client, CMS_MEMBER["sub"]).status_code == 302
+    portal.test_cli_runner().invoke(
+        args=["quota", "set", "--group-pool", "physics/cms", "--gpus", "1", "--reason", "CMS"]
+    )
+    first, _page = launch_page_post(client, "physics/cms")
+    assert first.status_code == 302
+
+    # Nothing chosen yet: the box counts the group the check at submit would charge, so Launch
+    # is off before the person tries, as the server would refuse.
+    page = client.get("/catalogue/one-gpu/").get_data(as_text=True)
+    assert "Pool of group physics/cms" in page
+    assert 'data-launchable="no"' in page
+    assert re.search(r'id="launch-button"[^>]* disabled', page)
+    assert "choose smaller sizes, or delete a deployment" in page

@@ -30,8 +30,8 @@ def constraint(raw, type_name="integer") -> Constraint:
         ({"length": 3}, "string", "abc", "ab", "must be exactly 3 characters long"),
         ({"min_length": 2}, "string", "ab", "a", "must be at least 2 characters long"),
         ({"max_length": 2}, "string", "ab", "abc", "must be at most 2 characters long"),
-        ({"min_length": 1}, "list", ["x"], [], "must be at least 1 entries long"),
-        ({"max_length": 1}, "map", {"a": 1}, {"a": 1, "b": 2}, "must be at most 1 entries long"),
+        ({"min_length": 1}, "list", ["x"], [], "must have at least 1 entry"),
+        ({"max_length": 1}, "map", {"a": 1}, {"a": 1, "b": 2}, "must have at most 1 entry"),
         (
             {"pattern": "[a-z]+"},
             "string",

@@ -46,7 +46,7 @@ def test_an_over_long_value_is_refused_in_words_before_anything_else(make_spec, 
 def test_a_huge_number_is_refused_in_the_portals_words(make_spec):
     field = field_for(make_spec("count", "integer", widget="text"))
     _value, messages = field.check("9" * 10_000)
-    assert messages == ["Is a number of 10,000 digits; numbers here have at most 30."]
+    assert messages == ["This is a number of 10,000 digits; numbers here have at most 30."]
     assert "sys.set_int_max_str_digits" not in messages[0]
     assert field.check("-12")[0] == -12
 

@@ -306,7 +306,7 @@ def test_list_takes_one_entry_per_line_and_checks_each(make_spec):
     assert field.check("1\n2\n\n3") == ([1, 2, 3], [])
     assert field.check([1, 2], strict=True) == ([1, 2], [])
     assert field.check("1\n12")[1] == ['Entry 2 ("12"): Must be less than 10.']
-    assert field.check("")[1] == ["Must be at least 1 entries long."]
+    assert field.check("")[1] == ["Must have at least 1 entry."]
     assert field.check("1\n2", strict=True)[1] == ["Must be a list."]
     assert field.to_form([1, 2]) == "1\n2"
 

@@ -16,6 +16,7 @@ one for an input.
 from __future__ import annotations
 
 from app.tosca.inputs.base import REQUIRED_MESSAGE, InputField, ToscaValue, WidgetError
+from app.tosca.inputs.ports import PORT_TYPES, PortsInput, check_port_spec
 from app.tosca.inputs.scalars import (
     SCALAR_FIELDS,
     BooleanInput,
@@ -37,14 +38,7 @@ from app.tosca.inputs.secrets import (
     check_ssh_public_key,
     generate_password,
 )
-from app.tosca.inputs.structured import (
-    PORT_TYPES,
-    JsonInput,
-    ListInput,
-    MapInput,
-    PortsInput,
-    check_port_spec,
-)
+from app.tosca.inputs.structured import JsonInput, ListInput, MapInput
 
 # Kinds whose values the portal never stores (for pre-filling or with a deployment): a password
 # in the database would outlive its use.

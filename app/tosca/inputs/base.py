@@ -18,6 +18,7 @@ import contextlib
 from dataclasses import replace
 from typing import Any, ClassVar, NamedTuple
 
+from flask_babel import gettext
 from flask_babel import lazy_gettext as _
 from wtforms import Field, RadioField, SelectField, StringField
 from wtforms.validators import StopValidation, ValidationError
@@ -34,6 +35,7 @@ from app.tosca.constraints import (
 from app.tosca.inputs.limits import max_length, too_long
 from app.tosca.metadata import humanise
 
+# The English message id; each reader gets it in their language (``gettext(REQUIRED_MESSAGE)``).
 REQUIRED_MESSAGE = "This field is required."
 
 try:
@@ -162,11 +164,11 @@ class InputField:
             ]
             if self.widget == "select" and not self.spec.has_default:
                 if not self.required:
-                    options.insert(0, Choice("", "(not set)"))
+                    options.insert(0, Choice("", _("(not set)")))
                 elif len(options) > 1:
                     # A browser shows a select's first option as chosen while the form holds
                     # nothing: the summary would count one value and the launch send another.
-                    options.insert(0, Choice("", "Choose..."))
+                    options.insert(0, Choice("", _("Choose...")))
             return {"choices": options, "validate_choice": True}
         return {}
 
@@ -190,8 +192,12 @@ class InputField:
         if self.required and hints.get("placeholder"):
             example = str(hints.pop("placeholder"))
             if example not in text:
-                shown = _("For example: %(example)s", example=example)
-                text = f"{text} {shown}" if text else str(shown)
+                # Kept lazy: the form class is built once and read in every language.
+                text = (
+                    _("%(help)s For example: %(example)s", help=text, example=example)
+                    if text
+                    else _("For example: %(example)s", example=example)
+                )
         return text, hints
 
     def make_field(self):
@@ -266,7 +272,7 @@ class ToscaValue:
             raise StopValidation(too_long(data, limit))
         if self.input_field.is_empty(data):
             if self.input_field.required:
-                raise StopValidation(REQUIRED_MESSAGE)
+                raise StopValidation(gettext("This field is required."))
             raise StopValidation()
         _value, messages = self.input_field.check(data)
         if messages:

@@ -9,7 +9,9 @@ would touch them all. The digits of a number are bounded in ``app.tosca.numbers`
 
 from __future__ import annotations
 
-from app.tosca.numbers import max_digits
+from flask_babel import ngettext
+
+from app.tosca.numbers import grouped, max_digits
 from app.tosca.settings import setting as _setting
 
 __all__ = ["max_digits", "max_length", "ssh_comment_max", "too_long"]
@@ -28,7 +30,12 @@ def ssh_comment_max() -> int:
 
 def too_long(text: str, limit: int) -> str:
     """The message for a value of ``text``'s length over ``limit``."""
-    return (
-        f"This is {len(text):,} characters long; the most this field takes is {limit:,}. "
-        "Shorten it and send the form again."
+    return ngettext(
+        "This is %(length)s characters long; the most this field takes is %(limit)s. "
+        "Shorten it and send the form again.",
+        "This is %(length)s characters long; the most this field takes is %(limit)s. "
+        "Shorten it and send the form again.",
+        limit,
+        length=grouped(len(text)),
+        limit=grouped(limit),
     )

@@ -7,6 +7,8 @@ import math
 import re
 from typing import Any
 
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from wtforms import (
     BooleanField,
     DecimalRangeField,
@@ -52,7 +54,7 @@ class StringInput(InputField):
         if isinstance(value, str):
             return value
         if strict or isinstance(value, list | dict) or value is None:
-            raise ValueError("must be text")
+            raise ValueError(_("must be text"))
         return str(value).lower() if isinstance(value, bool) else str(value)
 
 
@@ -66,11 +68,8 @@ class WholeNumberField(IntegerField):
         text = valuelist[0].strip()
         self.data = None
         if not _INTEGER_RE.fullmatch(text):
-            raise ValueError("Type a whole number, such as 4.")
-        try:
-            self.data = whole(text)
-        except ValueError as error:
-            raise ValueError(f"This {error}.") from None
+            raise ValueError(_("Type a whole number, such as 4."))
+        self.data = whole(text)  # TooManyDigits says what is wrong in a sentence
 
 
 class NumberField(FloatField):
@@ -83,10 +82,10 @@ class NumberField(FloatField):
             return
         try:
             self.data = decimal(valuelist[0].strip())
-        except TooManyDigits as error:
-            raise ValueError(f"This {error}.") from None
+        except TooManyDigits:
+            raise
         except ValueError:
-            raise ValueError("Type a number, such as 2.5.") from None
+            raise ValueError(_("Type a number, such as 2.5.")) from None
 
 
 class IntegerInput(InputField):
@@ -110,14 +109,14 @@ class IntegerInput(InputField):
 
     def coerce(self, value: Any, *, strict: bool = False) -> int:
         if isinstance(value, bool):
-            raise ValueError("must be a whole number")
+            raise ValueError(_("must be a whole number"))
         if isinstance(value, str) and not strict and _INTEGER_RE.fullmatch(value):
             value = whole(value)
         if isinstance(value, int):
             return check_int(value)
         if isinstance(value, float) and value.is_integer() and not strict:
             return int(value)
-        raise ValueError("must be a whole number")
+        raise ValueError(_("must be a whole number"))
 
 
 class FloatInput(InputField):
@@ -141,22 +140,22 @@ class FloatInput(InputField):
 
     def coerce(self, value: Any, *, strict: bool = False) -> float:
         if isinstance(value, bool):
-            raise ValueError("must be a number")
+            raise ValueError(_("must be a number"))
         if isinstance(value, str) and not strict:
             try:
                 value = decimal(value)
             except TooManyDigits:
                 raise
             except ValueError:
-                raise ValueError("must be a number") from None
+                raise ValueError(_("must be a number")) from None
         try:
             number = float(value)
         except (TypeError, ValueError):
-            raise ValueError("must be a number") from None
+            raise ValueError(_("must be a number")) from None
         if math.isnan(number):
-            raise ValueError("must be a number")
+            raise ValueError(_("must be a number"))
         if math.isinf(number):
-            raise ValueError("is too large a number to use")
+            raise ValueError(_("is too large a number to use"))
         return number
 
 
@@ -187,7 +186,7 @@ class BooleanInput(InputField):
         return [True, False]
 
     def choice_label(self, value: Any) -> str:
-        return "Yes" if value else "No"
+        return _l("Yes") if value else _l("No")
 
     def field_class(self):
         return {"select": SelectField, "radio": RadioField}.get(self.widget, BooleanField)
@@ -205,7 +204,7 @@ class BooleanInput(InputField):
             return value
         if isinstance(value, str) and not strict and value.strip().lower() in self._WORDS:
             return self._WORDS[value.strip().lower()]
-        raise ValueError("must be true or false")
+        raise ValueError(_("must be true or false"))
 
 
 class VersionInput(StringInput):
@@ -223,7 +222,7 @@ class VersionInput(StringInput):
         if isinstance(value, int | float) and not isinstance(value, bool) and not strict:
             value = str(value)
         if not isinstance(value, str):
-            raise ValueError("must be a version such as 1.0 or 2.1.3")
+            raise ValueError(_("must be a version such as 1.0 or 2.1.3"))
         parse_version(value)
         return value.strip()
 
@@ -241,7 +240,7 @@ class TimestampInput(StringInput):
 
     def coerce(self, value: Any, *, strict: bool = False) -> str:
         if strict and not isinstance(value, str):
-            raise ValueError("must be a date and time such as 2025-01-31T12:00:00Z")
+            raise ValueError(_("must be a date and time such as 2025-01-31T12:00:00Z"))
         return format_timestamp(parse_timestamp(value))
 
 
@@ -269,7 +268,9 @@ class ScalarUnitInput(StringInput):
 
     def coerce(self, value: Any, *, strict: bool = False) -> str:
         if strict and not isinstance(value, str):
-            raise ValueError(f"must be a number followed by a unit ({', '.join(self.units)})")
+            raise ValueError(
+                _("must be a number followed by a unit (%(units)s)", units=", ".join(self.units))
+            )
         if self.spec.type == "scalar-unit.size":
             # The same reading as quota accounting, so the form and the charge agree.
             return str(read_size(value))

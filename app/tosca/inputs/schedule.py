@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup
 from wtforms import Field
@@ -143,15 +144,16 @@ def _read_parts(raw: dict[str, str]) -> dict:
         try:
             data["start"] = datetime.fromisoformat(raw["start"]).replace(tzinfo=None)
         except ValueError:
-            raise ValueError(str(_l("The start is not a date and time."))) from None
+            raise ValueError(_("The start is not a date and time.")) from None
     for part in ("every", "times"):
         if raw[part]:
-            try:
-                data[part] = whole(raw[part])
-            except ValueError as error:
+            if not raw[part].isdigit():
                 raise ValueError(
-                    str(_l("“%(part)s” must be a whole number", part=part)) + f" ({error})."
-                ) from None
+                    _("“Every” must be a whole number, such as 6.")
+                    if part == "every"
+                    else _("“Times” must be a whole number, such as 10.")
+                )
+            data[part] = whole(raw[part])  # TooManyDigits says what is wrong in a sentence
     return data
 
 
@@ -178,7 +180,7 @@ class ScheduleInput(InputField):
         if isinstance(value, dict) and not strict:
             return _from_controls(value).iso()
         if not isinstance(value, str):
-            raise ValueError(str(_l("must be a schedule")))
+            raise ValueError(_("must be a schedule"))
         return parse_schedule(value).iso()
 
     def to_form(self, value: Any) -> Any:
@@ -214,20 +216,20 @@ def _from_controls(data: dict) -> Schedule:
     """The schedule the controls describe; raises ValueError naming what is missing."""
     how, start = data.get("how") or "now", data.get("start")
     if start is not None and not isinstance(start, datetime):
-        raise ValueError(str(_l("has a start that is not a date and time")))
+        raise ValueError(_("has a start that is not a date and time"))
     if how == "now":
         return parse_schedule("R1//P1D")
     if how == "once":
         if start is None:
-            raise ValueError(str(_l("needs the date and time of its run")))
+            raise ValueError(_("needs the date and time of its run"))
         return Schedule(1, start.replace(second=0, microsecond=0), parse_schedule("R1//P1D").period)
     every, unit, times = data.get("every"), data.get("unit"), data.get("times")
     if not isinstance(every, int) or every < 1 or unit not in UNITS:
         raise ValueError(
-            str(_l("needs how often it repeats: every 1 or more minutes, hours, days or weeks"))
+            _("needs how often it repeats: every 1 or more minutes, hours, days or weeks")
         )
     if times is not None and (not isinstance(times, int) or times < 1):
-        raise ValueError(str(_l("needs 1 or more times, or none to repeat until deleted")))
+        raise ValueError(_("needs 1 or more times, or none to repeat until deleted"))
     period = f"PT{every}M" if unit == "minutes" else f"PT{every}H" if unit == "hours" else None
     period = period or (f"P{every}D" if unit == "days" else f"P{every}W")
     start_text = start.strftime("%Y-%m-%dT%H:%M:00Z") if start else ""

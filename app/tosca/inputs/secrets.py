@@ -9,11 +9,14 @@ import secrets
 import struct
 from typing import Any
 
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from wtforms import Form, FormField, PasswordField, StringField, TextAreaField
 
 from app.tosca.inputs.base import InputField, ToscaValue
 from app.tosca.inputs.limits import ssh_comment_max
 from app.tosca.inputs.scalars import StringInput
+from app.tosca.numbers import grouped
 
 PASSWORD_NAME = re.compile(r"passw|secret|token|passphrase", re.IGNORECASE)
 SSH_KEY_NAME = re.compile(r"ssh.*key", re.IGNORECASE)
@@ -59,7 +62,7 @@ class PasswordInput(StringInput):
         hints = super().render_kw()
         hints["autocomplete"] = "new-password"
         if self.spec.generate:
-            hints.setdefault("placeholder", "Leave empty to generate one")
+            hints.setdefault("placeholder", _l("Leave empty to generate one"))
         return hints
 
     def to_tosca(self, data: Any) -> Any:
@@ -75,23 +78,33 @@ def check_ssh_public_key(text: str) -> str:
     """
     parts = text.strip().split(None, 2)
     if len(parts) < 2:
-        raise ValueError("must be an SSH public key such as: ssh-ed25519 AAAA... you@host")
+        raise ValueError(_("must be an SSH public key such as: ssh-ed25519 AAAA... you@host"))
     key_type, blob_text = parts[0], parts[1]
     if key_type not in SSH_KEY_TYPES:
-        raise ValueError(f'key type "{key_type}" is not one of: {", ".join(SSH_KEY_TYPES[:3])}...')
+        raise ValueError(
+            _(
+                'key type "%(type)s" is not one of: %(types)s...',
+                type=key_type,
+                types=", ".join(SSH_KEY_TYPES[:3]),
+            )
+        )
     try:
         blob = base64.b64decode(blob_text, validate=True)
     except (binascii.Error, ValueError):
-        raise ValueError("the key's base64 part is damaged (was it copied whole?)") from None
+        raise ValueError(_("the key's base64 part is damaged (was it copied whole?)")) from None
     if len(blob) < 4:
-        raise ValueError("the key is too short to be an SSH public key")
+        raise ValueError(_("the key is too short to be an SSH public key"))
     (length,) = struct.unpack(">I", blob[:4])
     if blob[4 : 4 + length] != key_type.encode("ascii"):
-        raise ValueError(f"the key's data does not match its type {key_type}")
+        raise ValueError(_("the key's data does not match its type %(type)s", type=key_type))
     if len(parts) > 2 and len(parts[2]) > ssh_comment_max():
         raise ValueError(
-            f"the comment after the key is {len(parts[2]):,} characters long; keep it to "
-            f"{ssh_comment_max():,} (it is usually just you@host)"
+            _(
+                "the comment after the key is %(length)s characters long; keep it to "
+                "%(most)s (it is usually just you@host)",
+                length=grouped(len(parts[2])),
+                most=grouped(ssh_comment_max()),
+            )
         )
     return " ".join(parts)
 
@@ -115,8 +128,8 @@ class SshKeyInput(StringInput):
 
 
 class _CredentialForm(Form):
-    user = StringField("User name")
-    token = PasswordField("Password or token", render_kw={"autocomplete": "new-password"})
+    user = StringField(_l("User name"))
+    token = PasswordField(_l("Password or token"), render_kw={"autocomplete": "new-password"})
 
 
 class CredentialInput(InputField):
@@ -171,10 +184,12 @@ class CredentialInput(InputField):
 
     def coerce(self, value: Any, *, strict: bool = False) -> dict:
         if not isinstance(value, dict):
-            raise ValueError("must be a credential with a user and a token")
+            raise ValueError(_("must be a credential with a user and a token"))
         unknown = set(value) - self._KEYS
         if unknown:
-            raise ValueError(f"unknown credential fields: {', '.join(sorted(unknown))}")
+            raise ValueError(
+                _("unknown credential fields: %(fields)s", fields=", ".join(sorted(unknown)))
+            )
         default = self.spec.default if isinstance(self.spec.default, dict) else {}
         credential = {k: v for k, v in default.items() if k in ("protocol", "token_type", "keys")}
         credential.setdefault("token_type", "password")
@@ -183,10 +198,10 @@ class CredentialInput(InputField):
                 continue
             if key == "keys":
                 if not isinstance(item, dict) or not all(isinstance(v, str) for v in item.values()):
-                    raise ValueError("credential keys must map names to text")
+                    raise ValueError(_("credential keys must map names to text"))
             elif not isinstance(item, str):
-                raise ValueError(f"credential {key} must be text")
+                raise ValueError(_("credential %(key)s must be text", key=key))
             credential[key] = item
         if not credential.get("token"):
-            raise ValueError("the credential needs a password or token")
+            raise ValueError(_("the credential needs a password or token"))
         return credential

@@ -1,26 +1,23 @@
 """Fields for structured values: lists, maps (a YAML editor when they have no entry schema),
-INDIGO port specifications, and JSON as the fallback for types the portal has no field for."""
+and JSON as the fallback for types the portal has no field for."""
 
 from __future__ import annotations
 
 import dataclasses
-import ipaddress
 import json
-import re
 from typing import Any
 
 import yaml
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from wtforms import TextAreaField
 
 from app.tosca.inputs.base import InputField
 from app.tosca.inputs.scalars import SCALAR_FIELDS
-from app.tosca.numbers import TooManyDigits, check_int, load_json, load_yaml, whole
-
-PORT_TYPES = ("tosca.datatypes.network.PortSpec", "tosca.datatypes.indigo.network.PortSpec")
-PROTOCOLS = ("tcp", "udp", "igmp")  # valid_values of tosca.datatypes.network.PortSpec
+from app.tosca.numbers import TooManyDigits, load_json, load_yaml
 
 
-class _TextareaInput(InputField):
+class TextareaInput(InputField):
     widgets = ("textarea",)
 
     def field_class(self):
@@ -43,25 +40,48 @@ class _TextareaInput(InputField):
         if self.entry is None:
             self.kind = "json"
 
-    def _from_yaml(self, value: Any, expected: type, what: str) -> Any:
+    def _from_yaml(self, value: Any, expected: type) -> Any:
         if isinstance(value, str):
             try:
                 value = load_yaml(value) if value.strip() else expected()
             except TooManyDigits:
                 raise
             except yaml.YAMLError as error:
-                mark = getattr(error, "problem_mark", None)
-                where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-                problem = getattr(error, "problem", None) or "it cannot be read"
-                raise ValueError(f"is not valid YAML{where}: {problem}") from None
+                raise ValueError(_yaml_problem(error)) from None
         if not isinstance(value, expected):
-            raise ValueError(f"must be {what} in YAML")
+            raise ValueError(
+                _("must be a list in YAML") if expected is list else _("must be a mapping in YAML")
+            )
         return value
 
     def _to_yaml(self, value: Any) -> str:
         if value in (None, [], {}):
             return ""
         return yaml.safe_dump(value, sort_keys=False, allow_unicode=True, width=100).rstrip()
+
+
+def _yaml_problem(error: yaml.YAMLError) -> str:
+    # YAML's own description of the problem ("found unexpected end of stream") is quoted as
+    # the parser gives it: it names YAML's parts, which have no other name.
+    mark, problem = getattr(error, "problem_mark", None), getattr(error, "problem", None)
+    if mark and problem:
+        return _(
+            "is not valid YAML (line %(line)d, column %(column)d): %(problem)s",
+            line=mark.line + 1,
+            column=mark.column + 1,
+            problem=problem,
+        )
+    if mark:
+        return _(
+            "is not valid YAML (line %(line)d, column %(column)d): it cannot be read",
+            line=mark.line + 1,
+            column=mark.column + 1,
+        )
+    return (
+        _("is not valid YAML: %(problem)s", problem=problem)
+        if problem
+        else _("is not valid YAML: it cannot be read")
+    )
 
 
 def _entry_field(spec, entry_schema: Any, position: str) -> InputField | None:
@@ -91,20 +111,27 @@ def _quoted(item: Any, most: int = 40) -> str:
     return text if len(text) <= most else text[: most - 1] + "…"
 
 
-def _json(value: Any, expected: type | None, what: str) -> Any:
+def _json(value: Any, expected: type | None) -> Any:
     if isinstance(value, str):
         try:
             value = load_json(value)
         except json.JSONDecodeError as error:
             raise ValueError(
-                f"is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
+                _(
+                    "is not valid JSON (line %(line)d, column %(column)d: %(problem)s)",
+                    line=error.lineno,
+                    column=error.colno,
+                    problem=error.msg,
+                )
             ) from None
     if expected is not None and not isinstance(value, expected):
-        raise ValueError(f"must be {what} in JSON")
+        raise ValueError(
+            _("must be a list in JSON") if expected is list else _("must be an object in JSON")
+        )
     return value
 
 
-class ListInput(_TextareaInput):
+class ListInput(TextareaInput):
     """``list``: one entry per line for single-valued entries; JSON for lists of maps.
 
     Lists of other complex types are accepted as JSON and listed as unsupported.
@@ -122,29 +149,36 @@ class ListInput(_TextareaInput):
     def render_kw(self) -> dict[str, Any]:
         hints = super().render_kw()
         if self.free_form:
-            hints.setdefault("placeholder", "A YAML list, one entry per line:\n- name: keras")
+            hints.setdefault("placeholder", _l("A YAML list, one entry per line:\n- name: keras"))
         hints.setdefault(
-            "placeholder", "One entry per line" if self.entry else '[{"key": "value"}]'
+            "placeholder", _l("One entry per line") if self.entry else '[{"key": "value"}]'
         )
         return hints
 
     def coerce(self, value: Any, *, strict: bool = False) -> list:
         if self.free_form:
-            return self._from_yaml(value, list, "a list")
+            return self._from_yaml(value, list)
         if self.entry is None:
-            value = _json(value if not strict else value, list, "a list")
+            value = _json(value, list)
             if self.entry_type == "map" and not all(isinstance(e, dict) for e in value):
-                raise ValueError("every entry must be a JSON object")
+                raise ValueError(_("every entry must be a JSON object"))
             return value
         if isinstance(value, str) and not strict:
             value = [line.strip() for line in value.splitlines() if line.strip()]
         if not isinstance(value, list):
-            raise ValueError("must be a list")
+            raise ValueError(_("must be a list"))
         result, problems = [], []
         for position, item in enumerate(value, start=1):
             converted, messages = self.entry.check(item, strict=strict)
             if messages:
-                problems.append(f'entry {position} ("{_quoted(item)}"): {" ".join(messages)}')
+                problems.append(
+                    _(
+                        'entry %(position)d ("%(value)s"): %(problems)s',
+                        position=position,
+                        value=_quoted(item),
+                        problems=" ".join(messages),
+                    )
+                )
             result.append(converted)
         if problems:
             raise ValueError("; ".join(problems))
@@ -160,7 +194,7 @@ class ListInput(_TextareaInput):
         return value
 
 
-class MapInput(_TextareaInput):
+class MapInput(TextareaInput):
     """``map``: one "key = value" pair per line (a key/value editor may fill it).
 
     Maps of complex types are accepted as a JSON object and listed as unsupported.
@@ -178,8 +212,8 @@ class MapInput(_TextareaInput):
     def render_kw(self) -> dict[str, Any]:
         hints = super().render_kw()
         if self.free_form:
-            hints.setdefault("placeholder", "A YAML mapping, one key per line:\nkey: value")
-        hints.setdefault("placeholder", "key = value, one per line")
+            hints.setdefault("placeholder", _l("A YAML mapping, one key per line:\nkey: value"))
+        hints.setdefault("placeholder", _l("key = value, one per line"))
         return hints
 
     def _parse_lines(self, text: str) -> dict:
@@ -189,21 +223,21 @@ class MapInput(_TextareaInput):
                 continue
             key, sep, value = line.partition("=")
             if not sep or not key.strip():
-                raise ValueError(f'line {number} must read "key = value"')
+                raise ValueError(_('line %(line)d must read "key = value"', line=number))
             if key.strip() in pairs:
-                raise ValueError(f'key "{key.strip()}" is given twice')
+                raise ValueError(_('key "%(key)s" is given twice', key=key.strip()))
             pairs[key.strip()] = value.strip()
         return pairs
 
     def coerce(self, value: Any, *, strict: bool = False) -> dict:
         if self.free_form:
-            return self._from_yaml(value, dict, "a mapping")
+            return self._from_yaml(value, dict)
         if self.entry is None:
-            return _json(value, dict, "an object")
+            return _json(value, dict)
         if isinstance(value, str) and not strict:
             value = self._parse_lines(value)
         if not isinstance(value, dict):
-            raise ValueError("must be a mapping of keys to values")
+            raise ValueError(_("must be a mapping of keys to values"))
         result, problems = {}, []
         for key, item in value.items():
             converted, messages = self.entry.check(item, strict=strict)
@@ -224,154 +258,7 @@ class MapInput(_TextareaInput):
         return value
 
 
-_PORT_LINE = re.compile(
-    r"\s*(?:(?P<name>[A-Za-z_][\w.-]*)\s*:\s*)?(?P<low>\d+)(?:\s*-\s*(?P<high>\d+))?"
-    r"(?:\s*/\s*(?P<protocol>[A-Za-z]+))?(?:\s+to\s+(?P<target>\d+))?"
-    r"(?:\s+from\s+(?P<cidr>\S+))?\s*",
-    re.IGNORECASE,
-)
-_PORT_KEYS = ("protocol", "source", "source_range", "target", "target_range", "remote_cidr")
-
-
-def _port_number(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | str):
-        raise ValueError("a port must be a whole number")
-    number = check_int(value) if isinstance(value, int) else None
-    if number is None:
-        if not value.isdigit():
-            raise ValueError(f"port {value!r} is not a whole number")
-        number = whole(value)
-    if not 1 <= number <= 65535:
-        raise ValueError(f"port {number} is not between 1 and 65535")
-    return number
-
-
-def check_port_spec(spec: Any) -> dict:
-    """Validate one port specification mapping; return it normalised (raise ``ValueError``)."""
-    if not isinstance(spec, dict):
-        raise ValueError("a port must be a mapping such as {protocol: tcp, source: 8080}")
-    unknown = set(spec) - set(_PORT_KEYS)
-    if unknown:
-        raise ValueError(f"unknown port fields: {', '.join(sorted(map(str, unknown)))}")
-    result: dict[str, Any] = {"protocol": str(spec.get("protocol", "tcp")).lower()}
-    if result["protocol"] not in PROTOCOLS:
-        raise ValueError(f'protocol "{spec.get("protocol")}" is not one of: {", ".join(PROTOCOLS)}')
-    for key in ("source", "target"):
-        if spec.get(key) is not None:
-            result[key] = _port_number(spec[key])
-    for key in ("source_range", "target_range"):
-        if spec.get(key) is not None:
-            bounds = spec[key]
-            if not isinstance(bounds, list) or len(bounds) != 2:
-                raise ValueError(f"{key} must be two ports: [first, last]")
-            low, high = _port_number(bounds[0]), _port_number(bounds[1])
-            if low > high:
-                raise ValueError(f"{key} {low}-{high} ends before it starts")
-            result[key] = [low, high]
-    if "source" not in result and "source_range" not in result:
-        raise ValueError("a port needs a source port or source_range")
-    if spec.get("remote_cidr") not in (None, ""):
-        try:
-            ipaddress.ip_network(str(spec["remote_cidr"]), strict=False)
-        except ValueError:
-            raise ValueError(f'"{spec["remote_cidr"]}" is not an address range (CIDR)') from None
-        result["remote_cidr"] = str(spec["remote_cidr"])
-    return result
-
-
-class PortsInput(_TextareaInput):
-    """INDIGO port specifications (``tosca.datatypes.indigo.network.PortSpec``), alone or in a
-    list or map: one port per line, "[name:] port[-last][/protocol] [to port] [from CIDR]",
-    e.g. "http: 8080/tcp from 0.0.0.0/0". Map entries need a name."""
-
-    kind = "ports"
-    constraint_type = "list"
-
-    def __init__(self, spec):
-        super().__init__(spec)
-        self.mode = "single" if spec.type in PORT_TYPES else spec.type
-        if self.mode == "map":
-            self.constraint_type = "map"
-
-    def render_kw(self) -> dict[str, Any]:
-        hints = super().render_kw()
-        example = "ssh: 22/tcp" if self.mode == "map" else "22/tcp"
-        hints.setdefault("placeholder", f"{example}, one port per line")
-        return hints
-
-    def _parse_line(self, number: int, line: str) -> tuple[str | None, dict]:
-        match = _PORT_LINE.fullmatch(line)
-        if not match:
-            raise ValueError(f'line {number} ("{line.strip()}") must read like "http: 8080/tcp"')
-        spec: dict[str, Any] = {"protocol": (match["protocol"] or "tcp").lower()}
-        if match["high"]:
-            spec["source_range"] = [whole(match["low"]), whole(match["high"])]
-        else:
-            spec["source"] = whole(match["low"])
-        if match["target"]:
-            spec["target"] = whole(match["target"])
-        if match["cidr"]:
-            spec["remote_cidr"] = match["cidr"]
-        return match["name"], spec
-
-    def _from_text(self, text: str) -> Any:
-        entries = [
-            self._parse_line(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()
-        ]
-        if self.mode == "single":
-            if len(entries) != 1:
-                raise ValueError("must be exactly one port")
-            return entries[0][1]
-        if self.mode == "list":
-            return [spec for _name, spec in entries]
-        result = {}
-        for position, (name, spec) in enumerate(entries, start=1):
-            if not name:
-                raise ValueError(f'port {position} needs a name, e.g. "http: 8080/tcp"')
-            if name in result:
-                raise ValueError(f'port name "{name}" is used twice')
-            result[name] = spec
-        return result
-
-    def coerce(self, value: Any, *, strict: bool = False) -> Any:
-        if isinstance(value, str) and not strict:
-            value = self._from_text(value)
-        if self.mode == "single":
-            return check_port_spec(value)
-        if self.mode == "list":
-            if not isinstance(value, list):
-                raise ValueError("must be a list of ports")
-            return [check_port_spec(item) for item in value]
-        if not isinstance(value, dict):
-            raise ValueError("must be a mapping of port names to ports")
-        return {str(name): check_port_spec(item) for name, item in value.items()}
-
-    def to_form(self, value: Any) -> Any:
-        def line(name: str | None, spec: dict) -> str:
-            if spec.get("source_range"):
-                text = "{}-{}".format(*spec["source_range"])
-            else:
-                text = str(spec.get("source", ""))
-            text += "/" + str(spec.get("protocol", "tcp"))
-            if spec.get("target"):
-                text += f" to {spec['target']}"
-            if spec.get("remote_cidr"):
-                text += f" from {spec['remote_cidr']}"
-            return f"{name}: {text}" if name else text
-
-        try:
-            if self.mode == "single" and isinstance(value, dict):
-                return line(None, value)
-            if self.mode == "list" and isinstance(value, list):
-                return "\n".join(line(None, spec) for spec in value)
-            if self.mode == "map" and isinstance(value, dict):
-                return "\n".join(line(name, spec) for name, spec in value.items())
-        except (AttributeError, TypeError, IndexError):
-            pass  # a malformed stored value: show it as it is and let validation speak
-        return value
-
-
-class JsonInput(_TextareaInput):
+class JsonInput(TextareaInput):
     """Fallback for data types the portal has no field for: the value is typed as JSON.
 
     Such inputs are listed in ``ParsedTemplate.unsupported`` so curators know; the value is
@@ -390,7 +277,7 @@ class JsonInput(_TextareaInput):
     def coerce(self, value: Any, *, strict: bool = False) -> Any:
         if strict:
             return value
-        return _json(value, None, "")
+        return _json(value, None)
 
     def to_form(self, value: Any) -> Any:
         return json.dumps(value, indent=2)

@@ -1,0 +1,182 @@
+"""The launch page in Italian and in English: the refusal over quota as one whole sentence,
+the cost box's sentences and the tab it marks, the words for amounts with their plurals."""
+
+import html
+import re
+
+import pytest
+from flask_babel import force_locale
+
+from app.launch import fit_words
+from app.quotas.fit import Assessment, Bar
+from app.quotas.usage import Holder
+from tests.conftest import People, csrf_from
+from tests.quotas.conftest import Quotas, charge
+
+FORM = "/catalogue/jupyter-ml-gpu/"
+VALUES = {
+    "num_gpus": "1",
+    "gpu_model": "T4",
+    "num_cpus": "8",
+    "mem_size": "32 GB",
+    "disk_size": "100 GB",
+    "cuda_min_version": "12.2",
+    "jupyter_password": "a long enough password 1",
+}
+ITALIAN = {"Accept-Language": "it"}
+
+
+@pytest.fixture
+def setup(catalogue_app):
+    people = People(catalogue_app, catalogue_app.test_client())
+    user_id = people.login_as("user", username="rita")
+    return people.client, Quotas(catalogue_app), user_id
+
+
+def text_of(response) -> str:
+    return " ".join(html.unescape(response.get_data(as_text=True)).split())
+
+
+def launch(client, headers=None, **values):
+    token = csrf_from(client.get(FORM, headers=headers).get_data(as_text=True))
+    return client.post(FORM, data={"csrf_token": token, **VALUES, **values}, headers=headers)
+
+
+def test_a_launch_over_quota_is_refused_in_one_italian_sentence(setup):
+    client, quotas, user = setup
+    quotas.limit("user", user, gpus="1")
+
+    response = launch(client, ITALIAN, num_gpus="2")
+
+    page = text_of(response)
+    assert response.status_code == 409
+    assert (
+        "Questo avvio supera il tuo limite di GPU: richiede 2 GPU, ma il tuo limite è 1 GPU "
+        "(1 GPU oltre il limite). Non è stato avviato nulla; elimina un deployment o scegli "
+        "dimensioni più piccole, poi avvia di nuovo."
+    ) in page
+    assert "Oltre la tua quota: scegli un valore più piccolo." in page
+    assert "Non puoi avviare finché la richiesta non rientra nella tua quota" in page
+    assert "does not fit" not in page and "Launch is off" not in page
+
+
+def test_the_same_refusal_reads_in_english_for_an_english_reader(setup):
+    client, quotas, user = setup
+    quotas.limit("user", user, gpus="1", cores="4")
+
+    page = text_of(launch(client, num_gpus="2", num_cpus="16"))
+
+    assert (
+        "This launch does not fit your CPU core and GPU limits: it needs 16 cores, your limit "
+        "is 4 cores (12 cores over); needs 2 GPUs, your limit is 1 GPU (1 GPU over). Nothing "
+        "was launched; delete a deployment or choose smaller sizes, then launch again."
+    ) in page
+    assert "Over your quota: choose less here." in page
+
+
+def post_summary(client, headers=None, **values):
+    token = csrf_from(client.get(FORM, headers=headers).get_data(as_text=True))
+    response = client.post(
+        FORM + "summary", data={"csrf_token": token, **VALUES, **values}, headers=headers
+    )
+    assert response.status_code == 200
+    return text_of(response)
+
+
+def test_the_live_box_names_the_holders_and_the_tab_to_change_in_italian(setup):
+    client, quotas, user = setup
+    quotas.limit("user", user, gpus="2")
+    quotas.hold(user, charge(gpus=1), name="vecchia prova")
+
+    box = post_summary(client, ITALIAN, num_gpus="2")
+
+    assert "Non rientra:" in box
+    assert re.search(r'dal deployment <a href="/deployments/\d+">vecchia prova</a>', box)
+    assert (
+        "richiede 2 GPU, ma 1 su 2 del tuo limite è in uso dal deployment vecchia prova "
+        "(1 GPU oltre il limite)."
+    ) in re.sub(r"<[^>]+>", "", box)
+    # The GPUs are on the first tab, "Basic": the box tells the page which tab to mark.
+    assert 'data-misfit-tabs="1"' in box
+    assert 'data-launchable="no"' in box
+    assert "scegli dimensioni più piccole nella scheda «Basic»" in box
+    assert 'data-misfit-tabs=""' in post_summary(client, ITALIAN, num_gpus="1")
+
+
+def test_the_launch_page_marks_the_tab_over_quota_before_any_submit(setup):
+    client, quotas, user = setup
+    quotas.limit("user", user, gpus="1")
+    quotas.hold(user, charge(gpus=1), name="old run")
+
+    page = client.get(FORM).get_data(as_text=True)
+
+    # Launch is off, as the check at submit would refuse; the reason names the tab.
+    assert 'id="launch-button" class="btn btn-primary btn-lg" disabled' in page
+    assert "choose smaller sizes on the “Basic” tab" in html.unescape(page)
+    badges = page.split('class="badge text-bg-warning quota-tab-badge"')
+    assert len(badges) == 3  # one per tab
+    assert not badges[1].startswith(" hidden") and badges[2].startswith(" hidden")
+
+
+def bar(key="gpus", used=0.0, request=2.0, limit=1.0, model=None, holders=()):
+    return Bar(key, key, used, request, limit, model, list(holders))
+
+
+def holder(number):
+    return Holder(number, f"run {number}", "CREATE_COMPLETE", {}, None)
+
+
+@pytest.mark.parametrize(
+    ("key", "model", "english", "italian"),
+    [
+        ("cores", None, ("1 core", "2 cores"), ("1 core", "2 core")),
+        ("gpus", None, ("1 GPU", "2 GPUs"), ("1 GPU", "2 GPU")),
+        ("gpus", "A100", ("1 A100 GPU", "2 A100 GPUs"), ("1 GPU A100", "2 GPU A100")),
+        ("deployments", None, ("1 deployment", "2 deployments"), ("1 deployment", "2 deployment")),
+    ],
+)
+def test_amounts_have_their_plural_forms_in_both_languages(
+    catalogue_app, key, model, english, italian
+):
+    with catalogue_app.test_request_context():
+        assert (fit_words.amount(key, 1, model), fit_words.amount(key, 2, model)) == english
+        with force_locale("it"):
+            assert (fit_words.amount(key, 1, model), fit_words.amount(key, 2, model)) == italian
+            assert fit_words.amount("cores", 0.5) == "0,5 core"
+            assert fit_words.amount("memory", 1.5 * 10**9) == "1,5 GB"
+
+
+def test_holders_are_listed_and_counted_in_both_languages(catalogue_app):
+    one = bar(used=1, request=1, limit=1, holders=[holder(1)])
+    many = bar(used=7, request=1, limit=7, holders=[holder(n) for n in range(1, 8)])
+    with catalogue_app.test_request_context():
+        assert fit_words.misfit(Assessment(None, [one]), one) == (
+            "needs 1 GPU, 1 of your 1 is held by deployment “run 1” (1 GPU over)"
+        )
+        assert "“run 4”, “run 5” and 2 more (1 GPU over)" in fit_words.misfit(
+            Assessment("physics", [many]), many
+        )
+        with force_locale("it"):
+            assert fit_words.misfit(Assessment(None, [one]), one) == (
+                "richiede 1 GPU, ma 1 su 1 del tuo limite è in uso dal deployment «run 1» "
+                "(1 GPU oltre il limite)"
+            )
+            words = fit_words.misfit(Assessment("physics", [many]), many)
+            assert words.startswith("richiede 1 GPU, ma 7 su 7 della riserva del gruppo physics")
+            assert "sono in uso dai deployment «run 1», " in words
+            assert "«run 5» e altri 2 (1 GPU oltre il limite)" in words
+            two = bar(used=6, request=1, limit=6, holders=[holder(n) for n in range(1, 7)])
+            assert "e altro 1 (" in fit_words.misfit(Assessment(None, [two]), two)
+
+
+def test_a_pool_refusal_names_its_limits_with_their_plural(catalogue_app):
+    gpus, memory = bar(), bar("memory", request=32 * 10**9, limit=16 * 10**9)
+    pool = Assessment("physics", [gpus, memory])
+    with catalogue_app.test_request_context(), force_locale("it"):
+        assert fit_words.refusal([Assessment(None, []), pool]).startswith(
+            "Questo avvio supera i limiti di GPU e memoria della riserva del gruppo physics: "
+            "richiede 2 GPU, ma la riserva del gruppo physics ha un limite di 1 GPU (1 GPU oltre "
+            "il limite); richiede 32 GB, ma la riserva del gruppo physics ha un limite di 16 GB "
+            "(16 GB oltre il limite). Non è stato avviato nulla;"
+        )
+        assert fit_words.refusal([Assessment(None, [])]) is None
