@@ -341,7 +341,7 @@ def _adopt(user_id: int, unknown: list, result: ListResult) -> None:
             user_id=user.id,
             name=f"Made elsewhere {state.uuid[:8]}",
             template_slug="",
-            template_name="Made outside this portal",
+            template_name=words.MADE_ELSEWHERE,
             parameters={},
             request_options={},
             charge={},

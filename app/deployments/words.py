@@ -41,6 +41,8 @@ FOUND_BY_TIME = N_("Found at the orchestrator by its time and template.")
 NO_RECORD = N_("The orchestrator has no record of this submission: nothing was launched.")
 INTERRUPTED = N_("The launch was interrupted before the orchestrator answered.")
 ADOPTED = N_("Found at the orchestrator; made outside this portal.")
+# The application of a deployment found there (kept as its template's name).
+MADE_ELSEWHERE = N_("Made outside this portal")
 
 
 def said(text: str | None) -> str | None:

@@ -166,3 +166,18 @@ def test_someone_elses_list_understands_everyone_in_italian(
     html = page(client, "/deployments/?user=Tutti", **ITALIAN)
 
     assert f'id="deployment-{theirs}"' in html
+
+
+def test_a_deployment_found_at_the_orchestrator_names_its_origin_in_italian(
+    client, login_as, make_deployment, no_orchestrator
+):
+    deployment_id = make_deployment(
+        login_as(), name="", template_slug="", template_name="Made outside this portal"
+    )
+
+    row = text_of(row_of(page(client, "/deployments/", **ITALIAN), deployment_id))
+
+    assert "Creato al di fuori di questo portale" in row
+    assert "Made outside this portal" in text_of(
+        row_of(page(client, "/deployments/"), deployment_id)
+    )
