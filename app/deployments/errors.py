@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 
 from app.errors import PortalError
 from app.orchestrator.errors import (
@@ -54,27 +55,76 @@ def explain_create_conflict(error: Conflict) -> str:
     )
 
 
+NOT_DELETED = "the deployment was not deleted"
+# What did not happen, as the callers name it; each is a sentence of its own in ``explain``.
+OUTCOMES = {
+    "nothing was launched": _l("Nothing was launched."),
+    NOT_DELETED: _l("The deployment was not deleted."),
+    "the delete was not reset": _l("The delete was not reset."),
+    "the log could not be fetched": _l("The log could not be fetched."),
+    "the resources could not be fetched": _l("The resources could not be fetched."),
+    "the template could not be fetched": _l("The template could not be fetched."),
+}
+# The kinds of refusal ``explain`` words, by the exception's class (most specific first).
+_ERRORS = (
+    (OrchestratorUnavailable, "unavailable"),
+    (Unauthorized, "unauthorized"),
+    (Forbidden, "forbidden"),
+    (Conflict, "conflict"),
+    (BadRequest, "bad-request"),
+    (OrchestratorError, "failed"),
+)
+
+
+def problem_of(error: OrchestratorError, outcome: str) -> dict:
+    """What ``explain`` needs to word ``error`` again later, in whoever's language reads it:
+    kept with a timeline entry or a lease instead of the sentence."""
+    code = next(code for kind, code in _ERRORS if isinstance(error, kind))
+    return {"error": code, "outcome": outcome, "said": str(error.message)}
+
+
 def explain(error: OrchestratorError, outcome: str) -> str:
-    """A sentence for a researcher about ``error``; ``outcome`` says what did not happen."""
-    if isinstance(error, OrchestratorUnavailable):
-        return (
-            f"The orchestrator is not answering right now; {outcome}. Try again in a few minutes."
+    """A sentence for a researcher about ``error``; ``outcome`` (a key of OUTCOMES) says what
+    did not happen."""
+    return problem_text(problem_of(error, outcome))
+
+
+def problem_text(problem: dict) -> str:
+    """The sentences of a problem kept by ``problem_of``, in the reader's language."""
+    outcome = OUTCOMES.get(problem.get("outcome"), problem.get("outcome") or "")
+    said = problem.get("said") or ""
+    code = problem.get("error")
+    if code == "portal":  # the portal's own sentence, kept as it was worded
+        return said
+    if code == "unavailable":
+        return _(
+            "The orchestrator is not answering right now. %(outcome)s Try again in a few minutes.",
+            outcome=outcome,
         )
-    if isinstance(error, Unauthorized):
-        return (
-            f"The orchestrator did not accept your login; {outcome}. Log out, log in again "
-            "and retry."
+    if code == "unauthorized":
+        return _(
+            "The orchestrator did not accept your login. %(outcome)s Log out, log in again "
+            "and retry.",
+            outcome=outcome,
         )
-    if isinstance(error, Forbidden):
-        return (
-            f"The orchestrator does not allow your account to do this; {outcome}. "
-            f"It said: {error.message}"
+    if code == "forbidden":
+        return _(
+            "The orchestrator does not allow your account to do this. %(outcome)s It said: "
+            "%(said)s",
+            outcome=outcome,
+            said=said,
         )
-    if isinstance(error, Conflict):
-        return (
-            f"The deployment is busy with another operation at the orchestrator; {outcome}. "
-            f"Try again in a moment. It said: {error.message}"
+    if code == "conflict":
+        return _(
+            "The deployment is busy with another operation at the orchestrator. %(outcome)s "
+            "Try again in a moment. It said: %(said)s",
+            outcome=outcome,
+            said=said,
         )
-    if isinstance(error, BadRequest):
-        return f"The orchestrator refused the request; {outcome}. It said: {error.message}"
-    return f"The orchestrator failed; {outcome}. It said: {error.message}"
+    if code == "bad-request":
+        return _(
+            "The orchestrator refused the request. %(outcome)s It said: %(said)s",
+            outcome=outcome,
+            said=said,
+        )
+    return _("The orchestrator failed. %(outcome)s It said: %(said)s", outcome=outcome, said=said)

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import threading
 
+from babel.lists import format_list
 from flask import current_app
+from flask_babel import get_locale
+from flask_babel import gettext as _
 from sqlalchemy import select
 
 from app.auth import oidc
@@ -59,13 +62,18 @@ def launch_blocker(user: User) -> str | None:
         return None
     if current_app.config.get("ORCHESTRATOR_SERVICE_IDENTITY"):
         return None
-    labels = [provider.label for provider in oidc.enabled_providers()]
-    through = " or ".join(labels)
-    return (
+    labels = [str(provider.label) for provider in oidc.enabled_providers()]
+    if not labels:
+        return _(
+            "Launching needs a login the orchestrator accepts, and this portal is not set up to "
+            "launch for accounts like yours. Your administrators can enable it by configuring "
+            "a service identity."
+        )
+    return _(
         "Launching needs a login the orchestrator accepts, and this portal is not set up to "
-        "launch for accounts like yours. "
-        + (f"Log out and log in with {through} to launch. " if through else "")
-        + "Your administrators can enable it by configuring a service identity."
+        "launch for accounts like yours. Log out and log in with %(providers)s to launch. "
+        "Your administrators can enable it by configuring a service identity.",
+        providers=format_list(labels, style="or", locale=get_locale() or "en"),
     )
 
 
@@ -126,8 +134,10 @@ def user_group_to_send(user: User, group: str | None) -> str | None:
         return None
     if group is None and rule == "always":
         raise DeploymentError(
-            "This orchestrator needs every deployment charged to a group, and your account "
-            "belongs to none. Ask your administrators to add you to a project group."
+            _(
+                "This orchestrator needs every deployment charged to a group, and your account "
+                "belongs to none. Ask your administrators to add you to a project group."
+            )
         )
     return group
 

@@ -29,13 +29,12 @@ _CHRONOS_NODE = re.compile(r"^\s*type:\s*\S*Chronos\s*$", re.MULTILINE)
 def is_job(deployment: Deployment) -> bool:
     """Whether ``deployment`` is a Chronos batch job rather than a service.
 
-    Once placed, the site's deployment type says so. Before that only the template does, and
-    it is read only when already loaded: the list leaves it unloaded for its cost, so a job
-    not yet placed reads as any launch there for the few seconds brokering takes."""
+    Once placed, the site's deployment type says so. Before that only the template does: the
+    list leaves its text unloaded for its cost and asks the database instead (``job_hint``)."""
     if deployment.deployment_type:
         return deployment.deployment_type == "CHRONOS"
     if "template_text" in inspect(deployment).unloaded:
-        return False
+        return bool(deployment.job_hint)
     return bool(_CHRONOS_NODE.search(deployment.template_text or ""))
 
 
@@ -79,6 +78,10 @@ def job_look(deployment: Deployment, now: datetime | None = None) -> StatusLook:
     status = deployment.status
     schedule = schedule_of(deployment) if status.startswith("CREATE") else None
     coming = next_run(deployment, schedule, now)
+    if status == "SUBMITTING":
+        return StatusLook(
+            _("Queued"), "info", _("The portal is handing it to the orchestrator's queue.")
+        )
     if status == "CREATE_IN_PROGRESS":
         first = schedule.start if schedule else None
         if first is not None and first > now:
@@ -116,6 +119,17 @@ def job_look(deployment: Deployment, now: datetime | None = None) -> StatusLook:
     if status == "DELETE_COMPLETE":
         return StatusLook(_("Removed"), "secondary", _("It was removed from the batch system."))
     return status_look(status)
+
+
+def has_started(deployment: Deployment, now: datetime | None = None) -> bool:
+    """Whether the job may have run: a site took it and its schedule has begun."""
+    if deployment.status in ("SUBMITTING", "UNCONFIRMED", "NOT_LAUNCHED"):
+        return False
+    if deployment.status != "CREATE_IN_PROGRESS":
+        return True
+    schedule = schedule_of(deployment)
+    first = schedule.start if schedule else None
+    return bool(deployment.site) and not (first is not None and first > (now or utcnow()))
 
 
 def step_looks(deployment: Deployment):

@@ -27,7 +27,7 @@ from app.auth import oidc
 from app.auth.errors import TokenUnavailable
 from app.auth.models import User
 from app.clock import utcnow
-from app.deployments import identity, tracking
+from app.deployments import identity, tracking, words
 from app.deployments.errors import DeploymentError
 from app.deployments.models import (
     NOT_LAUNCHED,
@@ -225,7 +225,7 @@ def _settle(key, client, states, started: datetime, since, result: ListResult) -
         if row is None:
             unknown.append(state)
         else:
-            _confirm(row, state, result, "Found at the orchestrator by its callback address.")
+            _confirm(row, state, result, words.FOUND_BY_CALLBACK)
     for row in _load(changed):
         if row.claimed_until is None or row.claimed_until < started:
             tracking.apply_state(row, changed[row.id], source="sync")
@@ -296,14 +296,14 @@ def _settle_pending(client, pending, unknown, started, result) -> list:
         match = _by_time_and_template(client, row, unknown)
         if match is not None:
             unknown.remove(match)
-            _confirm(row, match, result, "Found at the orchestrator by its time and template.")
+            _confirm(row, match, result, words.FOUND_BY_TIME)
         elif started - row.submitted_at >= grace:
-            reason = "The orchestrator has no record of this submission: nothing was launched."
+            reason = words.NO_RECORD
             change_status(row, NOT_LAUNCHED, source="sync", reason=reason)
             row.status_reason, row.next_check_at = reason, None
             result.not_launched += 1
         elif row.status == SUBMITTING:
-            reason = "The launch was interrupted before the orchestrator answered."
+            reason = words.INTERRUPTED
             change_status(row, UNCONFIRMED, source="sync", reason=reason)
             row.status_reason = reason
     return unknown
@@ -341,7 +341,7 @@ def _adopt(user_id: int, unknown: list, result: ListResult) -> None:
             user_id=user.id,
             name=f"Made elsewhere {state.uuid[:8]}",
             template_slug="",
-            template_name="Made outside this portal",
+            template_name=words.MADE_ELSEWHERE,
             parameters={},
             request_options={},
             charge={},
@@ -355,7 +355,7 @@ def _adopt(user_id: int, unknown: list, result: ListResult) -> None:
             row,
             state.status,
             source="sync",
-            reason="Found at the orchestrator; made outside this portal.",
+            reason=words.ADOPTED,
         )
         db.session.add(row)
         tracking.apply_state(row, state, source="sync")

@@ -14,7 +14,7 @@ about. Besides the orchestrator's own statuses, a row can be in one of the porta
 from datetime import datetime
 
 from sqlalchemy import JSON, ForeignKey, Index, String, Text, false
-from sqlalchemy.orm import Mapped, mapped_column, relationship, validates
+from sqlalchemy.orm import Mapped, mapped_column, query_expression, relationship, validates
 
 from app.auth.models import User
 from app.clock import utcnow
@@ -107,6 +107,9 @@ class Deployment(db.Model):
     site: Mapped[str | None] = mapped_column(String(255), nullable=True)
     region: Mapped[str | None] = mapped_column(String(255), nullable=True)
     deployment_type: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    # Whether the submitted text holds a batch job's node, read by the database where the list
+    # leaves the text itself unloaded (``queries.JOB_HINT``); None where not asked for.
+    job_hint: Mapped[bool | None] = query_expression()
     outputs: Mapped[dict] = mapped_column(JSON, default=dict)
     secret_outputs_sealed: Mapped[str | None] = mapped_column(Text, nullable=True)
 

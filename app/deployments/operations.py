@@ -13,12 +13,14 @@ import json
 import logging
 
 from flask import current_app
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from sqlalchemy import select
 
 from app.auth.errors import TokenUnavailable
 from app.auth.models import User
 from app.clock import utcnow
-from app.deployments import identity, tracking
+from app.deployments import identity, tracking, words
 from app.deployments import status as statuses
 from app.deployments.errors import DeploymentError, LaunchError, TooManyLaunches, explain
 from app.deployments.identity import groups_for, launch_blocker
@@ -35,6 +37,35 @@ log = logging.getLogger(__name__)
 
 # The timeline kind of a delete someone asked for (a lease's expiry records its own kind).
 DELETE_REQUESTED = "delete-requested"
+# Why an action waits for the orchestrator's confirmation, by action (see ``_require_uuid``).
+_UNCONFIRMED = {
+    "delete": _l(
+        "The orchestrator has not confirmed this deployment yet, so it cannot be deleted now; "
+        "the portal is checking, try again in a few minutes."
+    ),
+    "reset": _l(
+        "The orchestrator has not confirmed this deployment yet, so its delete cannot be reset "
+        "now; the portal is checking, try again in a few minutes."
+    ),
+    "log": _l(
+        "The orchestrator has not confirmed this deployment yet, so it has no log to show; the "
+        "portal is checking, try again in a few minutes."
+    ),
+    "resources": _l(
+        "The orchestrator has not confirmed this deployment yet, so it has no resources to "
+        "show; the portal is checking, try again in a few minutes."
+    ),
+    "template": _l(
+        "The orchestrator has not confirmed this deployment yet, so its template cannot be "
+        "fetched; the portal is checking, try again in a few minutes."
+    ),
+}
+# What the orchestrator not knowing a deployment means for what was asked of it.
+_UNKNOWN = {
+    "log": _l("The orchestrator no longer knows this deployment; it has no log."),
+    "resources": _l("The orchestrator no longer knows this deployment; it has no resources."),
+    "template": _l("The orchestrator no longer knows this deployment; it has no template."),
+}
 
 __all__ = [
     "DeploymentError",
@@ -62,9 +93,9 @@ def visible_deployment(user: User, deployment_id: int) -> Deployment:
     """
     deployment = db.session.get(Deployment, deployment_id)
     if deployment is None or deployment.deleted:
-        raise NotFound("There is no such deployment among yours.")
+        raise NotFound(_("There is no such deployment among yours."))
     if deployment.user_id != user.id and not user.is_admin:
-        raise NotFound("There is no such deployment among yours.")
+        raise NotFound(_("There is no such deployment among yours."))
     return deployment
 
 
@@ -93,12 +124,11 @@ def _action_timeout():
     return current_app.config["ORCHESTRATOR_ACTION_TIMEOUT"]
 
 
-def _require_uuid(deployment: Deployment, doing: str) -> str:
+def _require_uuid(deployment: Deployment, action: str) -> str:
+    """The orchestrator's id of ``deployment``; DeploymentError worded for ``action`` (a key of
+    ``_UNCONFIRMED``) while it has none."""
     if not deployment.uuid:
-        raise DeploymentError(
-            f"The orchestrator has not confirmed this deployment yet, so it cannot be {doing} "
-            "now; the portal is checking, try again in a few minutes."
-        )
+        raise DeploymentError(str(_UNCONFIRMED[action]))
     return deployment.uuid
 
 
@@ -111,20 +141,20 @@ def delete(actor: User, deployment: Deployment, *, force: bool = False) -> None:
     deployment = visible_deployment(actor, deployment.id)
     source = actor_source(actor, deployment)
     if not statuses.deletable(deployment.status, deployment.uuid):
-        _require_uuid(deployment, "deleted")
+        _require_uuid(deployment, "delete")
     if not deployment.uuid or deployment.status in statuses.NOTHING_AT_ORCHESTRATOR:
         record_event(
             deployment,
             deployment.status,
             source=source,
             actor=actor,
-            reason="Removed from the list; the orchestrator holds nothing.",
+            reason=words.REMOVED_FROM_LIST,
             kind=DELETE_REQUESTED,
         )
         deployment.deleted, deployment.deleted_at = True, utcnow()
         db.session.commit()
         return
-    reason = "Forced delete asked for." if force else "Delete asked for."
+    reason = words.FORCED_DELETE_ASKED if force else words.DELETE_ASKED
     try:
         with _owner_client(deployment, _action_timeout()) as client:
             client.delete_deployment(deployment.uuid, force=True if force else None)
@@ -150,7 +180,7 @@ def delete(actor: User, deployment: Deployment, *, force: bool = False) -> None:
             Status.DELETE_IN_PROGRESS,
             source=source,
             actor=actor,
-            reason="A delete was already under way.",
+            reason=words.DELETE_UNDER_WAY,
             kind=DELETE_REQUESTED,
         )
     except OrchestratorError as error:
@@ -192,7 +222,7 @@ def reset_delete(actor: User, deployment: Deployment) -> None:
         Status.DELETE_FAILED,
         source=actor_source(actor, deployment),
         actor=actor,
-        reason="Stuck delete reset; it can be deleted again.",
+        reason=words.DELETE_RESET,
     )
     deployment.next_check_at = None
     db.session.commit()
@@ -226,7 +256,7 @@ def _arrived_late(current: str, reported: str) -> bool:
 def _owner_only(actor: User, deployment: Deployment) -> Deployment:
     deployment = visible_deployment(actor, deployment.id)
     if deployment.user_id != actor.id:
-        raise NotFound("Only the owner of a deployment can see its secrets.")
+        raise NotFound(_("Only the owner of a deployment can see its secrets."))
     return deployment
 
 
@@ -252,21 +282,19 @@ def forget_secrets(actor: User, deployment: Deployment) -> None:
         deployment.status,
         source="user",
         actor=actor,
-        reason="Kept secrets forgotten at the owner's request.",
+        reason=words.SECRETS_FORGOTTEN,
     )
     db.session.commit()
 
 
 def _on_demand(actor: User, deployment: Deployment, what: str, call):
     deployment = visible_deployment(actor, deployment.id)
-    uuid = _require_uuid(deployment, f"asked for its {what}")
+    uuid = _require_uuid(deployment, what)
     try:
         with _owner_client(deployment, _action_timeout()) as client:
             return call(client, uuid)
     except DeploymentNotFound as error:
-        raise DeploymentError(
-            f"The orchestrator no longer knows this deployment; it has no {what}."
-        ) from error
+        raise DeploymentError(str(_UNKNOWN[what])) from error
     except OrchestratorError as error:
         raise DeploymentError(explain(error, f"the {what} could not be fetched")) from error
     except TokenUnavailable as error:

@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import contextlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 from flask import url_for
+from flask_babel import format_decimal, ngettext
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from sqlalchemy import select
 
 from app.catalogue.models import TemplateRevision
-from app.deployments.models import Deployment, DeploymentEvent
+from app.deployments.models import Deployment
 from app.deployments.status import Status
 from app.extensions import db
 from app.tosca import display
@@ -36,68 +39,79 @@ class StatusLook:
 
 STATUS_LOOKS = {
     Status.SUBMITTING: StatusLook(
-        "Submitting", "info", "The portal is sending it to the orchestrator."
+        _l("Submitting"), "info", _l("The portal is sending it to the orchestrator.")
     ),
     Status.UNCONFIRMED: StatusLook(
-        "Checking with the orchestrator",
+        _l("Checking with the orchestrator"),
         "warning",
-        "The orchestrator did not answer clearly when it was sent. The portal is checking "
-        "whether it arrived and will never send it twice.",
+        _l(
+            "The orchestrator did not answer clearly when it was sent. The portal is checking "
+            "whether it arrived and will never send it twice."
+        ),
     ),
     Status.NOT_LAUNCHED: StatusLook(
-        "Not launched",
+        _l("Not launched"),
         "secondary",
-        "The orchestrator refused it or was not reached; nothing "
-        "was created and nothing is charged.",
+        _l(
+            "The orchestrator refused it or was not reached; nothing was created and nothing "
+            "is charged."
+        ),
     ),
     Status.VANISHED: StatusLook(
-        "Gone from the orchestrator",
+        _l("Gone from the orchestrator"),
         "secondary",
-        "The orchestrator no longer knows this deployment; it may have been deleted elsewhere.",
+        _l("The orchestrator no longer knows this deployment; it may have been deleted elsewhere."),
     ),
-    Status.CREATE_IN_PROGRESS: StatusLook("Creating", "info", "The cloud is creating it."),
-    Status.CREATE_COMPLETE: StatusLook("Ready", "success", "It is running and can be used."),
-    Status.CREATE_FAILED: StatusLook("Failed", "danger", "The cloud could not create it."),
-    Status.UPDATE_IN_PROGRESS: StatusLook("Updating", "info", "A change is being applied."),
-    Status.UPDATE_COMPLETE: StatusLook("Ready", "success", "It is running and can be used."),
+    Status.CREATE_IN_PROGRESS: StatusLook(_l("Creating"), "info", _l("The cloud is creating it.")),
+    Status.CREATE_COMPLETE: StatusLook(
+        _l("Ready"), "success", _l("It is running and can be used.")
+    ),
+    Status.CREATE_FAILED: StatusLook(_l("Failed"), "danger", _l("The cloud could not create it.")),
+    Status.UPDATE_IN_PROGRESS: StatusLook(_l("Updating"), "info", _l("A change is being applied.")),
+    Status.UPDATE_COMPLETE: StatusLook(
+        _l("Ready"), "success", _l("It is running and can be used.")
+    ),
     Status.UPDATE_FAILED: StatusLook(
-        "Update failed", "warning", "A change could not be applied; it may still be usable."
+        _l("Update failed"),
+        "warning",
+        _l("A change could not be applied; it may still be usable."),
     ),
     Status.DELETE_IN_PROGRESS: StatusLook(
-        "Deleting", "secondary", "Its resources are being freed."
+        _l("Deleting"), "secondary", _l("Its resources are being freed.")
     ),
-    Status.DELETE_COMPLETE: StatusLook("Deleted", "secondary", "Its resources have been freed."),
+    Status.DELETE_COMPLETE: StatusLook(
+        _l("Deleted"), "secondary", _l("Its resources have been freed.")
+    ),
     Status.DELETE_FAILED: StatusLook(
-        "Delete failed",
+        _l("Delete failed"),
         "danger",
-        "Deleting it did not finish. Delete it again; a forced delete is offered too.",
+        _l("Deleting it did not finish. Delete it again; a forced delete is offered too."),
     ),
-    Status.UNKNOWN: StatusLook("Unknown", "secondary", "The orchestrator has lost track of it."),
+    Status.UNKNOWN: StatusLook(
+        _l("Unknown"), "secondary", _l("The orchestrator has lost track of it.")
+    ),
 }
 
 # Phrases found in orchestrator reasons, and what they mean for the person reading them.
+_NO_FLAVOUR = _l("No site offers a machine size matching the cores and memory asked.")
+_TIMEOUT = _l("The cloud took too long to answer, so the attempt was abandoned.")
+_NO_SLA = _l("Your group has no agreement with a cloud site that could host this.")
 PLAIN_REASONS = (
-    ("quota", "The cloud site has no room left under its quota for this request."),
-    ("no matching flavor", "No site offers a machine size matching the cores and memory asked."),
-    ("flavor", "No site offers a machine size matching the cores and memory asked."),
-    ("image", "No site has the operating system image this application needs."),
-    ("timeout", "The cloud took too long to answer, so the attempt was abandoned."),
-    ("timed out", "The cloud took too long to answer, so the attempt was abandoned."),
-    ("no sla", "Your group has no agreement with a cloud site that could host this."),
-    ("sla", "Your group has no agreement with a cloud site that could host this."),
-    ("unauthorized", "The cloud site did not accept the credentials it was given."),
-    ("forbidden", "The cloud site did not allow this request."),
-    ("failed to execute", "The job's command ended in an error, after every retry it was given."),
+    ("quota", _l("The cloud site has no room left under its quota for this request.")),
+    ("no matching flavor", _NO_FLAVOUR),
+    ("flavor", _NO_FLAVOUR),
+    ("image", _l("No site has the operating system image this application needs.")),
+    ("timeout", _TIMEOUT),
+    ("timed out", _TIMEOUT),
+    ("no sla", _NO_SLA),
+    ("sla", _NO_SLA),
+    ("unauthorized", _l("The cloud site did not accept the credentials it was given.")),
+    ("forbidden", _l("The cloud site did not allow this request.")),
+    (
+        "failed to execute",
+        _l("The job's command ended in an error, after every retry it was given."),
+    ),
 )
-
-SOURCE_WORDS = {
-    "launch": "launch",
-    "callback": "orchestrator notice",
-    "sync": "status check",
-    "user": "owner",
-    "admin": "administrator",
-    "portal": "the portal",
-}
 
 
 def status_look(status: str) -> StatusLook:
@@ -112,7 +126,7 @@ def plain_reason(reason: str | None) -> str | None:
     lowered = reason.lower()
     for phrase, sentence in PLAIN_REASONS:
         if phrase in lowered:
-            return sentence
+            return str(sentence)  # in the reader's language now (it may be stored)
     return None
 
 
@@ -233,11 +247,11 @@ def _setting_text(value: Any, name: str = "") -> str:
     if worded is not None:
         return worded
     if isinstance(value, bool):
-        return "Yes" if value else "No"
+        return _("Yes") if value else _("No")
     if isinstance(value, str):
-        return value or "(empty)"
+        return value or _("(empty)")
     if isinstance(value, list):
-        return ", ".join(_setting_text(v) for v in value) or "(none)"
+        return ", ".join(_setting_text(v) for v in value) or _("(none)")
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
@@ -266,53 +280,21 @@ def resources_summary(charge: dict | None) -> str:
     parts = []
     nodes = charge.get("nodes")
     if isinstance(nodes, int) and nodes > 1:
-        parts.append(f"{nodes} machines")
+        parts.append(ngettext("%(num)d machine", "%(num)d machines", nodes))
     cores = charge.get("cores", charge.get("cpus"))
     if cores:
-        cores = int(cores) if float(cores).is_integer() else cores
-        parts.append(f"{cores} core{'s' if cores != 1 else ''}")
-    for key, noun in (("memory", "memory"), ("disk", "disk")):
-        if isinstance(charge.get(key), int | float) and charge[key] > 0:
-            parts.append(f"{format_size(int(charge[key]))} {noun}")
+        if float(cores).is_integer():
+            parts.append(ngettext("%(num)d core", "%(num)d cores", int(cores)))
+        else:
+            parts.append(_("%(count)s cores", count=format_decimal(cores)))
+    if isinstance(charge.get("memory"), int | float) and charge["memory"] > 0:
+        parts.append(_("%(size)s memory", size=format_size(int(charge["memory"]))))
+    if isinstance(charge.get("disk"), int | float) and charge["disk"] > 0:
+        parts.append(_("%(size)s disk", size=format_size(int(charge["disk"]))))
     gpus = charge.get("gpus")
     if isinstance(gpus, int | float) and gpus > 0:
-        parts.append(f"{int(gpus)} GPU{'s' if gpus != 1 else ''}")
+        parts.append(ngettext("%(num)d GPU", "%(num)d GPUs", int(gpus)))
     return " · ".join(parts)
-
-
-@dataclass(frozen=True)
-class Step:
-    """One timeline entry as a named step."""
-
-    at: Any
-    title: str
-    tone: str
-    by: str
-    reason: str | None = None
-    detail: list[str] = field(default_factory=list)
-
-
-def timeline(deployment: Deployment, people: dict[int, str] | None = None, looks=None) -> list:
-    """The deployment's events as steps, oldest first; ``people`` names actors by id, and
-    ``looks`` words a status (``status_look`` unless given, e.g. a batch job's words)."""
-    return [_step(e, people or {}, looks or status_look) for e in deployment.events]
-
-
-def _step(event: DeploymentEvent, people: dict[int, str], looks) -> Step:
-    look = looks(event.to_status) if event.to_status else None
-    reason = (event.reason or "").strip() or None
-    if event.to_status and event.to_status != event.from_status:
-        title = look.label
-    elif reason:
-        # An action without a status change: its reason's first sentence names the step.
-        title, _dot, rest = reason.partition(". ")
-        title, reason = title.rstrip("."), rest.strip() or None
-    else:
-        title = "Noted"
-    by = SOURCE_WORDS.get(event.source, event.source)
-    if event.actor_id and event.actor_id in people:
-        by = f"{by} by {people[event.actor_id]}"
-    return Step(event.at, title, look.tone if look else "secondary", by, reason)
 
 
 def url_pattern(endpoint: str, key: str) -> str:

@@ -8,6 +8,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from flask_babel import gettext as _
+
 from app.deployments.models import Deployment
 from app.deployments.presenters import in_template_order
 from app.tosca import display
@@ -35,7 +37,7 @@ def secret_items(deployment: Deployment, template: ParsedTemplate | None) -> lis
                 label = spec.label or humanise(spec.name)
                 items.append(SecretItem(spec.name, label, "generated"))
         if not items:
-            items.append(SecretItem("", "Generated passwords", "generated"))
+            items.append(SecretItem("", _("Generated passwords"), "generated"))
     plain = deployment.outputs or {}
     named = False
     for spec in outputs:
@@ -44,7 +46,7 @@ def secret_items(deployment: Deployment, template: ParsedTemplate | None) -> lis
             items.append(SecretItem(spec.name, label, "output"))
             named = True
     if deployment.secret_outputs_sealed and not named:
-        items.append(SecretItem("", "Credentials the deployment returned", "output"))
+        items.append(SecretItem("", _("Credentials the deployment returned"), "output"))
     return items
 
 

@@ -15,6 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from app.caches import cached
 from app.catalogue.models import TemplateRevision
 from app.clock import utcnow
+from app.deployments import words
 from app.deployments.models import VANISHED, Deployment, DeploymentListing
 from app.deployments.secrets import seal, split_outputs, unseal
 from app.deployments.timeline import change_status
@@ -103,12 +104,12 @@ def mark_gone(deployment: Deployment, *, source: str) -> None:
             deployment,
             schemas.DELETE_COMPLETE,
             source=source,
-            reason="The orchestrator finished deleting it.",
+            reason=words.DELETE_FINISHED,
         )
         deployment.status_reason = None
         _mark_deleted(deployment, now)
     else:
-        reason = "The orchestrator no longer knows this deployment."
+        reason = words.GONE
         change_status(deployment, VANISHED, source=source, reason=reason)
         deployment.status_reason = reason
         deployment.next_check_at = None

@@ -22,9 +22,22 @@ from flask import (
     request,
     url_for,
 )
+from flask_babel import format_decimal
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_login import current_user, login_required
 
-from app.deployments import jobs, operations, panels, presenters, queries, secret_items, stamps
+from app.deployments import (
+    jobs,
+    operations,
+    panels,
+    presenters,
+    queries,
+    secret_items,
+    stamps,
+    steps,
+    words,
+)
 from app.deployments import status as statuses
 from app.deployments.models import NAME_MAX_LENGTH, Deployment
 from app.errors import NotFound, PortalError
@@ -36,6 +49,8 @@ bp = Blueprint("deployments", __name__, url_prefix="/deployments")
 STAMP_HEADER = "X-List-Stamp"
 
 bp.add_app_template_filter(presenters.status_look, "status_look")
+bp.add_app_template_filter(format_decimal, "format_number")  # 1,234 / 1.234 by locale
+bp.add_app_template_filter(words.said, "said")
 bp.add_app_template_filter(jobs.look_of, "deployment_look")
 bp.add_app_template_filter(presenters.resources_summary, "resources_summary")
 bp.add_app_template_test(presenters.is_web_address, "web_address")
@@ -190,7 +205,7 @@ def _detail_context(deployment: Deployment, revealed: dict[str, str] | None = No
         "revealed": None if revealed is None else secret_items.revealed_secrets(revealed, template),
         "owner_view": deployment.user_id == current_user.id,
         "people": people,
-        "steps": presenters.timeline(deployment, people, jobs.step_looks(deployment)),
+        "steps": steps.timeline(deployment, people, jobs.step_looks(deployment)),
         "deployment_panels": panels.panels_for([deployment]),
         "resources": presenters.resources_summary(deployment.charge),
         "settings": presenters.shown_settings(deployment, template),
@@ -277,14 +292,31 @@ def forget(deployment_id: int):
         operations.forget_secrets(current_user, deployment)
     except PortalError as error:
         return _failed(deployment, error)
-    flash("The portal no longer keeps this deployment's passwords and credentials.", "info")
+    flash(_("The portal no longer keeps this deployment's passwords and credentials."), "info")
     return redirect(url_for(".detail", deployment_id=deployment.id))
+
+
+# The headings of the on-demand panels: for a service, and for a batch job.
+_ON_DEMAND_TITLES = {
+    "log": (_l("Deployment log"), _l("Job log")),
+    "resources": (_l("Virtual machines and other resources"), _l("Jobs and containers")),
+    "template": (_l("Template as submitted"), _l("Template as submitted")),
+}
 
 
 def _on_demand(deployment_id: int, what: str, fetch) -> str:
     """Render one on-demand panel (log, resources, template) fetched from the orchestrator."""
     deployment = _deployment(deployment_id)
-    context = {"deployment": deployment, "what": what, "problem": None, "content": None}
+    job = jobs.is_job(deployment)
+    context = {
+        "deployment": deployment,
+        "title": _ON_DEMAND_TITLES[what][1 if job else 0],
+        "job": job,
+        # Why a job has no log yet: it has not run, or the orchestrator kept none of it.
+        "job_started": job and jobs.has_started(deployment),
+        "problem": None,
+        "content": None,
+    }
     try:
         context["content"] = fetch(current_user, deployment)
     except PortalError as error:
@@ -331,7 +363,13 @@ def remove(deployment_id: int):
         operations.delete(current_user, deployment, force=force)
     except PortalError as error:
         return _failed(deployment, error)
-    flash(f"Deleting {deployment.name}; it leaves this list once its resources are freed.", "info")
+    flash(
+        _(
+            "Deleting %(name)s; it leaves this list once its resources are freed.",
+            name=deployment.name,
+        ),
+        "info",
+    )
     return redirect(url_for(".index"))
 
 
@@ -344,7 +382,7 @@ def reset(deployment_id: int):
         operations.reset_delete(current_user, deployment)
     except PortalError as error:
         return _failed(deployment, error)
-    flash("The stuck delete was reset; you can delete the deployment again.", "info")
+    flash(_("The stuck delete was reset; you can delete the deployment again."), "info")
     return redirect(url_for(".detail", deployment_id=deployment.id))
 
 

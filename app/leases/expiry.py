@@ -20,22 +20,23 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from flask import current_app
-from flask_babel import gettext as _
+from flask_babel import force_locale
 from sqlalchemy import select, update
 from sqlalchemy.orm import selectinload
 
 from app.auth.errors import TokenUnavailable
 from app.clock import utcnow
 from app.deployments import identity, tracking
-from app.deployments.errors import DeploymentError, explain
+from app.deployments.errors import NOT_DELETED, DeploymentError, problem_of, problem_text
 from app.deployments.models import NOT_LAUNCHED, VANISHED, Deployment
 from app.deployments.timeline import record_event
 from app.extensions import db
 from app.leases import schedule
-from app.leases.clock_text import iso, shown
+from app.leases.clock_text import iso, recorded
 from app.leases.events import record
 from app.leases.models import DELETE_FAILED, DELETING, DONE, FAILED, GRACE, RUNNING, Lease
 from app.leases.policy import resolver
+from app.leases.wording import DELETE_REFUSED, stored
 from app.orchestrator import schemas
 from app.orchestrator.errors import Conflict, DeploymentNotFound, OrchestratorError
 
@@ -185,7 +186,7 @@ def _running(lease, deployment, policy, now, result) -> None:
             source="portal",
             kind="lease-expired",
             details={"ends_at": iso(lease.ends_at), "delete_at": iso(lease.delete_at)},
-            reason=_("Lease ended. It will be deleted %(when)s.", when=shown(lease.delete_at)),
+            reason=f"Lease ended. It will be deleted {recorded(lease.delete_at)}.",
         )
         result.expired += 1
         return
@@ -198,7 +199,7 @@ def _running(lease, deployment, policy, now, result) -> None:
             source="portal",
             kind="lease-warned",
             details={"ends_at": iso(lease.ends_at), "before_minutes": before},
-            reason=_("Lease ends soon. It ends %(end)s.", end=shown(lease.ends_at)),
+            reason=f"Lease ends soon. It ends {recorded(lease.ends_at)}.",
         )
         result.warned += 1
     lease.next_at = schedule.next_step(lease, policy, now)
@@ -207,9 +208,9 @@ def _running(lease, deployment, policy, now, result) -> None:
 def _record_delete(lease, deployment, now, kind: str, details: dict, result) -> None:
     """Record the delete before asking for it, with a retry time should this worker die."""
     why = (
-        _("Deleted by the portal: the lease expired.")
+        "Deleted by the portal: the lease expired."
         if kind == "lease-deleted"
-        else _("Removed by the portal: it failed to create and was kept long enough.")
+        else "Removed by the portal: it failed to create and was kept long enough."
     )
     record(
         deployment,
@@ -245,11 +246,11 @@ def _delete(deployment_id: int, result: ExpiryResult) -> None:
             deployment.deleted_at = deployment.deleted_at or utcnow()
         except Conflict as error:
             if error.retry_after is not None:
-                problem = explain(error, _("the deployment was not deleted"))
+                problem = problem_of(error, NOT_DELETED)
         except OrchestratorError as error:
-            problem = explain(error, _("the deployment was not deleted"))
+            problem = problem_of(error, NOT_DELETED)
         except (TokenUnavailable, DeploymentError) as error:
-            problem = error.message
+            problem = {"error": "portal", "said": error.message}
     if problem:
         _delete_refused(deployment, lease, problem)
         result.delete_failed += 1
@@ -262,15 +263,21 @@ def _delete(deployment_id: int, result: ExpiryResult) -> None:
     log.info("Lease of deployment %s: delete asked (%s)", deployment.id, problem or "accepted")
 
 
-def _delete_refused(deployment, lease, problem: str) -> None:
+def _delete_refused(deployment, lease, problem: dict) -> None:
+    """Keep the refusal as what words it again (``problem_of``): the lease panel, the stuck
+    list and the timeline show it in each reader's language. The status reason keeps the
+    orchestrator's own words."""
     now = utcnow()
     first = lease.state != DELETE_FAILED
-    lease.state, lease.problem, lease.next_at = DELETE_FAILED, problem, _retry_at(now)
+    lease.state, lease.problem, lease.next_at = DELETE_FAILED, stored(problem), _retry_at(now)
     if first:
+        with force_locale("en"):
+            english = problem_text(problem)
         record_event(
             deployment,
             schemas.DELETE_FAILED,
             source="portal",
-            reason=_("The delete at the end of the lease failed. %(problem)s", problem=problem),
+            reason=f"The delete at the end of the lease failed. {english}",
+            details={DELETE_REFUSED: problem},
         )
-        deployment.status_reason = problem
+        deployment.status_reason = problem["said"]

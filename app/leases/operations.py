@@ -22,7 +22,7 @@ from app.deployments.timeline import actor_source
 from app.errors import NotFound
 from app.extensions import db
 from app.leases import schedule
-from app.leases.clock_text import iso, shown
+from app.leases.clock_text import iso, recorded
 from app.leases.durations import spoken_duration
 from app.leases.errors import ExtendRefused, InvalidPolicy
 from app.leases.events import record
@@ -104,7 +104,7 @@ def start(deployment: Deployment, source: str, session=None) -> None:
         source=source if source in ("sync", "callback") else "portal",
         kind="lease-chosen",
         details={"ends_at": iso(lease.ends_at)},
-        reason=_("Lease started. Ends %(end)s.", end=shown(lease.ends_at)),
+        reason=f"Lease started. Ends {recorded(lease.ends_at)}.",
     )
 
 
@@ -248,7 +248,7 @@ def extend(
             "past_cap": past_cap,
             "reason": (reason or "").strip() or None,
         },
-        reason=_("Lease extended. Now ends %(end)s.", end=shown(new_end))
+        reason=f"Lease extended. Now ends {recorded(new_end)}."
         + (f" {reason.strip()}" if reason and reason.strip() else ""),
     )
     db.session.commit()

@@ -200,15 +200,16 @@ def check(policy: Policy) -> None:
                 longest=spoken_duration(longest),
             )
         )
-    for key in ("default", "max_initial"):
+    past_cap = {
+        "default": _l("The default duration (%(value)s) is longer than the cap (%(cap)s)."),
+        "max_initial": _l(
+            "The longest initial duration (%(value)s) is longer than the cap (%(cap)s)."
+        ),
+    }
+    for key, sentence in past_cap.items():
         if values.get(key) and cap and values[key] > cap:
             problems.append(
-                _(
-                    "The %(what)s (%(value)s) is longer than the cap (%(cap)s).",
-                    what=BY_KEY[key].label.lower(),
-                    value=spoken_duration(values[key]),
-                    cap=spoken_duration(cap),
-                )
+                str(sentence) % {"value": spoken_duration(values[key]), "cap": spoken_duration(cap)}
             )
     for before in values.get("warn") or []:
         if before == 0:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from flask_babel import get_translations, ngettext
 from flask_babel import gettext as _
-from flask_babel import ngettext
 from flask_login import current_user
 from sqlalchemy import select
 
@@ -17,6 +17,28 @@ from app.leases.durations import spoken_duration
 from app.leases.models import DELETE_FAILED, DELETING, DONE, GRACE, RUNNING, WAITING, Lease
 from app.leases.operations import ExtendOffer, offer
 from app.leases.policy import Policy, resolve, resolver
+from app.leases.wording import problem_shown
+
+# The countdown's units: the same messages ``time_left`` says, handed to the page's script.
+_UNITS = {
+    "day": ("%(num)d day", "%(num)d days"),
+    "hour": ("%(num)d hour", "%(num)d hours"),
+    "minute": ("%(num)d minute", "%(num)d minutes"),
+}
+
+
+def countdown_words() -> dict[str, str]:
+    """The countdown's words in the reader's language, for the script that keeps it current
+    (``static/js/leases.js``): each unit's forms for one and for more (``%(num)d`` where the
+    number goes), and the two ways two units are joined."""
+    translations = get_translations()
+    words = {}
+    for unit, (one, many) in _UNITS.items():
+        words[f"{unit}-one"] = translations.ungettext(one, many, 1)
+        words[f"{unit}-other"] = translations.ungettext(one, many, 2)
+    words["days-hours"] = translations.ugettext("%(days)s %(hours)s")
+    words["hours-minutes"] = translations.ugettext("%(hours)s %(mins)s")
+    return words
 
 
 def time_left(until: datetime, now: datetime) -> str:
@@ -121,7 +143,7 @@ def view(lease: Lease, policy: Policy, now: datetime) -> LeaseView:
         minutes=lease.minutes,
         left=left,
         extend=offer(lease, policy, now),
-        problem=lease.problem,
+        problem=problem_shown(lease.problem),
         may_override=bool(current_user and (current_user.is_operator or current_user.is_admin)),
         chosen=spoken_duration(lease.minutes) if lease.minutes and lease.state == WAITING else None,
         amber_at=(

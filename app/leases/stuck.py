@@ -8,6 +8,7 @@ from sqlalchemy import or_, select
 from app.deployments.models import Deployment
 from app.extensions import db
 from app.leases.models import DELETE_FAILED, Lease
+from app.leases.wording import problem_shown
 from app.orchestrator import schemas
 
 
@@ -23,4 +24,7 @@ def stuck_deployments(limit: int = 100) -> list[tuple[Deployment, str | None]]:
         .order_by(Deployment.updated_at.desc())
         .limit(limit)
     ).all()
-    return [(deployment, problem or deployment.status_reason) for deployment, problem in rows]
+    return [
+        (deployment, problem_shown(problem) or deployment.status_reason)
+        for deployment, problem in rows
+    ]

@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import requests
+from flask_babel import gettext as _
 from urllib3.exceptions import ConnectTimeoutError, MaxRetryError, NewConnectionError
 
 from app.instruments import ORCHESTRATOR_ERRORS, ORCHESTRATOR_LATENCY
@@ -129,7 +130,7 @@ class OrchestratorClient:
     def _all_pages(self, path: str, params: dict) -> list[dict]:
         items: list[dict] = []
         seen: set[str] = set()
-        for _ in range(_MAX_PAGES):
+        for _page in range(_MAX_PAGES):
             page = self._json("GET", path, params=params)
             content = page.get("content")
             for item in content if isinstance(content, list) else []:
@@ -152,7 +153,7 @@ class OrchestratorClient:
             if following == params:
                 break  # a "next" page that is this one again would never end
             params = following
-        raise OrchestratorError("The orchestrator kept sending more pages; gave up.")
+        raise OrchestratorError(_("The orchestrator kept sending more pages; gave up."))
 
     def reset_deployment(self, uuid: str) -> None:
         """Reset a stuck delete (PATCH status DELETE_FAILED), so that it can be retried.
@@ -209,7 +210,7 @@ class OrchestratorClient:
             body = None
         if not isinstance(body, dict):
             raise OrchestratorError(
-                "The orchestrator sent an answer the portal cannot read.",
+                _("The orchestrator sent an answer the portal cannot read."),
                 status_code=response.status_code,
             )
         return body
@@ -263,10 +264,10 @@ class OrchestratorClient:
             if _never_sent(error):
                 raise Unreachable() from error
             raise OrchestratorUnavailable(
-                "The orchestrator did not answer in time, or the connection dropped."
+                _("The orchestrator did not answer in time, or the connection dropped.")
             ) from error
         except requests.RequestException as error:
-            raise OrchestratorError("The orchestrator could not be called.") from error
+            raise OrchestratorError(_("The orchestrator could not be called.")) from error
         raise_for_status(response)
         return response
 

@@ -4,16 +4,19 @@ treats differently, and the single place where HTTP status codes become those ex
 from __future__ import annotations
 
 import requests
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 
 
 class OrchestratorError(Exception):
     """The orchestrator refused or failed a call. ``message`` can be shown to a person;
-    ``status_code`` is the HTTP status, or ``None`` when no answer came."""
+    ``status_code`` is the HTTP status, or ``None`` when no answer came. The portal's own
+    default words are in the reader's language; the orchestrator's own stay as it sent them."""
 
-    default_message = "The orchestrator answered with an error."
+    default_message = _l("The orchestrator answered with an error.")
 
     def __init__(self, message: str | None = None, *, status_code: int | None = None):
-        self.message = message or self.default_message
+        self.message = message or str(self.default_message)
         self.status_code = status_code
         super().__init__(self.message)
 
@@ -21,45 +24,45 @@ class OrchestratorError(Exception):
 class OrchestratorUnavailable(OrchestratorError):
     """No usable answer: connection refused, timed out, or a 5xx status."""
 
-    default_message = "The orchestrator is not answering right now."
+    default_message = _l("The orchestrator is not answering right now.")
 
 
 class Unreachable(OrchestratorUnavailable):
     """The request never reached the orchestrator (connection refused, connect timeout): it
     certainly did nothing. Other OrchestratorUnavailable errors leave that open."""
 
-    default_message = "The orchestrator cannot be reached right now."
+    default_message = _l("The orchestrator cannot be reached right now.")
 
 
 class BadRequest(OrchestratorError):
     """400: the request was refused as invalid (missing inputs, bad template...)."""
 
-    default_message = "The orchestrator refused the request as invalid."
+    default_message = _l("The orchestrator refused the request as invalid.")
 
 
 class Unauthorized(OrchestratorError):
     """401: the access token is missing, expired or not trusted."""
 
-    default_message = "The orchestrator did not accept the login token."
+    default_message = _l("The orchestrator did not accept the login token.")
 
 
 class Forbidden(OrchestratorError):
     """403: the token is valid but may not do this (not the owner, not in the group)."""
 
-    default_message = "The orchestrator does not allow this."
+    default_message = _l("The orchestrator does not allow this.")
 
 
 class DeploymentNotFound(OrchestratorError):
     """404: no such deployment (or no such path)."""
 
-    default_message = "The orchestrator does not know this deployment."
+    default_message = _l("The orchestrator does not know this deployment.")
 
 
 class Conflict(OrchestratorError):
     """409: the deployment's state forbids this now. ``retry_after`` is the Retry-After
     header in seconds when the server sent one (0 for a concurrent update)."""
 
-    default_message = "The deployment is busy with another operation."
+    default_message = _l("The deployment is busy with another operation.")
 
     def __init__(self, message=None, *, status_code=409, retry_after: int | None = None):
         super().__init__(message, status_code=status_code)
@@ -130,22 +133,30 @@ def raise_for_status(response: requests.Response) -> None:
         return
     message = error_message(response)
     if 300 <= status < 400:
-        where = response.headers.get("Location") or "another address"
         raise OrchestratorError(
-            f"The orchestrator's address answered with a redirect ({status}) to {where}; the "
-            "portal's ORCHESTRATOR_URL is probably not the orchestrator's own address.",
+            _(
+                "The orchestrator's address answered with a redirect (%(status)s) to "
+                "%(where)s; the portal's ORCHESTRATOR_URL is probably not the orchestrator's "
+                "own address.",
+                status=status,
+                where=response.headers.get("Location") or _("another address"),
+            ),
             status_code=status,
         )
     if status == 404 and not _from_orchestrator(response):
         raise OrchestratorError(
-            "The orchestrator's address answered \u201cnot found\u201d without the "
-            "orchestrator's own error: a proxy in front of it, or the portal's ORCHESTRATOR_URL, "
-            "may be wrong.",
+            _(
+                "The orchestrator's address answered \u201cnot found\u201d without the "
+                "orchestrator's own error: a proxy in front of it, or the portal's "
+                "ORCHESTRATOR_URL, may be wrong."
+            ),
             status_code=status,
         )
     if status >= 500:
         raise OrchestratorUnavailable(
-            f"The orchestrator failed ({status}): {message}" if message else None,
+            _("The orchestrator failed (%(status)s): %(said)s", status=status, said=message)
+            if message
+            else None,
             status_code=status,
         )
     if status == 409:

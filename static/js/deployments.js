@@ -1,11 +1,12 @@
-// Deployment pages: copy buttons that carry their text (data-copy-value). A file, not inline,
-// so that the Content-Security-Policy can forbid inline scripts.
+// Deployment pages: copy buttons that carry their text (data-copy-value) and the word they
+// show once copied, in the reader's language (data-copied). A file, not inline, so that the
+// Content-Security-Policy can forbid inline scripts.
 (function () {
   "use strict";
 
   function copied(button) {
     var original = button.innerHTML;
-    button.textContent = "Copied";
+    button.textContent = button.getAttribute("data-copied") || "\u2713";
     setTimeout(function () { button.innerHTML = original; }, 1500);
   }
 

@@ -3,18 +3,36 @@
 (function () {
   "use strict";
 
-  var format = new Intl.DateTimeFormat(undefined, {
+  // The page's language (the portal sets <html lang>): dates, numbers and plural forms follow it.
+  var lang = document.documentElement.lang || undefined;
+  var format = new Intl.DateTimeFormat(lang, {
     weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit"
   });
+  var numbers = new Intl.NumberFormat(lang);
+  var plurals = new Intl.PluralRules(lang);
 
-  function plural(count, one, many) { return count + " " + (count === 1 ? one : many); }
+  // The words come from the countdown's data-words-* attributes, rendered in the reader's
+  // language by the server: "%(num)d giorni" for each unit and plural form, and how two units
+  // are joined ("%(days)s %(hours)s").
+  function words(element, key) { return element.getAttribute("data-words-" + key) || ""; }
 
-  function left(until) {
+  function unit(element, name, count) {
+    var form = words(element, name + "-" + plurals.select(count)) || words(element, name + "-other");
+    return form.replace("%(num)d", numbers.format(count));
+  }
+
+  function left(element, until) {
     var minutes = Math.max(Math.floor((until - Date.now()) / 60000), 0);
     var days = Math.floor(minutes / 1440), hours = Math.floor((minutes % 1440) / 60);
-    if (days) return plural(days, "day", "days") + " " + plural(hours, "hour", "hours");
-    if (hours) return plural(hours, "hour", "hours") + " " + plural(minutes % 60, "minute", "minutes");
-    return plural(minutes, "minute", "minutes");
+    if (days) {
+      return words(element, "days-hours").replace("%(days)s", unit(element, "day", days))
+        .replace("%(hours)s", unit(element, "hour", hours));
+    }
+    if (hours) {
+      return words(element, "hours-minutes").replace("%(hours)s", unit(element, "hour", hours))
+        .replace("%(mins)s", unit(element, "minute", minutes % 60));
+    }
+    return unit(element, "minute", minutes);
   }
 
   function localise(root) {
@@ -42,7 +60,10 @@
     document.querySelectorAll("[data-countdown]").forEach(function (element) {
       var until = new Date(Date.parse(element.getAttribute("data-countdown")) - skew(element));
       var text = element.querySelector("[data-countdown-text]");
-      if (!isNaN(until) && text) text.textContent = left(until);
+      // Without its words (a page cached from before they were sent) the server's text stays.
+      if (!isNaN(until) && text && element.hasAttribute("data-words-minute-other")) {
+        text.textContent = left(element, until);
+      }
       var amber = element.getAttribute("data-amber-at");
       if (amber && Date.now() + skew(element) >= Date.parse(amber) && element.classList.contains("text-bg-secondary")) {
         element.classList.replace("text-bg-secondary", "text-bg-warning");

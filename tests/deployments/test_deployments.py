@@ -25,7 +25,7 @@ def test_a_refused_launch_passes_on_the_orchestrators_reason(app, people, launch
     user_id = people.create("ada")
     with pytest.raises(LaunchError) as raised:
         launch_as(user_id, {"num_cpus": 2})
-    assert "nothing was launched" in raised.value.message
+    assert "Nothing was launched." in raised.value.message
     assert "jupyter_password" in raised.value.message
 
 

@@ -100,7 +100,7 @@ def test_an_orchestrator_refusal_is_shown_on_the_page_and_changes_nothing(emulat
     page = client.get(answer.headers["Location"]).get_data(as_text=True)
     emulated.emulator.clear_faults()
 
-    assert "the deployment was not deleted" in page
+    assert "The deployment was not deleted." in page
     assert emulated.row(deployment_id).status == "CREATE_IN_PROGRESS"
 
 

@@ -157,7 +157,7 @@ def test_an_orchestrator_that_cannot_be_reached_launches_nothing(
     with pytest.raises(LaunchError) as refused:
         emulated.launch(ada)
 
-    assert "nothing was launched" in refused.value.message
+    assert "Nothing was launched." in refused.value.message
     with emulated.app.app_context():
         from app.deployments.models import Deployment
         from app.extensions import db
@@ -178,7 +178,7 @@ def test_the_infn_group_rule_refuses_a_launch_without_user_group(
     with pytest.raises(LaunchError) as refused:
         emulated.launch(ada)
 
-    assert "nothing was launched" in refused.value.message
+    assert "Nothing was launched." in refused.value.message
     assert "does not allow" in refused.value.message
     assert emulated.emulator.deployments() == []
 

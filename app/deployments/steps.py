@@ -1,0 +1,92 @@
+"""A deployment's timeline as the page shows it: each entry a named step, worded when shown.
+
+Entries keep what happened (statuses, a kind and its details, a reason); the words come now,
+in the reader's language: the portal's own stored sentences are translated (``words.said``),
+the orchestrator's reasons are shown as it gave them, and features above this one word the
+kinds of entry they record (a lease's start, extension, end) through the
+``deployments.event_words`` slot, filled at start-up with ``register_event_words``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from flask import current_app
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+
+from app.deployments.models import Deployment, DeploymentEvent
+from app.deployments.presenters import status_look
+from app.deployments.words import said
+
+SLOT = "deployments.event_words"
+
+SOURCE_WORDS = {
+    "launch": _l("launch"),
+    "callback": _l("orchestrator notice"),
+    "sync": _l("status check"),
+    "user": _l("owner"),
+    "admin": _l("administrator"),
+    "portal": _l("the portal"),
+}
+
+# ``(event) -> (title, text or None)``, or None when the entry is not of its feature's kinds.
+# For an entry that changes the status, the status names the step and the text says why.
+EventWords = Callable[[DeploymentEvent], tuple[str, str | None] | None]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One timeline entry as a named step."""
+
+    at: Any
+    title: str
+    tone: str
+    by: str
+    reason: str | None = None
+
+
+def register_event_words(app, words: EventWords) -> None:
+    """Have ``words`` name the timeline entries of a feature above this one."""
+    app.extensions.setdefault(SLOT, []).append(words)
+
+
+def timeline(deployment: Deployment, people: dict[int, str] | None = None, looks=None) -> list:
+    """The deployment's events as steps, oldest first; ``people`` names actors by id, and
+    ``looks`` words a status (``status_look`` unless given, e.g. a batch job's words)."""
+    wordings = current_app.extensions.get(SLOT, [])
+    return [_step(e, people or {}, looks or status_look, wordings) for e in deployment.events]
+
+
+def _feature_words(event: DeploymentEvent, wordings) -> tuple[str, str | None] | None:
+    for words in wordings:
+        found = words(event)
+        if found is not None:
+            return found
+    return None
+
+
+def _step(event: DeploymentEvent, people: dict[int, str], looks, wordings) -> Step:
+    look = looks(event.to_status) if event.to_status else None
+    changed = bool(event.to_status and event.to_status != event.from_status)
+    worded = _feature_words(event, wordings)
+    if worded is not None:
+        title, reason = worded
+        if changed:  # the status names the step; the feature's words say why
+            title, reason = look.label, reason or title
+    else:
+        reason = (said(event.reason) or "").strip() or None
+        if changed:
+            title = look.label
+        elif reason:
+            # An action without a status change: its reason's first sentence names the step.
+            title, _dot, rest = reason.partition(". ")
+            title, reason = title.rstrip("."), rest.strip() or None
+        else:
+            title = _("Noted")
+    by = str(SOURCE_WORDS.get(event.source, event.source))
+    if event.actor_id and event.actor_id in people:
+        by = _("%(source)s by %(person)s", source=by, person=people[event.actor_id])
+    return Step(event.at, str(title), look.tone if look else "secondary", by, reason)
