@@ -96,10 +96,11 @@ def test_the_live_box_names_the_holders_and_the_tab_to_change_in_italian(setup):
         "richiede 2 GPU, ma 1 su 2 del tuo limite è in uso dal deployment vecchia prova "
         "(1 GPU oltre il limite)."
     ) in re.sub(r"<[^>]+>", "", box)
-    # The GPUs are on the first tab, "Basic": the box tells the page which tab to mark.
+    # The GPUs are on the first tab ("Basic", in Italian "Base" by the template's own words):
+    # the box tells the page which tab to mark.
     assert 'data-misfit-tabs="1"' in box
     assert 'data-launchable="no"' in box
-    assert "scegli dimensioni più piccole nella scheda «Basic»" in box
+    assert "scegli dimensioni più piccole nella scheda «Base»" in box
     assert 'data-misfit-tabs=""' in post_summary(client, ITALIAN, num_gpus="1")
 
 
