@@ -11,11 +11,13 @@ import socket
 import ssl
 
 from flask import current_app, render_template, url_for
+from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_mailman import EmailMultiAlternatives
 
 from app.extensions import mail
 from app.notifications.models import Notification
+from app.notifications.readers import in_words_of
 from app.notifications.wording import Message, compose
 
 # What the worker catches around one SMTP conversation: everything else is a bug.
@@ -37,15 +39,16 @@ def portal_links():
 
 
 def build(notification: Notification, connection=None) -> EmailMultiAlternatives:
-    """The e-mail for ``notification``: subject, plain text and an HTML alternative."""
-    message = compose(notification)
-    return _email(
-        message,
-        page_url(notification),
-        notification.details.get("name"),
-        [notification.mail_to],
-        connection,
-    )
+    """The e-mail for ``notification``: subject, plain text and an HTML alternative, in
+    the recipient's language and time zone."""
+    with in_words_of(notification.user):
+        return _email(
+            compose(notification),
+            page_url(notification),
+            notification.details.get("name"),
+            [notification.mail_to],
+            connection,
+        )
 
 
 def _email(message: Message, link: str | None, name: str | None, to: list[str], connection):
@@ -53,6 +56,7 @@ def _email(message: Message, link: str | None, name: str | None, to: list[str], 
         "message": message,
         "page_url": link,
         "name": name,
+        "language": str(get_locale() or current_app.config["DEFAULT_LOCALE"]),
         "account_url": url_for("account.index", _external=True, _anchor="email-choices"),
     }
     email = EmailMultiAlternatives(

@@ -80,7 +80,7 @@ def test_a_launch_over_the_limit_is_refused_with_the_typed_values_kept(setup):
     )
     page = " ".join(response.get_data(as_text=True).split())
     assert response.status_code == 409
-    assert "This launch does not fit your GPU limit: it needs 2 GPUs" in page
+    assert "This launch does not fit your quota. It needs 2 GPUs, but your limit is 1 GPU" in page
     assert "(1 GPU over)" in page
     assert 'value="16"' in page or '<option selected value="16">' in page
     with client.application.app_context():
