@@ -81,7 +81,7 @@ def charge_text(charge: dict | None) -> str:
         parts.append(amount_text("gpus", charge["gpus"]))
     if charge.get("disk"):
         parts.append(amount_phrase("disk", charge["disk"]))
-    return format_list(parts, style="unit-narrow")
+    return format_list(parts, style="unit-short")
 
 
 @dataclass

@@ -106,7 +106,7 @@ def test_my_deployments_shows_the_usage_panel(setup):
     # What holds it is read when the panel is opened (or on a page of its own without script).
     assert 'hx-get="/quotas/mine"' in page and 'href="/quotas/mine"' in page
     for text in (details, own_page):
-        assert ">notebook</a>" in text and "1 × (8 cores, 1 GPU)" in text
+        assert ">notebook</a>" in text and "8 cores, 1 GPU" in text
         assert "Core-hours" in text and "GPU-hours" in text
     assert "<html" not in details and "GPUs: 1 GPU held, limit 4 GPUs" in own_page
 
