@@ -14,9 +14,9 @@ from app.auth.groups import normalise_group
 from app.auth.models import User
 from app.clock import utcnow
 from app.extensions import db
+from app.quotas.amounts import amount_phrase, amount_text
 from app.quotas.anchors import lock_limit_row
 from app.quotas.errors import InvalidLimit
-from app.quotas.fit import amount_phrase, amount_text
 from app.quotas.models import (
     GROUP,
     LIMIT_KEYS,

@@ -26,9 +26,10 @@ from app.auth.models import User
 from app.auth.roles import role_required
 from app.errors import NotFound
 from app.extensions import db
+from app.quotas.amounts import amount_text, charge_text
 from app.quotas.editing import describe_limits, set_limits, subject_label
 from app.quotas.errors import InvalidLimit
-from app.quotas.fit import amount_text, assess, charge_text
+from app.quotas.fit import assess
 from app.quotas.forms import LimitsForm
 from app.quotas.limits import limits_for, pool_limits
 from app.quotas.listing import SORTS, known_groups, users_page
