@@ -165,7 +165,7 @@ def misfit_sentence(assessment: Assessment, bar: Bar, link: Callable | None = No
     """
     values = {
         "needs": amount_phrase(bar.key, bar.request, bar.model),
-        "used": amount_phrase(bar.key, bar.used, bar.model),
+        "used": amount_text(bar.key, bar.used, bar.model),
         "limit": amount_phrase(bar.key, bar.limit or 0, bar.model),
         "over": amount_text(bar.key, bar.over, bar.model),
         "group": assessment.group or "",

@@ -156,3 +156,25 @@ def test_my_usage_speaks_italian_with_the_charge_in_italian_words(quota_app, quo
     assert "Il mio utilizzo" in text and "Cosa la occupa" in text
     assert "8 core, 16 GB di memoria e 2 GPU" in text
     assert "GPU: 2 GPU in uso, limite 4 GPU" in text
+
+
+def test_the_launch_box_can_link_the_holders_inside_the_sentence_with_names_escaped(quota_app):
+    from markupsafe import Markup, escape
+
+    from app.quotas.fit import Assessment, Bar, misfit_sentence
+    from app.quotas.usage import Holder
+
+    holders = [Holder(7, "<b>alpha</b>", "CREATE_COMPLETE", {"gpus": 1}, None)]
+    bar = Bar("gpus", "GPUs", used=1, request=2, limit=2, holders=holders)
+    with quota_app.test_request_context(headers={"Accept-Language": "it"}):
+        sentence = misfit_sentence(
+            Assessment(None, [bar]),
+            bar,
+            lambda h: Markup('<a href="/deployments/{}">{}</a>').format(h.id, h.name),
+        )
+    assert isinstance(sentence, Markup)
+    assert str(sentence) == (
+        'Richiede 2 GPU, ma il deployment <a href="/deployments/7">'
+        f"{escape('<b>alpha</b>')}</a> usa già 1 GPU del tuo limite di 2 GPU "
+        "(1 GPU oltre il limite)."
+    )
