@@ -72,7 +72,9 @@ def test_memory_over_the_limit_is_said_in_sizes(quotas):
     user = quotas.user()
     quotas.limit("user", user, memory="16 GB")
     error = try_reserve(quotas, user, charge(memory=32))
-    assert "It needs 32 GB of memory, but your limit is 16 GB of memory (16 GB over)." in error.message
+    assert (
+        "It needs 32 GB of memory, but your limit is 16 GB of memory (16 GB over)." in error.message
+    )
 
 
 def test_a_per_model_limit_binds_that_model_only(quotas):
