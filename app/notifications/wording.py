@@ -12,6 +12,7 @@ from datetime import datetime
 from flask_babel import format_datetime, ngettext
 from flask_babel import gettext as _
 
+from app.deployments import presenters
 from app.notifications import kinds
 from app.notifications.models import Notification
 
@@ -59,8 +60,10 @@ def _ready(name: str, details: dict) -> Message:
 
 def _failed(name: str, details: dict) -> Message:
     paragraphs = [_("The cloud could not create %(name)s; nothing of it is running.", name=name)]
-    if details.get("plain_reason"):
-        paragraphs.append(details["plain_reason"])
+    # Notices written before the plain sentence was found at reading time kept it in English.
+    plain = presenters.plain_reason(details.get("reason")) or details.get("plain_reason")
+    if plain:
+        paragraphs.append(str(plain))
     if details.get("reason"):
         paragraphs.append(_("The orchestrator said: %(reason)s", reason=details["reason"]))
     paragraphs.append(

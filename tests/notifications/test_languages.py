@@ -97,3 +97,18 @@ def test_a_stored_notice_reads_in_the_language_of_whoever_opens_the_page(portal)
     assert "ven 27 nov 14:00 UTC" in page  # the site's time zone: rita chose none
     en = people.client.get("/notifications/", headers={"Accept-Language": "en"})
     assert "Notebook for the course ends in 1 hour" in en.get_data(as_text=True)
+
+
+def test_a_failure_keeps_the_orchestrators_reason_and_says_it_plainly_when_read(portal):
+    from app.notifications.wording import compose
+
+    owner = portal.user()
+    deployment = portal.deployment(owner)
+    reason = "Quota exceeded for instances on site RECAS-BARI"
+    portal.record(deployment, "CREATE_FAILED", source="sync", reason=reason)
+    [notice] = portal.notifications(owner)
+    assert notice.details["reason"] == reason and "plain_reason" not in notice.details
+    with portal.app.test_request_context():
+        paragraphs = compose(notice).paragraphs
+    assert "The cloud site has no room left under its quota for this request." in paragraphs
+    assert f"The orchestrator said: {reason}" in paragraphs
