@@ -68,3 +68,14 @@ def test_the_openapi_document_stays_english(app, language):
     document = app.test_client().get("/api/v1/openapi.json", headers={"Accept-Language": language})
     text = document.get_data(as_text=True)
     assert "A valid access token is needed" in text and "Serve un token" not in text
+
+
+def test_an_unknown_api_address_answers_in_the_callers_language(app):
+    problem = app.test_client().get("/api/v1/nowhere", headers=IT).get_json()
+    assert (problem["status"], problem["title"], problem["detail"]) == (
+        404,
+        "Qui non c’è nulla",
+        "Qui non c’è nulla",
+    )
+    english = app.test_client().get("/api/v1/nowhere").get_json()
+    assert english["detail"] == "Nothing here"
