@@ -107,10 +107,10 @@ def users_page(query: str = "", sort: str = "name", page: int = 1, size: int = 5
         bars = [
             Bar(key, label, used[key], 0, limits[user.id].get(key))
             for key, label in (
-                ("gpus", "GPUs"),
-                ("cores", "Cores"),
-                ("memory", "Memory"),
-                ("deployments", "Deployments"),
+                ("gpus", _l("GPUs")),
+                ("cores", _l("Cores")),
+                ("memory", _l("Memory")),
+                ("deployments", _l("Deployments")),
             )
         ]
         rows.append(UserRow(user, limits[user.id], bars))

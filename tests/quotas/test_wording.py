@@ -116,6 +116,7 @@ def test_the_usage_page_speaks_italian_and_names_the_months_in_italian(operator,
     assert f"{short}<span" in page and f'<th scope="row">{long}</th>' in page
     assert "<caption>Ore-core al mese, intero sito</caption>" in page
     assert "Utilizzo nel tempo" in page and f"Utenti a {long}" in page
+    assert "qualsiasi modello 10,0" in page  # GPUs of no stated model
     english = operator.get("/quotas/usage").get_data(as_text=True)
     assert "<caption>Core-hours per month, whole site</caption>" in english
     assert f'<th scope="row">{format_date(today, "MMMM y", locale="en")}</th>' in english
@@ -144,6 +145,9 @@ def test_the_operators_limits_form_and_its_flash_speak_italian(operator, quotas)
     page = html.unescape(response.get_data(as_text=True))
     assert "Limiti salvati per l’utente rita (local)." in page
     assert "2 GPU" in page and "Storico" in page
+    listing = operator.get("/quotas/", headers=it).get_data(as_text=True)
+    assert 'aria-label="GPU: 0 GPU in uso, limite 2 GPU"' in listing
+    assert "GPU in uso, dal più alto" in listing
 
 
 def test_my_usage_speaks_italian_with_the_charge_in_italian_words(quota_app, quotas):
