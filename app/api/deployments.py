@@ -20,6 +20,7 @@ from app.api.openapi import operation
 from app.api.paging import page_links, read_query
 from app.api.problems import Problem
 from app.api.templates import visible_entry
+from app.api.validation import field_errors
 from app.deployments import operations, presenters, queries, secret_items
 from app.deployments.models import Deployment
 from app.leases import operations as leases
@@ -37,14 +38,8 @@ def read_body(schema: schemas.Schema) -> dict:
         raise Problem(
             "bad-request",
             _("The request body is not valid; nothing was done."),
-            extra={"errors": _flat(error.messages)},
+            extra={"errors": field_errors(error.messages)},
         ) from error
-
-
-def _flat(messages) -> dict:
-    if isinstance(messages, dict):
-        return {str(k): v if isinstance(v, list) else [str(v)] for k, v in messages.items()}
-    return {"": [str(m) for m in messages]}
 
 
 def _summary(deployment: Deployment, owners: dict[int, str], lease: LeaseSummary) -> dict:
@@ -190,7 +185,9 @@ def _dry_run() -> bool:
         return schemas.LaunchQuery().load(request.args)["dry_run"]
     except ValidationError as error:
         raise Problem(
-            "bad-request", _("dry_run is true or false."), extra={"errors": error.messages}
+            "bad-request",
+            _("dry_run is true or false."),
+            extra={"errors": field_errors(error.messages)},
         ) from error
 
 
@@ -239,7 +236,9 @@ def delete_deployment(deployment_id: int):
         force = schemas.DeleteRequest().load(request.args)["force"]
     except ValidationError as error:
         raise Problem(
-            "bad-request", _("force is true or false."), extra={"errors": error.messages}
+            "bad-request",
+            _("force is true or false."),
+            extra={"errors": field_errors(error.messages)},
         ) from error
     deployment = operations.visible_deployment(user, deployment_id)
     operations.delete(user, deployment, force=force)

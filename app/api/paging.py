@@ -11,6 +11,7 @@ from marshmallow import ValidationError
 
 from app.api import schemas
 from app.api.problems import Problem
+from app.api.validation import field_errors
 from app.deployments.queries import SORT_COLUMNS, STATUS_GROUPS, Filters, ListPage
 
 
@@ -22,7 +23,7 @@ def read_query(args, user) -> tuple[Filters, int, tuple[str, str]]:
         raise Problem(
             "bad-request",
             _("The paging or filter values are not valid."),
-            extra={"errors": {k: [str(m) for m in v] for k, v in error.messages.items()}},
+            extra={"errors": field_errors(error.messages)},
         ) from error
     size = query["size"] or current_app.config["API_PAGE_SIZE"]
     largest = current_app.config["API_PAGE_SIZE_MAX"]

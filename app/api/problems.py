@@ -126,5 +126,8 @@ def from_http_error(error: HTTPException) -> Problem:
     if kind is None:
         kind = "server-error" if (error.code or 500) >= 500 else "bad-request"
     status = error.code or 500
-    detail = error.description if status != 500 else str(KINDS["server-error"][1])
-    return Problem(kind, detail or str(KINDS[kind][1]), status=status)
+    # Werkzeug's own descriptions are English; the kind's title says the same in the
+    # caller's language. A description given where the error was raised is the portal's.
+    own = error.description and error.description != type(error).description
+    detail = error.description if own and status != 500 else str(KINDS[kind][1])
+    return Problem(kind, detail, status=status)

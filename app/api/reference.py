@@ -4,6 +4,8 @@ from static/vendor), and a page for each problem type."""
 from __future__ import annotations
 
 from flask import abort, current_app, jsonify, render_template, request
+from flask_babel import force_locale
+from flask_babel import gettext as _
 
 from app.api import bp, openapi
 from app.api.problems import KINDS
@@ -12,7 +14,10 @@ from app.api.problems import KINDS
 @bp.get("/openapi.json")
 @openapi.operation("This document: the API in OpenAPI 3.1", public=True, response=None, problems=())
 def openapi_document():
-    return jsonify(openapi.build(current_app, request.url_root.rstrip("/") + bp.url_prefix))
+    # Developer documentation, in English whatever the caller's language (see README).
+    with force_locale("en"):
+        document = openapi.build(current_app, request.url_root.rstrip("/") + bp.url_prefix)
+    return jsonify(document)
 
 
 @bp.get("/docs")
@@ -27,6 +32,6 @@ def reference():
 )
 def problem_kind(kind: str):
     if kind not in KINDS:
-        abort(404, "There is no such problem type.")
+        abort(404, _("There is no such problem type."))
     status, title = KINDS[kind]
     return render_template("api/problem.html", kind=kind, status=status, title=title, kinds=KINDS)

@@ -66,8 +66,9 @@ def _particulars(kind: str, event: DeploymentEvent, deployment: Deployment) -> d
     if kind == kinds.READY:
         return {"link": access_link(deployment)}
     if kind in (kinds.FAILED, kinds.DELETE_FAILED):
-        reason = event.reason or deployment.status_reason
-        return {"reason": reason, "plain_reason": presenters.plain_reason(reason)}
+        # The plain sentence about the reason is found when the notice is read, in the
+        # reader's language (see ``wording``).
+        return {"reason": event.reason or deployment.status_reason}
     return {}
 
 

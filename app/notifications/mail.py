@@ -6,16 +6,20 @@ words, the link to the deployment's page, and sentences that say what failed.
 
 from __future__ import annotations
 
+import json
 import smtplib
 import socket
 import ssl
 
 from flask import current_app, render_template, url_for
+from flask_babel import get_locale
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_mailman import EmailMultiAlternatives
 
 from app.extensions import mail
 from app.notifications.models import Notification
+from app.notifications.readers import in_words_of
 from app.notifications.wording import Message, compose
 
 # What the worker catches around one SMTP conversation: everything else is a bug.
@@ -37,15 +41,16 @@ def portal_links():
 
 
 def build(notification: Notification, connection=None) -> EmailMultiAlternatives:
-    """The e-mail for ``notification``: subject, plain text and an HTML alternative."""
-    message = compose(notification)
-    return _email(
-        message,
-        page_url(notification),
-        notification.details.get("name"),
-        [notification.mail_to],
-        connection,
-    )
+    """The e-mail for ``notification``: subject, plain text and an HTML alternative, in
+    the recipient's language and time zone."""
+    with in_words_of(notification.user):
+        return _email(
+            compose(notification),
+            page_url(notification),
+            notification.details.get("name"),
+            [notification.mail_to],
+            connection,
+        )
 
 
 def _email(message: Message, link: str | None, name: str | None, to: list[str], connection):
@@ -53,6 +58,7 @@ def _email(message: Message, link: str | None, name: str | None, to: list[str], 
         "message": message,
         "page_url": link,
         "name": name,
+        "language": str(get_locale() or current_app.config["DEFAULT_LOCALE"]),
         "account_url": url_for("account.index", _external=True, _anchor="email-choices"),
     }
     email = EmailMultiAlternatives(
@@ -82,68 +88,74 @@ def connection():
     return mail.get_connection(backend="smtp")
 
 
-def describe(error: BaseException) -> str:
-    """What went wrong in one SMTP conversation, in a sentence for an operator."""
+# What can go wrong in one SMTP conversation. A failure is kept on the notification as its
+# kind and figures (JSON), and put in words when an operator reads it, in their language.
+FAILURES = {
+    "refused": _l(
+        "The mail server %(server)s refused the connection (is it running on that port?)."
+    ),
+    "timeout": _l("The mail server %(server)s did not answer within %(seconds)s seconds."),
+    "unresolved": _l("The mail server's name %(name)s could not be resolved."),
+    "tls": _l(
+        "TLS with the mail server %(server)s failed (%(error)s); check MAIL_USE_TLS and "
+        "MAIL_USE_SSL."
+    ),
+    "login": _l("The mail server %(server)s refused the login: %(answer)s"),
+    "recipient": _l("The mail server %(server)s refused the recipient (%(refused)s)."),
+    "sender": _l("The mail server %(server)s refused the sender %(sender)s: %(answer)s"),
+    "message": _l("The mail server %(server)s refused the message: %(answer)s"),
+    "closed": _l("The mail server %(server)s closed the connection unexpectedly."),
+    "other": _l("The conversation with the mail server %(server)s failed: %(error)s"),
+}
+
+
+def failure(error: BaseException) -> str:
+    """What went wrong in one SMTP conversation, as kept on the notification (see
+    ``failure_text``)."""
     config = current_app.config
     server = f"{config['MAIL_SERVER']}:{config['MAIL_PORT']}"
+    found: dict = {"kind": "other", "server": server, "error": str(error)}
     if isinstance(error, ConnectionRefusedError):
-        return _(
-            "The mail server %(server)s refused the connection (is it running on that port?).",
-            server=server,
-        )
+        found = {"kind": "refused", "server": server}
     # smtplib reports a read that timed out as a disconnection, the timeout as its cause.
-    if isinstance(error, TimeoutError) or isinstance(error.__context__, TimeoutError):
-        return _(
-            "The mail server %(server)s did not answer within %(seconds)s seconds.",
-            server=server,
-            seconds=config["MAIL_TIMEOUT"],
-        )
-    if isinstance(error, socket.gaierror):
-        return _(
-            "The mail server's name %(name)s could not be resolved.", name=config["MAIL_SERVER"]
-        )
-    if isinstance(error, ssl.SSLError):
-        return _(
-            "TLS with the mail server %(server)s failed (%(error)s); check MAIL_USE_TLS and "
-            "MAIL_USE_SSL.",
-            server=server,
-            error=error,
-        )
-    if isinstance(error, smtplib.SMTPAuthenticationError):
-        return _(
-            "The mail server %(server)s refused the login: %(answer)s",
-            server=server,
-            answer=_said(error),
-        )
-    if isinstance(error, smtplib.SMTPRecipientsRefused):
+    elif isinstance(error, TimeoutError) or isinstance(error.__context__, TimeoutError):
+        found = {"kind": "timeout", "server": server, "seconds": config["MAIL_TIMEOUT"]}
+    elif isinstance(error, socket.gaierror):
+        found = {"kind": "unresolved", "name": config["MAIL_SERVER"]}
+    elif isinstance(error, ssl.SSLError):
+        found = {"kind": "tls", "server": server, "error": str(error)}
+    elif isinstance(error, smtplib.SMTPAuthenticationError):
+        found = {"kind": "login", "server": server, "answer": _said(error)}
+    elif isinstance(error, smtplib.SMTPRecipientsRefused):
         refused = "; ".join(
             f"{address}: {_said(answer)}" for address, answer in error.recipients.items()
         )
-        return _(
-            "The mail server %(server)s refused the recipient (%(refused)s).",
-            server=server,
-            refused=refused,
-        )
-    if isinstance(error, smtplib.SMTPSenderRefused):
-        return _(
-            "The mail server %(server)s refused the sender %(sender)s: %(answer)s",
-            server=server,
-            sender=error.sender,
-            answer=_said(error),
-        )
-    if isinstance(error, smtplib.SMTPResponseException):
-        return _(
-            "The mail server %(server)s refused the message: %(answer)s",
-            server=server,
-            answer=_said(error),
-        )
-    if isinstance(error, smtplib.SMTPServerDisconnected):
-        return _("The mail server %(server)s closed the connection unexpectedly.", server=server)
-    return _(
-        "The conversation with the mail server %(server)s failed: %(error)s",
-        server=server,
-        error=error,
-    )
+        found = {"kind": "recipient", "server": server, "refused": refused}
+    elif isinstance(error, smtplib.SMTPSenderRefused):
+        sender = error.sender.decode() if isinstance(error.sender, bytes) else error.sender
+        found = {"kind": "sender", "server": server, "sender": sender, "answer": _said(error)}
+    elif isinstance(error, smtplib.SMTPResponseException):
+        found = {"kind": "message", "server": server, "answer": _said(error)}
+    elif isinstance(error, smtplib.SMTPServerDisconnected):
+        found = {"kind": "closed", "server": server}
+    return json.dumps(found)
+
+
+def failure_text(kept: str | None) -> str:
+    """A kept failure in words, in the reader's language ("" for none; a failure kept as
+    a sentence by an earlier version is shown as it is)."""
+    if not kept:
+        return ""
+    try:
+        found = json.loads(kept)
+        return str(FAILURES[found.pop("kind")]) % found
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return kept
+
+
+def describe(error: BaseException) -> str:
+    """What went wrong in one SMTP conversation, in a sentence for an operator."""
+    return failure_text(failure(error))
 
 
 def _said(error) -> str:

@@ -58,7 +58,7 @@ class Notification(db.Model):
     mail_claim: Mapped[str | None] = mapped_column(String(32), nullable=True)
     mail_claimed_until: Mapped[datetime | None] = mapped_column(nullable=True)
     mail_sent_at: Mapped[datetime | None] = mapped_column(nullable=True)
-    # The last attempt's failure, in words for an operator.
+    # The last attempt's failure, as its kind and figures (put in words by mail.failure_text).
     mail_error: Mapped[str | None] = mapped_column(Text, nullable=True)
 
     user: Mapped[User] = relationship()

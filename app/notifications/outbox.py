@@ -13,6 +13,7 @@ import secrets
 from datetime import datetime, timedelta
 
 from flask import current_app
+from flask_babel import gettext as _
 from sqlalchemy import and_, func, or_, select, update
 
 from app.auth.models import User
@@ -117,7 +118,7 @@ def requeue(notification_id: int) -> None:
     """
     notification = db.session.get(Notification, notification_id)
     if notification is None or notification.mail_status != MAIL_FAILED:
-        raise NotFound("There is no such undelivered mail; it may have been sent meanwhile.")
+        raise NotFound(_("There is no such undelivered mail; it may have been sent meanwhile."))
     notification.mail_status, notification.mail_attempts = MAIL_QUEUED, 0
     notification.mail_next_at = utcnow()
     db.session.commit()
@@ -162,7 +163,7 @@ def mark_read(user: User, notification_id: int) -> None:
     """Mark one of ``user``'s notifications read. Raises NotFound if it is not theirs."""
     notification = db.session.get(Notification, notification_id)
     if notification is None or notification.user_id != user.id:
-        raise NotFound("There is no such notification among yours.")
+        raise NotFound(_("There is no such notification among yours."))
     notification.read_at = notification.read_at or utcnow()
     db.session.commit()
 

@@ -51,7 +51,7 @@ def send_once() -> SendResult:
                     connection.send_messages([mail.build(notification, connection)])
                 except mail.MAIL_ERRORS as error:
                     _close(connection)
-                    status = outbox.mark_attempt_failed(notification, token, mail.describe(error))
+                    status = outbox.mark_attempt_failed(notification, token, mail.failure(error))
                     if status == MAIL_FAILED:
                         result.failed += 1
                         count_notification(notification.kind, "failed")

@@ -11,6 +11,7 @@ from flask_login import current_user, login_required
 from app.auth.roles import role_required
 from app.notifications import outbox
 from app.notifications.forms import EmailChoicesForm
+from app.notifications.mail import failure_text
 from app.notifications.preferences import choose_email_kinds, email_kinds
 from app.notifications.wording import compose
 
@@ -25,6 +26,10 @@ class Shown:
     def __init__(self, notification):
         self.notification = notification
         self.message = compose(notification)
+
+    @property
+    def mail_error(self) -> str:
+        return failure_text(self.notification.mail_error)
 
     def __getattr__(self, name):
         return getattr(self.notification, name)

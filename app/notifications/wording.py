@@ -7,11 +7,12 @@ written; nothing here reads the database.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
+from flask_babel import format_datetime, ngettext
 from flask_babel import gettext as _
-from flask_babel import ngettext
 
+from app.deployments import presenters
 from app.notifications import kinds
 from app.notifications.models import Notification
 
@@ -25,16 +26,15 @@ class Message:
 
 
 def when(iso: str | None) -> str:
-    """An ISO 8601 UTC time as people read it: "Thu 27 Nov 14:00 UTC"; "" for none."""
+    """An ISO 8601 UTC time as the reader reads it, in their language and time zone:
+    "Thu 27 Nov 14:00 UTC", "gio 27 nov 15:00 CET"; "" for none."""
     if not iso:
         return ""
     try:
         moment = datetime.fromisoformat(iso.replace("Z", "+00:00"))
     except ValueError:
         return iso
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(UTC)
-    return moment.strftime("%a %d %b %H:%M") + " UTC"
+    return format_datetime(moment, "EEE d MMM HH:mm zzz")
 
 
 def distance(minutes: int) -> str:
@@ -60,8 +60,10 @@ def _ready(name: str, details: dict) -> Message:
 
 def _failed(name: str, details: dict) -> Message:
     paragraphs = [_("The cloud could not create %(name)s; nothing of it is running.", name=name)]
-    if details.get("plain_reason"):
-        paragraphs.append(details["plain_reason"])
+    # Notices written before the plain sentence was found at reading time kept it in English.
+    plain = presenters.plain_reason(details.get("reason")) or details.get("plain_reason")
+    if plain:
+        paragraphs.append(str(plain))
     if details.get("reason"):
         paragraphs.append(_("The orchestrator said: %(reason)s", reason=details["reason"]))
     paragraphs.append(

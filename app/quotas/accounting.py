@@ -27,6 +27,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from flask_babel import gettext as _
+
+from app.quotas.amounts import amount_text
+from app.quotas.reading import capability, derives_from, is_storage, properties_of, topology_of
 from app.quotas.resolving import AccountingError, Resolver
 from app.quotas.sized_by import inputs_by_resource
 from app.tosca.units import format_size, size_in_bytes
@@ -53,7 +57,6 @@ _HOST_TYPES = frozenset(
     }
 )
 _HOST_SIZE_KEYS = ("num_cpus", "mem_size", "disk_size", "num_gpus", "instance_type")
-_STORAGE_TYPES = frozenset({"tosca.nodes.BlockStorage", "tosca.nodes.indigo.BlockStorage"})
 # QCG jobs run on an HPC site rather than a cloud, and state their size as node properties.
 _QCG_JOB = "tosca.nodes.indigo.Qcg.Job"
 # The key of GPUs whose model the template leaves to the site.
@@ -75,14 +78,13 @@ class NodeResources:
     @property
     def summary(self) -> str:
         """Read as ``2 × (4 cores, 8 GB, 1 GPU)`` on the launch page."""
-        parts = [_plural(self.cpus, "core")] if self.cpus or not self.disk else []
+        parts = [amount_text("cores", self.cpus)] if self.cpus or not self.disk else []
         if self.memory:
             parts.append(format_size(self.memory))
         if self.gpus:
-            model = f" {self.gpu_model}" if self.gpu_model else ""
-            parts.append(_plural(self.gpus, f"{model} GPU".strip()))
+            parts.append(amount_text("gpus", self.gpus, self.gpu_model))
         if self.disk:
-            parts.append(f"{format_size(self.disk)} disk")
+            parts.append(_("%(size)s disk", size=format_size(self.disk)))
         return f"{self.count} × ({', '.join(parts)})"
 
 
@@ -140,7 +142,7 @@ def count_resources(
 
     Raises AccountingError only when the document is not a TOSCA mapping at all.
     """
-    node_templates, inputs, local_types = _topology(template)
+    node_templates, inputs, local_types = topology_of(template)
     resolver = Resolver(inputs, parameters or {})
     breakdown: list[NodeResources] = []
     uncounted: list[str] = []
@@ -154,12 +156,12 @@ def count_resources(
             continue
         node_type = node.get("type")
         try:
-            if _is_storage(node_type, local_types):
+            if is_storage(node_type, local_types):
                 storage.append((str(name), node))
                 continue
-            if _derives_from(node_type, {_QCG_JOB}, local_types):
+            if derives_from(node_type, {_QCG_JOB}, local_types):
                 found = _qcg_job(str(name), node, resolver)
-            elif _derives_from(node_type, _HOST_TYPES, local_types) or _states_sizes(node):
+            elif derives_from(node_type, _HOST_TYPES, local_types) or _states_sizes(node):
                 found = _host_node(str(name), node, resolver, flavours or {})
             else:
                 continue
@@ -210,7 +212,7 @@ def _elastic_maximums(node_templates: Mapping, resolver: Resolver) -> dict[str, 
     for name, node in node_templates.items():
         if not isinstance(node, Mapping):
             continue
-        most = _capability(node, "wn").get("max_instances")
+        most = capability(node, "wn").get("max_instances")
         host = _host_of(node)
         if most is None or host is None:
             continue
@@ -235,13 +237,18 @@ def _at_most(
     what an elastic cluster's workers allow), saying so in ``notes``: a quota must hold what
     the cluster may become without asking again."""
     where = f"node {found.name!r}"
-    stated = _capability(node, "scalable").get("max_instances")
+    stated = capability(node, "scalable").get("max_instances")
     most = max(elastic, resolver.integer(stated, f"{where}: max_instances", default=0))
     if most <= found.count:
         return found
     notes.append(
-        f"{where} starts with {found.count} and can grow to {most} machines; it is charged "
-        f"at {most}, the most it can hold, so growing never exceeds a quota."
+        _(
+            "%(where)s starts with %(count)s and can grow to %(most)s machines; it is charged at "
+            "%(most)s, the most it can hold, so growing never exceeds a quota.",
+            where=where,
+            count=found.count,
+            most=most,
+        )
     )
     return replace(found, count=most)
 
@@ -254,56 +261,25 @@ def parse_size(value: Any, where: str = "size") -> int:
     try:
         return size_in_bytes(value)
     except ValueError as error:
-        raise AccountingError(f"{where}: {error}, got {value!r}.") from None
-
-
-def _topology(template: Any) -> tuple[Mapping, Mapping, Mapping]:
-    if not isinstance(template, Mapping):
-        raise AccountingError("The template is not a TOSCA document.")
-    topology = template.get("topology_template") or {}
-    if not isinstance(topology, Mapping):
-        raise AccountingError("The template's topology_template is not a mapping.")
-    node_templates = topology.get("node_templates") or {}
-    if not isinstance(node_templates, Mapping):
-        raise AccountingError("The template's node_templates is not a mapping.")
-    inputs = topology.get("inputs") or {}
-    if not isinstance(inputs, Mapping):
-        raise AccountingError("The template's inputs are not a mapping.")
-    local_types = template.get("node_types") or {}
-    return node_templates, inputs, local_types if isinstance(local_types, Mapping) else {}
-
-
-def _derives_from(node_type: Any, bases: frozenset[str] | set[str], local_types: Mapping) -> bool:
-    seen = set()
-    while isinstance(node_type, str) and node_type not in seen:
-        if node_type in bases:
-            return True
-        seen.add(node_type)
-        definition = local_types.get(node_type)
-        node_type = definition.get("derived_from") if isinstance(definition, Mapping) else None
-    return False
-
-
-def _is_storage(node_type: Any, local_types: Mapping) -> bool:
-    if isinstance(node_type, str) and node_type.endswith("BlockStorage"):
-        return True
-    return _derives_from(node_type, _STORAGE_TYPES, local_types)
-
-
-def _capability(node: Mapping, name: str) -> Mapping[str, Any]:
-    capabilities = node.get("capabilities")
-    return _properties(capabilities.get(name) if isinstance(capabilities, Mapping) else None)
+        raise AccountingError(
+            _(
+                "%(where)s: %(problem)s, got %(value)s.",
+                where=where,
+                problem=error,
+                value=repr(value),
+            )
+        ) from None
 
 
 def _states_sizes(node: Mapping) -> bool:
-    host = _capability(node, "host")
+    host = capability(node, "host")
     return any(key in host for key in _HOST_SIZE_KEYS)
 
 
 def _host_node(
     name: str, node: Mapping[str, Any], resolver: Resolver, flavours: Mapping
 ) -> NodeResources:
-    host, scalable = _capability(node, "host"), _capability(node, "scalable")
+    host, scalable = capability(node, "host"), capability(node, "scalable")
     where = f"node {name!r}"
     count = resolver.integer(scalable.get("count"), f"{where}: count", default=1)
     gpus = resolver.integer(host.get("num_gpus"), f"{where}: num_gpus", default=0)
@@ -321,8 +297,12 @@ def _host_node(
         return sized
     if flavour not in flavours:
         raise AccountingError(
-            f"{where} cannot be counted: flavour {flavour!r} is unknown (the portal does not "
-            "know its size)."
+            _(
+                "%(where)s cannot be counted: flavour %(flavour)s is unknown (the portal does "
+                "not know its size).",
+                where=where,
+                flavour=repr(flavour),
+            )
         )
     return _flavoured(sized, flavour, flavours[flavour])
 
@@ -331,7 +311,7 @@ def _flavoured(sized: NodeResources, flavour: str, size: Any) -> NodeResources:
     # The flavour is what the cloud allocates, whatever else the template states.
     where = f"QUOTA_FLAVOURS[{flavour!r}]"
     if not isinstance(size, Mapping):
-        raise AccountingError(f"{where} is not a mapping of sizes.")
+        raise AccountingError(_("%(where)s is not a mapping of sizes.", where=where))
     reader = Resolver({}, {})
     gpus = reader.integer(size.get("gpus"), f"{where}: gpus", default=0)
     return NodeResources(
@@ -369,14 +349,14 @@ def _attached_instances(storage: str, node_templates: Mapping, counts: Mapping[s
 
 
 def _volume(name: str, node: Mapping, resolver: Resolver, instances: int) -> NodeResources:
-    size = resolver.size(_properties(node).get("size"), f"volume {name!r}: size")
+    size = resolver.size(properties_of(node).get("size"), f"volume {name!r}: size")
     return NodeResources(name=name, count=instances, disk=size)
 
 
 def _qcg_job(name: str, node: Mapping[str, Any], resolver: Resolver) -> NodeResources:
     # The job is one request to the batch system, however many nodes it spans; memory is left
     # out because the type gives memory_per_node as a bare integer with no unit.
-    properties = _properties(node)
+    properties = properties_of(node)
     where = f"node {name!r}"
 
     def read(key: str, default: int) -> int:
@@ -384,15 +364,3 @@ def _qcg_job(name: str, node: Mapping[str, Any], resolver: Resolver) -> NodeReso
 
     cores = read("total_cores", 0) or read("total_nodes", 1) * read("cores_per_node", 0)
     return NodeResources(name=name, count=1, cpus=float(cores), gpus=read("gpus", 0))
-
-
-def _properties(entity: Any) -> Mapping[str, Any]:
-    if not isinstance(entity, Mapping):
-        return {}
-    properties = entity.get("properties") or {}
-    return properties if isinstance(properties, Mapping) else {}
-
-
-def _plural(amount: float, noun: str) -> str:
-    shown = int(amount) if float(amount).is_integer() else amount
-    return f"{shown} {noun}" if shown == 1 else f"{shown} {noun}s"

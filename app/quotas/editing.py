@@ -7,15 +7,16 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from flask_babel import gettext as _
 from sqlalchemy import select
 
 from app.auth.groups import normalise_group
 from app.auth.models import User
 from app.clock import utcnow
 from app.extensions import db
+from app.quotas.amounts import amount_phrase, amount_text
 from app.quotas.anchors import lock_limit_row
 from app.quotas.errors import InvalidLimit
-from app.quotas.fit import amount_text
 from app.quotas.models import (
     GROUP,
     LIMIT_KEYS,
@@ -41,12 +42,12 @@ def parse_limit(key: str, text: Any, *, field: str | None = None) -> Any:
     Raises InvalidLimit with a message naming the field.
     """
     label = {
-        "cores": "Cores",
-        "gpus": "GPUs",
-        "memory": "Memory",
-        "disk": "Disk",
-        "deployments": "Deployments",
-    }.get(key, f"{key} GPUs")
+        "cores": _("Cores"),
+        "gpus": _("GPUs"),
+        "memory": _("Memory"),
+        "disk": _("Disk"),
+        "deployments": _("Deployments"),
+    }.get(key) or _("%(model)s GPUs", model=key)
     if text is None or (isinstance(text, str) and not text.strip()):
         return INHERIT
     if isinstance(text, str) and text.strip().lower() in UNLIMITED_WORDS:
@@ -56,7 +57,13 @@ def parse_limit(key: str, text: Any, *, field: str | None = None) -> Any:
             return read_size(text, unit_required=True).bytes
         except ValueError as error:
             raise InvalidLimit(
-                f"{label}: {error}, or “unlimited”; got “{text}”.", field=field
+                _(
+                    "%(label)s: %(problem)s, or “unlimited”; got “%(text)s”.",
+                    label=label,
+                    problem=error,
+                    text=text,
+                ),
+                field=field,
             ) from None
     try:
         number = float(str(text).strip())
@@ -64,10 +71,20 @@ def parse_limit(key: str, text: Any, *, field: str | None = None) -> Any:
         number = math.nan
     whole = key != "cores"
     if not math.isfinite(number) or number < 0 or (whole and not number.is_integer()):
-        kind = "a whole number" if whole else "a number"
-        raise InvalidLimit(
-            f"{label}: must be {kind} of zero or more, or “unlimited”; got “{text}”.", field=field
-        )
+        if whole:
+            problem = _(
+                "%(label)s: must be a whole number of zero or more, or “unlimited”; got "
+                "“%(text)s”.",
+                label=label,
+                text=text,
+            )
+        else:
+            problem = _(
+                "%(label)s: must be a number of zero or more, or “unlimited”; got “%(text)s”.",
+                label=label,
+                text=text,
+            )
+        raise InvalidLimit(problem, field=field)
     return int(number) if number.is_integer() else number
 
 
@@ -76,7 +93,10 @@ def check_model(model: str) -> str:
     model = (model or "").strip()
     if not _MODEL_RE.match(model):
         raise InvalidLimit(
-            f"“{model}” is not a GPU model name (letters, digits, spaces, . _ + -).",
+            _(
+                "“%(model)s” is not a GPU model name (letters, digits, spaces, . _ + -).",
+                model=model,
+            ),
             field="gpu_models",
         )
     return model
@@ -112,17 +132,17 @@ def set_limits(actor: User | None, scope: str, subject: str, changes: Mapping, r
     Raises InvalidLimit when the reason is empty or the scope unknown.
     """
     if scope not in SCOPES:
-        raise InvalidLimit(f"Unknown kind of limit “{scope}”.")
+        raise InvalidLimit(_("Unknown kind of limit “%(scope)s”.", scope=scope))
     reason = (reason or "").strip()
     if not reason:
         raise InvalidLimit(
-            "Say why the limits change: the reason is kept in the history.", field="reason"
+            _("Say why the limits change: the reason is kept in the history."), field="reason"
         )
     subject = "" if scope == SITE else str(subject)
     if scope in (MEMBER, GROUP):
         subject = normalise_group(subject)
         if not subject:
-            raise InvalidLimit("Name the group whose limits change.")
+            raise InvalidLimit(_("Name the group whose limits change."))
     # Two operators (or an operator and a launch) at once: each reads the limits the other
     # left, so neither change is lost and the history's "old" is what really was.
     lock_limit_row(scope, subject)
@@ -153,25 +173,45 @@ def set_limits(actor: User | None, scope: str, subject: str, changes: Mapping, r
 
 
 def describe_limits(limits: Mapping) -> str:
-    """``8 cores, 2 GPUs (1 A100), 64 GB memory``; "unlimited"/"not set" spelled out."""
+    """``8 cores, 2 GPUs, 1 A100 GPU, memory 64 GB``, "unlimited"/"nothing set" spelled out,
+    in the reader's language (the history keeps numbers, so it reads in any)."""
     parts = []
     for key in LIMIT_KEYS:
-        if key in limits:
-            value = limits[key]
-            shown = "unlimited" if value is None else amount_text(key, value)
-            parts.append(f"{key} {shown}" if value is None or key in ("memory", "disk") else shown)
+        if key not in limits:
+            continue
+        value = limits[key]
+        if value is None:
+            parts.append(_UNLIMITED[key]())
+        elif key in ("memory", "disk"):
+            parts.append(amount_phrase(key, value))
+        else:
+            parts.append(amount_text(key, value))
     for model, value in (limits.get("gpu_models") or {}).items():
-        parts.append(
-            f"{model} GPUs unlimited" if value is None else amount_text("gpus", value, model)
-        )
-    return ", ".join(parts) or "nothing set"
+        if value is None:
+            parts.append(_("%(model)s GPUs unlimited", model=model))
+        else:
+            parts.append(amount_text("gpus", value, model))
+    return ", ".join(parts) or _("nothing set")
+
+
+_UNLIMITED = {
+    "cores": lambda: _("cores unlimited"),
+    "gpus": lambda: _("GPUs unlimited"),
+    "memory": lambda: _("memory unlimited"),
+    "disk": lambda: _("disk unlimited"),
+    "deployments": lambda: _("deployments unlimited"),
+}
 
 
 def subject_label(scope: str, subject: str) -> str:
     """How a history entry names what changed: a user, a group's members, a pool, the site."""
     if scope == USER:
         user = db.session.get(User, int(subject)) if subject.isdigit() else None
-        return f"user {user.username} ({user.provider})" if user else f"user #{subject}"
+        if user is None:
+            return _("user #%(id)s", id=subject)
+        return _("user %(name)s (%(provider)s)", name=user.username, provider=user.provider)
     if scope == SITE:
-        return "site default"
-    return f"members of {subject}" if scope == "member" else f"pool of {subject}"
+        return _("the site default")
+    if scope == MEMBER:
+        return _("members of %(group)s", group=subject)
+    return _("the pool of %(group)s", group=subject)

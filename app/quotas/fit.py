@@ -1,33 +1,34 @@
 """Whether a charge fits: one bar per limited resource (held, this request, limit) and the
-sentences that explain a misfit, for the launch form and for the refusal at submit."""
+sentences that explain a misfit, for the launch form and for the refusal at submit.
+
+Each explanation is one whole sentence per resource and per owner of the limit (the person or
+a group's pool), with the amounts as named placeholders, so that every language can say it
+its own way."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+from flask_babel import ngettext
+from markupsafe import Markup, escape
+
+from app.quotas.amounts import amount_phrase, amount_text, format_list, number_of
 from app.quotas.limits import Limits
 from app.quotas.usage import Holder, Usage
 from app.tosca.units import format_size
 
 RESOURCES = (
-    ("cores", "CPU cores"),
-    ("gpus", "GPUs"),
-    ("memory", "Memory"),
-    ("disk", "Disk"),
-    ("deployments", "Deployments"),
+    ("cores", _l("CPU cores")),
+    ("gpus", _l("GPUs")),
+    ("memory", _l("Memory")),
+    ("disk", _l("Disk")),
+    ("deployments", _l("Deployments")),
 )
-
-
-def amount_text(key: str, amount: float, model: str | None = None) -> str:
-    """``4 GPUs``, ``2 A100 GPUs``, ``8 GB``, ``0.5 cores``, ``1 deployment``."""
-    if key in ("memory", "disk"):
-        return format_size(int(amount))
-    shown = int(amount) if float(amount).is_integer() else round(amount, 3)
-    noun = {"cores": "core", "gpus": "GPU", "deployments": "deployment"}[key]
-    if model:
-        noun = f"{model} {noun}"
-    return f"{shown} {noun}" if shown == 1 else f"{shown} {noun}s"
+# Holders a sentence names before it counts the others.
+NAMED_HOLDERS = 5
 
 
 @dataclass
@@ -61,19 +62,6 @@ class Bar:
     def text(self, amount: float) -> str:
         return amount_text(self.key, amount, self.model)
 
-    @property
-    def limit_word(self) -> str:
-        """How the limit is named in a sentence: ``GPU``, ``A100 GPU``, ``memory``."""
-        if self.model:
-            return f"{self.model} GPU"
-        return {
-            "cores": "CPU core",
-            "gpus": "GPU",
-            "memory": "memory",
-            "disk": "disk",
-            "deployments": "deployment",
-        }[self.key]
-
 
 @dataclass
 class Assessment:
@@ -88,13 +76,15 @@ class Assessment:
 
     @property
     def title(self) -> str:
-        return "Your quota" if self.group is None else f"Pool of group {self.group}"
+        if self.group is None:
+            return _("Your quota")
+        return _("Pool of group %(group)s", group=self.group)
 
     def misfits(self) -> list[Bar]:
         return [bar for bar in self.bars if not bar.fits]
 
     def share(self, used: str, limit: str) -> str:
-        """``2 of your 4`` or ``2 of the 4 in group physics's pool``."""
+        """``2 of your 4`` or ``2 of the 4 in group physics's pool`` (the launch box's words)."""
         if self.group is None:
             return f"{used} of your {limit}"
         return f"{used} of the {limit} in group {self.group}'s pool"
@@ -103,14 +93,6 @@ class Assessment:
         if self.group is None:
             return f"your limit is {limit}"
         return f"group {self.group}'s pool is limited to {limit}"
-
-    def limit_name(self, words: list[str]) -> str:
-        """``your GPU limit``, ``your GPU and memory limits``, or the pool's."""
-        listed = words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
-        limits = f"{listed} limit{'s' if len(words) > 1 else ''}"
-        if self.group is None:
-            return f"your {limits}"
-        return f"the {limits} of group {self.group}'s pool"
 
 
 @dataclass
@@ -164,9 +146,8 @@ def assess(
     for model, limit in sorted(limits.gpu_models.items()):
         request = float(requested_models.get(model, 0))
         if limit is not None or request:
-            bars.append(
-                Bar("gpus", f"{model} GPUs", usage.gpu_models.get(model, 0), request, limit, model)
-            )
+            label = _("%(model)s GPUs", model=model)
+            bars.append(Bar("gpus", label, usage.gpu_models.get(model, 0), request, limit, model))
     misfits = [bar for bar in bars if not bar.fits]
     if misfits:
         everyone = holders()
@@ -175,25 +156,98 @@ def assess(
     return Assessment(group, bars)
 
 
-def misfit_sentence(assessment: Assessment, bar: Bar) -> str:
-    """``needs 4 GPUs, 2 of your 4 are held by deployments “X” and “Y” (2 GPUs over)``."""
-    words = misfit(assessment, bar)
-    if words.held:
-        names = _names([h.name for h in words.holders]) if words.holders else ""
-        middle = f"{words.held} {names}".strip()
+def misfit_sentence(assessment: Assessment, bar: Bar, link: Callable | None = None) -> str:
+    """One sentence for ``bar``, which does not fit: ``It needs 4 GPUs, but deployments “X”
+    and “Y” already hold 2 GPUs of your limit of 4 GPUs (2 GPUs over).``
+
+    With ``link`` (a holder to its Markup link, such as a template macro) the deployments are
+    links and the sentence is Markup, everything else in it escaped.
+    """
+    values = {
+        "needs": amount_phrase(bar.key, bar.request, bar.model),
+        "used": amount_text(bar.key, bar.used, bar.model),
+        "limit": amount_phrase(bar.key, bar.limit or 0, bar.model),
+        "over": amount_text(bar.key, bar.over, bar.model),
+        "group": assessment.group or "",
+    }
+    if link is not None:
+        values = {key: escape(value) for key, value in values.items()}
+    mine = assessment.group is None
+    holders = bar.holders if bar.used else []
+    if holders:
+        values["deployments"] = _holder_list(holders, link)
+        if mine:
+            text = ngettext(
+                "It needs %(needs)s, but deployment %(deployments)s already holds %(used)s of "
+                "your limit of %(limit)s (%(over)s over).",
+                "It needs %(needs)s, but deployments %(deployments)s already hold %(used)s of "
+                "your limit of %(limit)s (%(over)s over).",
+                len(holders),
+                **values,
+            )
+        else:
+            text = ngettext(
+                "It needs %(needs)s, but deployment %(deployments)s already holds %(used)s of "
+                "the pool of group %(group)s, limited to %(limit)s (%(over)s over).",
+                "It needs %(needs)s, but deployments %(deployments)s already hold %(used)s of "
+                "the pool of group %(group)s, limited to %(limit)s (%(over)s over).",
+                len(holders),
+                **values,
+            )
+    elif bar.used and mine:
+        text = _(
+            "It needs %(needs)s, but you already hold %(used)s of your limit of %(limit)s "
+            "(%(over)s over).",
+            **values,
+        )
+    elif bar.used:
+        text = _(
+            "It needs %(needs)s, but the members of group %(group)s already hold %(used)s of "
+            "its pool, limited to %(limit)s (%(over)s over).",
+            **values,
+        )
+    elif mine:
+        text = _("It needs %(needs)s, but your limit is %(limit)s (%(over)s over).", **values)
     else:
-        middle = words.limit
-    return f"{words.needs}, {middle} ({words.over})"
+        text = _(
+            "It needs %(needs)s, but the pool of group %(group)s is limited to %(limit)s "
+            "(%(over)s over).",
+            **values,
+        )
+    # Safe: every value in it was escaped above, and the words are the catalogue's.
+    return Markup(text) if link is not None else text  # noqa: S704
+
+
+def refusal_message(assessment: Assessment, misfits: list[Bar]) -> str:
+    """Why a launch is refused: what it does not fit, a sentence per resource, what to do."""
+    if assessment.group is None:
+        lead = _("This launch does not fit your quota.")
+    else:
+        lead = _("This launch does not fit the pool of group %(group)s.", group=assessment.group)
+    advice = _(
+        "Nothing was launched; delete a deployment or choose smaller sizes, then launch again."
+    )
+    # Whole sentences, one after the other.
+    return " ".join([lead, *(misfit_sentence(assessment, bar) for bar in misfits), advice])
 
 
 def _bare(bar: Bar, amount: float) -> str:
     if bar.key in ("memory", "disk"):
         return format_size(int(amount))
-    return str(int(amount) if float(amount).is_integer() else round(amount, 3))
+    return str(number_of(amount))
 
 
-def _names(names: list[str]) -> str:
-    quoted = [f"“{n}”" for n in names[:5]]
-    if len(names) > 5:
-        quoted = [*quoted[:4], f"{len(names) - 4} others"]
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+def _holder_list(holders: list[Holder], link: Callable | None) -> str:
+    """``“X”, “Y” and “Z”`` (or links), the first few and how many others, in the reader's
+    language."""
+    named = holders if len(holders) <= NAMED_HOLDERS else holders[: NAMED_HOLDERS - 1]
+    if link is None:
+        names = [_("“%(name)s”", name=holder.name) for holder in named]
+    else:
+        names = [link(holder) for holder in named]  # Markup: the caller's own links
+    others = len(holders) - len(named)
+    if others:
+        names.append(ngettext("%(num)d other", "%(num)d others", others))
+    if link is None:
+        return format_list(names)
+    return Markup(format_list([str(escape(name)) for name in names]))  # noqa: S704

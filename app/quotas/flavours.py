@@ -16,6 +16,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from flask_babel import gettext as _
+
 from app.quotas.resolving import AccountingError
 from app.tosca.units import read_size
 
@@ -31,7 +33,13 @@ def parse_flavours(text: str) -> dict[str, dict]:
     for entry in filter(None, (part.strip() for part in str(text).split(";"))):
         name, colon, sizes = entry.partition(":")
         if not colon or not name.strip():
-            raise AccountingError(f"{METADATA_KEY}: write “flavour: sizes”, got “{entry}”.")
+            raise AccountingError(
+                _(
+                    "%(key)s: write “flavour: sizes”, got “%(entry)s”.",
+                    key=METADATA_KEY,
+                    entry=entry,
+                )
+            )
         size: dict[str, Any] = {}
         for part in filter(None, (p.strip() for p in sizes.split(","))):
             size.update(_part(name.strip(), part))
@@ -51,7 +59,12 @@ def _part(flavour: str, part: str) -> dict:
         read_size(text)
     except ValueError:
         raise AccountingError(
-            f"{METADATA_KEY}: “{part}” of flavour {flavour!r} is not cores, GPUs or a size."
+            _(
+                "%(key)s: “%(part)s” of flavour %(flavour)s is not cores, GPUs or a size.",
+                key=METADATA_KEY,
+                part=part,
+                flavour=repr(flavour),
+            )
         ) from None
     return {"disk": text} if disk else {"memory": text}
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import StringField, TextAreaField
 from wtforms.validators import DataRequired, Length
@@ -10,25 +12,27 @@ from app.quotas.editing import INHERIT, check_model, parse_limit
 from app.quotas.errors import InvalidLimit
 from app.quotas.models import LIMIT_KEYS
 
-_HELP = "A number, “unlimited”, or empty to leave it to the level above."
+_HELP = _l("A number, “unlimited”, or empty to leave it to the level above.")
 
 
 class LimitsForm(FlaskForm):
-    cores = StringField("CPU cores", description=_HELP)
-    gpus = StringField("GPUs (all models)", description=_HELP)
-    memory = StringField("Memory", description="A size such as 64 GB, “unlimited”, or empty.")
-    disk = StringField("Disk", description="A size such as 1 TB, “unlimited”, or empty.")
-    deployments = StringField("Deployments at once", description=_HELP)
+    cores = StringField(_l("CPU cores"), description=_HELP)
+    gpus = StringField(_l("GPUs (all models)"), description=_HELP)
+    memory = StringField(
+        _l("Memory"), description=_l("A size such as 64 GB, “unlimited”, or empty.")
+    )
+    disk = StringField(_l("Disk"), description=_l("A size such as 1 TB, “unlimited”, or empty."))
+    deployments = StringField(_l("Deployments at once"), description=_HELP)
     gpu_models = TextAreaField(
-        "GPUs per model",
-        description="One model per line, e.g. “A100 = 1” or “T4 = unlimited”.",
+        _l("GPUs per model"),
+        description=_l("One model per line, e.g. “A100 = 1” or “T4 = unlimited”."),
         render_kw={"rows": 3},
     )
     reason = StringField(
-        "Reason for the change",
+        _l("Reason for the change"),
         validators=[
-            DataRequired("Say why the limits change: it is kept in the history."),
-            Length(max=500),
+            DataRequired(_l("Say why the limits change: it is kept in the history.")),
+            Length(max=500, message=_l("At most %(max)d characters.")),
         ],
     )
 
@@ -67,12 +71,24 @@ class LimitsForm(FlaskForm):
             if not line.strip():
                 continue
             if "=" not in line:
-                raise InvalidLimit(f"Line {number}: write “MODEL = NUMBER”, got “{line.strip()}”.")
+                raise InvalidLimit(
+                    _(
+                        "Line %(number)d: write “MODEL = NUMBER”, got “%(line)s”.",
+                        number=number,
+                        line=line.strip(),
+                    )
+                )
             name, value = line.split("=", 1)
             model = check_model(name)
             limit = parse_limit(model, value)
             if limit is INHERIT:
-                raise InvalidLimit(f"Line {number}: give {model} a number or “unlimited”.")
+                raise InvalidLimit(
+                    _(
+                        "Line %(number)d: give %(model)s a number or “unlimited”.",
+                        number=number,
+                        model=model,
+                    )
+                )
             models[model] = limit
         return models
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from flask_babel import gettext as _
 from sqlalchemy import select, tuple_
 
 from app.extensions import db
@@ -44,7 +45,7 @@ def combine(
     user: Mapping | None,
     groups: Iterable[tuple[str, Mapping]],
     site: Mapping | None,
-    own_label: str = "own limit",
+    own_label: str | None = None,
 ) -> Limits:
     """The limits in force from the three levels' limit sets (see the module's rule)."""
     result = Limits()
@@ -53,7 +54,7 @@ def combine(
     def pick(key_of) -> tuple[bool, float | None, str]:
         own = key_of(user or {})
         if own[0]:
-            return True, own[1], own_label
+            return True, own[1], own_label or _("own limit")
         found, value, names = False, None, []
         for name, limits in groups:
             present, limit = key_of(limits)
@@ -62,9 +63,9 @@ def combine(
                 found = True
                 names.append(name)
         if found:
-            return True, value, "group " + ", ".join(sorted(names))
+            return True, value, _("group %(names)s", names=", ".join(sorted(names)))
         present, limit = key_of(site or {})
-        return present, limit, "site default"
+        return present, limit, _("site default")
 
     for key in LIMIT_KEYS:
         present, value, source = pick(lambda limits, k=key: (k in limits, limits.get(k)))
@@ -72,7 +73,7 @@ def combine(
         if present:
             result.sources[key] = source
     models = set()
-    for limits in [user or {}, site or {}, *(g for _, g in groups)]:
+    for limits in [user or {}, site or {}, *(g for _name, g in groups)]:
         models.update((limits.get("gpu_models") or {}).keys())
     for model in sorted(models):
 
@@ -115,7 +116,7 @@ def limits_for(user) -> Limits:
 def pool_limits(group_name: str) -> Limits:
     """The limits of ``group_name``'s own pool (unset means unlimited)."""
     limits = rows_for([(GROUP, group_name)]).get((GROUP, group_name), {})
-    return combine(limits, [], None, own_label=f"pool of group {group_name}")
+    return combine(limits, [], None, own_label=_("pool of group %(group)s", group=group_name))
 
 
 def limits_for_many(users) -> dict[int, Limits]:

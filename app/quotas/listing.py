@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from flask_babel import lazy_gettext as _l
 from sqlalchemy import func, or_, select
 
 from app.auth.models import User
@@ -16,11 +17,11 @@ from app.quotas.limits import Limits, limits_for_many
 from app.quotas.models import GROUP, MEMBER, QuotaCharge, QuotaLimit
 
 SORTS = {
-    "name": "Name",
-    "gpus": "GPUs held",
-    "cores": "Cores held",
-    "memory": "Memory held",
-    "deployments": "Deployments",
+    "name": _l("Name"),
+    "gpus": _l("GPUs held"),
+    "cores": _l("Cores held"),
+    "memory": _l("Memory held"),
+    "deployments": _l("Deployments"),
 }
 
 
@@ -106,10 +107,10 @@ def users_page(query: str = "", sort: str = "name", page: int = 1, size: int = 5
         bars = [
             Bar(key, label, used[key], 0, limits[user.id].get(key))
             for key, label in (
-                ("gpus", "GPUs"),
-                ("cores", "Cores"),
-                ("memory", "Memory"),
-                ("deployments", "Deployments"),
+                ("gpus", _l("GPUs")),
+                ("cores", _l("Cores")),
+                ("memory", _l("Memory")),
+                ("deployments", _l("Deployments")),
             )
         ]
         rows.append(UserRow(user, limits[user.id], bars))

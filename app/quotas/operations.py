@@ -16,12 +16,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from flask import current_app, has_app_context
+from flask_babel import gettext as _
 
 from app.extensions import db
 from app.quotas.accounting import AccountingError, count_resources
 from app.quotas.anchors import lock_limit_row
 from app.quotas.errors import QuotaExceeded
-from app.quotas.fit import Assessment, assess, misfit_sentence
+from app.quotas.fit import Assessment, assess, refusal_message
 from app.quotas.flavours import flavours_for
 from app.quotas.limits import limits_for, pool_limits
 from app.quotas.models import GROUP, USER
@@ -124,11 +125,11 @@ def uncountable_refusal(user, group_name: str | None, charge: dict) -> str | Non
     limited = limits_for(user).any_finite or bool(group_name and pool_limits(group_name).any_finite)
     if not limited:
         return None
-    return (
-        "The cost of this launch cannot be computed ("
-        + "; ".join(charge["uncounted"])
-        + "), and launches of unknown cost are refused while limits apply to you. Choose sizes "
-        "the portal can count, or ask an operator to describe the flavour."
+    return _(
+        "The cost of this launch cannot be computed (%(reasons)s), and launches of unknown cost "
+        "are refused while limits apply to you. Choose sizes the portal can count, or ask an "
+        "operator to describe the flavour.",
+        reasons="; ".join(charge["uncounted"]),
     )
 
 
@@ -155,21 +156,12 @@ def reserve(user, group_name: str | None, charge: dict, deployment) -> None:
         for assessment in assess_launch(user, group_name, charge, excluding=deployment.id):
             misfits = assessment.misfits()
             if misfits:
-                raise QuotaExceeded(_refusal_message(assessment, misfits))
+                raise QuotaExceeded(refusal_message(assessment, misfits))
         db.session.add(deployment)
         db.session.flush()
     except BaseException:
         db.session.rollback()
         raise
-
-
-def _refusal_message(assessment: Assessment, misfits) -> str:
-    words = [bar.limit_word for bar in misfits]
-    details = "; ".join(misfit_sentence(assessment, bar) for bar in misfits)
-    return (
-        f"This launch does not fit {assessment.limit_name(words)}: it {details}. "
-        "Nothing was launched; delete a deployment or choose smaller sizes, then launch again."
-    )
 
 
 def _lock(user_id: int, group_name: str | None) -> None:

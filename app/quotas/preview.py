@@ -54,6 +54,8 @@ def launch_preview(
         "incomplete": incomplete,
         "group_name": group_name,
         "misfit": misfit,
+        # One sentence per resource that does not fit; give it a link macro for the holders.
+        "misfit_sentence": misfit_sentence,
     }
 
 

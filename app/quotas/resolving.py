@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from flask_babel import gettext as _
+
 from app.tosca.units import size_in_bytes
 
 
@@ -40,8 +42,12 @@ class Resolver:
                 return self.resolve(self._input(argument, where), where)
             if isinstance(function, str) and function.startswith(("get_", "concat", "token")):
                 raise AccountingError(
-                    f"{where}: {function} is only known once deployed, so the size can't be "
-                    "counted in advance."
+                    _(
+                        "%(where)s: %(function)s is only known once deployed, so the size "
+                        "can't be counted in advance.",
+                        where=where,
+                        function=function,
+                    )
                 )
         if isinstance(value, Mapping):
             return {k: self.resolve(v, f"{where}.{k}") for k, v in value.items()}
@@ -53,12 +59,24 @@ class Resolver:
         # TOSCA 1.3 also allows [input_name, key_or_index, ...] to reach inside a value.
         path = list(argument) if isinstance(argument, list) else [argument]
         if not path or not isinstance(path[0], str):
-            raise AccountingError(f"{where}: get_input needs an input name, got {argument!r}.")
+            raise AccountingError(
+                _(
+                    "%(where)s: get_input needs an input name, got %(value)s.",
+                    where=where,
+                    value=repr(argument),
+                )
+            )
         name = path[0]
         prop = where.rsplit(": ", 1)[-1].split(".")[0].split("[")[0]
         self.read.setdefault(prop, set()).add(name)
         if name not in self.inputs:
-            raise AccountingError(f"{where}: get_input names an undeclared input {name!r}.")
+            raise AccountingError(
+                _(
+                    "%(where)s: get_input names an undeclared input %(name)s.",
+                    where=where,
+                    name=repr(name),
+                )
+            )
         definition = self.inputs[name]
         if not isinstance(definition, Mapping):
             definition = {}
@@ -67,12 +85,25 @@ class Resolver:
             value = definition.get("default")
         # Counting a required size as nothing would let a launch slip past its quota.
         if value is None and definition.get("required", True) not in (False, "no", "false"):
-            raise AccountingError(f"{where}: the required input {name!r} has no value.")
+            raise AccountingError(
+                _(
+                    "%(where)s: the required input %(name)s has no value.",
+                    where=where,
+                    name=repr(name),
+                )
+            )
         for step in path[1:]:
             try:
                 value = value[step]
             except (KeyError, IndexError, TypeError):
-                raise AccountingError(f"{where}: input {name!r} has no element {step!r}.") from None
+                raise AccountingError(
+                    _(
+                        "%(where)s: input %(name)s has no element %(step)s.",
+                        where=where,
+                        name=repr(name),
+                        step=repr(step),
+                    )
+                ) from None
         return value
 
     def number(self, raw: Any, where: str) -> float:
@@ -85,9 +116,17 @@ class Resolver:
                 raise TypeError
             number = float(Decimal(str(value).strip()))
         except (TypeError, ValueError, InvalidOperation):
-            raise AccountingError(f"{where}: expected a number, got {value!r}.") from None
+            raise AccountingError(
+                _("%(where)s: expected a number, got %(value)s.", where=where, value=repr(value))
+            ) from None
         if number < 0 or not math.isfinite(number):
-            raise AccountingError(f"{where}: expected a number of zero or more, got {value!r}.")
+            raise AccountingError(
+                _(
+                    "%(where)s: expected a number of zero or more, got %(value)s.",
+                    where=where,
+                    value=repr(value),
+                )
+            )
         return number
 
     def integer(self, raw: Any, where: str, default: int) -> int:
@@ -97,7 +136,13 @@ class Resolver:
             return default
         number = self.number(value, where)
         if not number.is_integer():
-            raise AccountingError(f"{where}: expected a whole number, got {value!r}.")
+            raise AccountingError(
+                _(
+                    "%(where)s: expected a whole number, got %(value)s.",
+                    where=where,
+                    value=repr(value),
+                )
+            )
         return int(number)
 
     def size(self, raw: Any, where: str) -> int:
@@ -108,7 +153,14 @@ class Resolver:
         try:
             return size_in_bytes(value)
         except ValueError as error:
-            raise AccountingError(f"{where}: {error}, got {value!r}.") from None
+            raise AccountingError(
+                _(
+                    "%(where)s: %(problem)s, got %(value)s.",
+                    where=where,
+                    problem=error,
+                    value=repr(value),
+                )
+            ) from None
 
     def text(self, raw: Any, where: str) -> str | None:
         """A short text such as a GPU model or a flavour name (None when absent or empty)."""

@@ -16,7 +16,8 @@ from flask import (
     request,
     url_for,
 )
-from flask_babel import format_date
+from flask_babel import format_date, format_decimal
+from flask_babel import gettext as _
 from flask_login import current_user, login_required
 from sqlalchemy import select
 
@@ -25,6 +26,7 @@ from app.auth.models import User
 from app.auth.roles import role_required
 from app.errors import NotFound
 from app.extensions import db
+from app.quotas.amounts import amount_text, charge_text
 from app.quotas.editing import describe_limits, set_limits, subject_label
 from app.quotas.errors import InvalidLimit
 from app.quotas.fit import assess
@@ -50,11 +52,24 @@ def month_name(month: str, long: bool = False) -> str:
     return format_date(start, "MMMM yyyy" if long else "MMM")
 
 
+@bp.app_template_filter("quota_number")
+def quota_number(value, digits: int | None = None) -> str:
+    """A figure in the reader's notation (``1,234.5``, ``1.234,5``); ``digits`` fixes the
+    decimals shown, else up to three as needed."""
+    if digits is None:
+        return format_decimal(value or 0, format="#,##0.###")
+    return format_decimal(
+        round(value or 0, digits), format="#,##0." + "0" * digits if digits else "#,##0"
+    )
+
+
 @bp.app_context_processor
 def _quota_helpers():
     return {
         "quota_describe": describe_limits,
         "quota_label": subject_label,
+        "quota_charge": charge_text,
+        "quota_amount": amount_text,
     }
 
 
@@ -87,9 +102,9 @@ def _edit(scope: str, subject: str, form: LimitsForm) -> bool:
         form.form_errors.append(error.message)
         return False
     if change is None:
-        flash("Nothing changed: the limits were already as typed.", "info")
+        flash(_("Nothing changed: the limits were already as typed."), "info")
     else:
-        flash(f"Limits of the {subject_label(scope, subject)} saved.", "success")
+        flash(_("Limits saved for %(subject)s.", subject=subject_label(scope, subject)), "success")
     return True
 
 
@@ -132,7 +147,7 @@ def index():
 def user(user_id: int):
     person = db.session.get(User, user_id)
     if person is None:
-        raise NotFound("There is no such user.")
+        raise NotFound(_("There is no such user."))
     subject = str(person.id)
     stored = _stored(USER, subject)
     form = LimitsForm() if request.method == "POST" else LimitsForm.showing(stored)

@@ -90,8 +90,9 @@ def test_an_over_quota_launch_is_refused_and_keeps_the_typed_values(live_server,
     # A box that had no time to catch up, or a browser without scripts: the server refuses.
     page.evaluate("document.getElementById('launch-form').submit()")
     alert = page.locator(".alert-danger").first
+    expect(alert).to_contain_text("This launch does not fit your quota.")
     expect(alert).to_contain_text(
-        "This launch does not fit your CPU core, GPU, memory and A100 GPU limits"
+        "It needs 4 A100 GPUs, but your limit is 1 A100 GPU (3 A100 GPUs over)."
     )
     expect(alert).to_contain_text("Nothing was launched")
     expect(page.get_by_label("Disk", exact=True)).to_have_value("321 GB")

@@ -3,6 +3,7 @@
 from datetime import timedelta
 
 from app.clock import use_clock, utcnow
+from app.notifications.mail import failure_text
 from app.notifications.models import MAIL_FAILED, MAIL_QUEUED, MAIL_SENT
 from app.notifications.preferences import choose_email_kinds
 
@@ -111,7 +112,7 @@ def test_a_server_that_is_down_is_retried_with_back_off_then_given_up_and_shown(
         assert portal.send().retrying == 1
     [notice] = portal.notifications(ada)
     assert notice.mail_status == MAIL_QUEUED and notice.mail_attempts == 1
-    assert "refused the connection" in notice.mail_error
+    assert "refused the connection" in failure_text(notice.mail_error)
     assert notice.mail_next_at == start + timedelta(seconds=60)
     # Not due before its time.
     with use_clock(lambda: start + timedelta(seconds=59)):
@@ -147,7 +148,7 @@ def test_a_server_slower_than_the_timeout_costs_an_attempt_and_the_mail_goes_lat
     smtp_server.hold_greeting()
     assert portal.send().retrying == 1
     [notice] = portal.notifications(ada)
-    assert "did not answer within 2 seconds" in notice.mail_error
+    assert "did not answer within 2 seconds" in failure_text(notice.mail_error)
     smtp_server.release()
     with use_clock(_later(2)):
         assert portal.send().sent == 1
@@ -161,7 +162,9 @@ def test_a_server_refusing_the_message_is_retried_and_its_answer_shown(portal, s
     smtp_server.inbox.refuse_data = "554 5.7.1 Message rejected as spam"
     assert portal.send().retrying == 1
     [notice] = portal.notifications(ada)
-    assert "refused the message: 554 5.7.1 Message rejected as spam" in notice.mail_error
+    assert "refused the message: 554 5.7.1 Message rejected as spam" in failure_text(
+        notice.mail_error
+    )
     smtp_server.inbox.refuse_data = None
     with use_clock(_later(2)):
         assert portal.send().sent == 1
@@ -175,7 +178,7 @@ def test_a_refused_recipient_is_named_in_the_failure(portal, smtp_server):
     _failed_deployment(portal, ada)
     smtp_server.inbox.refuse_recipients = "550 5.1.1 No such user here"
     portal.send()
-    error = portal.notifications(ada)[0].mail_error
+    error = failure_text(portal.notifications(ada)[0].mail_error)
     assert "refused the recipient (ada@example.org: 550 5.1.1 No such user here)" in error
 
 

@@ -80,7 +80,7 @@ def test_a_launch_over_the_limit_is_refused_with_the_typed_values_kept(setup):
     )
     page = " ".join(response.get_data(as_text=True).split())
     assert response.status_code == 409
-    assert "This launch does not fit your GPU limit: it needs 2 GPUs" in page
+    assert "This launch does not fit your quota. It needs 2 GPUs, but your limit is 1 GPU" in page
     assert "(1 GPU over)" in page
     assert 'value="16"' in page or '<option selected value="16">' in page
     with client.application.app_context():
@@ -106,7 +106,7 @@ def test_my_deployments_shows_the_usage_panel(setup):
     # What holds it is read when the panel is opened (or on a page of its own without script).
     assert 'hx-get="/quotas/mine"' in page and 'href="/quotas/mine"' in page
     for text in (details, own_page):
-        assert ">notebook</a>" in text and "1 × (8 cores, 1 GPU)" in text
+        assert ">notebook</a>" in text and "8 cores, 1 GPU" in text
         assert "Core-hours" in text and "GPU-hours" in text
     assert "<html" not in details and "GPUs: 1 GPU held, limit 4 GPUs" in own_page
 

@@ -50,7 +50,10 @@ def test_a_launch_over_the_gpu_limit_names_the_limit_the_holders_and_the_excess(
     error = try_reserve(quotas, user, charge(gpus=4))
     assert isinstance(error, QuotaExceeded)
     assert "GPU" in error.message
-    assert "needs 4 GPUs, 2 of your 4 are held by deployments “alpha” and “beta”" in error.message
+    assert (
+        "It needs 4 GPUs, but deployments “alpha” and “beta” already hold 2 GPUs of your limit "
+        "of 4 GPUs" in error.message
+    )
     assert "(2 GPUs over)" in error.message
     assert "cpu only" not in error.message
     assert count_deployments(quotas) == 3
@@ -69,7 +72,9 @@ def test_memory_over_the_limit_is_said_in_sizes(quotas):
     user = quotas.user()
     quotas.limit("user", user, memory="16 GB")
     error = try_reserve(quotas, user, charge(memory=32))
-    assert "needs 32 GB, your limit is 16 GB (16 GB over)" in error.message
+    assert (
+        "It needs 32 GB of memory, but your limit is 16 GB of memory (16 GB over)." in error.message
+    )
 
 
 def test_a_per_model_limit_binds_that_model_only(quotas):
@@ -77,7 +82,7 @@ def test_a_per_model_limit_binds_that_model_only(quotas):
     quotas.limit("user", user, gpu_models={"A100": "1", "T4": "4"})
     assert isinstance(try_reserve(quotas, user, charge(gpus=1, gpu_models={"A100": 1})), int)
     error = try_reserve(quotas, user, charge(gpus=1, gpu_models={"A100": 1}))
-    assert "needs 1 A100 GPU, 1 of your 1 is held by deployment" in error.message
+    assert "It needs 1 A100 GPU, but deployment “" in error.message
     assert isinstance(try_reserve(quotas, user, charge(gpus=4, gpu_models={"T4": 4})), int)
 
 
@@ -128,7 +133,8 @@ def test_a_group_pool_limits_the_deployments_charged_to_the_group(quotas):
     quotas.hold(alice, charge(gpus=2), group_name="physics", name="alice's run")
     quotas.hold(bob, charge(gpus=5), name="bob's own")
     error = try_reserve(quotas, bob, charge(gpus=2), group_name="physics")
-    assert "limit of group physics's pool" in error.message
+    assert "This launch does not fit the pool of group physics." in error.message
+    assert "already holds 2 GPUs of the pool of group physics, limited to 3 GPUs" in error.message
     assert "alice's run" in error.message and "bob's own" not in error.message
     assert isinstance(try_reserve(quotas, bob, charge(gpus=1), group_name="physics"), int)
     # Uncharged to the group, the pool does not apply.

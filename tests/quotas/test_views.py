@@ -197,6 +197,6 @@ def test_usage_charts_name_their_months_and_carry_a_scale_and_a_text_alternative
     with operator.application.test_request_context():
         short, long = month_name(this_month), month_name(this_month, long=True)
     assert f"{short}<span" in page and f'<th scope="row">{long}</th>' in page
-    assert "<caption>Core-hours, whole site per month</caption>" in page
+    assert "<caption>Core-hours per month, whole site</caption>" in page
     assert 'class="quota-chart-scale' in page and ">0</span>" in page
     assert long == utcnow().strftime("%B %Y")
