@@ -11,15 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import wraps
 
-from babel import Locale
 from flask import g, request
-from flask_babel import get_locale
 from flask_babel import gettext as _
 
 from app.api.problems import Problem
 from app.auth import access_tokens, provider_tokens
 from app.auth.models import User
-from app.i18n import LANGUAGES
+from app.i18n import speak_as
 
 
 @dataclass(frozen=True)
@@ -75,21 +73,8 @@ def caller() -> Caller:
     found = getattr(g, "api_caller", None)
     if found is None:
         found = g.api_caller = authenticate()
-        _speak_as_chosen_by(found.user)
+        speak_as(found.user)
     return found
-
-
-def _speak_as_chosen_by(user: User) -> None:
-    """Answer the rest of the request in the language the token's owner chose on their
-    account, as the pages do; without a choice, Accept-Language decides (the API keeps no
-    session, so the person is known only once the token is read)."""
-    chosen = getattr(user, "locale", None)
-    if chosen not in LANGUAGES:
-        return
-    get_locale()  # makes Flask-Babel's per-request cache, which the choice then replaces
-    cache = g._flask_babel
-    cache.babel_locale = cache.forced_babel_locale = Locale.parse(chosen)
-    cache.babel_translations = None
 
 
 def requires(scope: str):

@@ -18,8 +18,8 @@ from flask_babel import lazy_gettext as _l
 from flask_mailman import EmailMultiAlternatives
 
 from app.extensions import mail
+from app.i18n import read_by
 from app.notifications.models import Notification
-from app.notifications.readers import in_words_of
 from app.notifications.wording import Message, compose
 
 # What the worker catches around one SMTP conversation: everything else is a bug.
@@ -43,7 +43,7 @@ def portal_links():
 def build(notification: Notification, connection=None) -> EmailMultiAlternatives:
     """The e-mail for ``notification``: subject, plain text and an HTML alternative, in
     the recipient's language and time zone."""
-    with in_words_of(notification.user):
+    with read_by(notification.user):
         return _email(
             compose(notification),
             page_url(notification),

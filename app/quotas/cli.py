@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from functools import wraps
-
 import click
 from flask.cli import AppGroup
-from flask_babel import force_locale
 from sqlalchemy import select
 
 from app.auth.models import User
@@ -37,21 +34,9 @@ def _find_user(username: str, provider: str | None) -> User:
     return found[0]
 
 
-def _in_english(command):
-    """The command line speaks English whatever the site's default language (see README)."""
-
-    @wraps(command)
-    def run(*args, **kwargs):
-        with force_locale("en"):
-            return command(*args, **kwargs)
-
-    return run
-
-
 @quota_cli.command("show")
 @click.argument("username")
 @click.option("--provider", help="The user's identity provider (local, ldap, an OIDC name).")
-@_in_english
 def show(username: str, provider: str | None) -> None:
     """Limits in force for USERNAME, what they hold, and which deployments hold it."""
     user = _find_user(username, provider)
@@ -109,7 +94,6 @@ def _changes(values: dict, models: tuple[str, ...]) -> dict:
 @click.option("--disk", help="A size such as '1 TB', or 'unlimited'; '' clears.")
 @click.option("--deployments", help="Deployments at once, or 'unlimited'; '' clears.")
 @click.option("--reason", required=True, help="Why: kept in the history.")
-@_in_english
 def set_command(
     username,
     provider,

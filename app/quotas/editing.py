@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from flask_babel import gettext as _
+from flask_babel import pgettext
 from sqlalchemy import select
 
 from app.auth.groups import normalise_group
@@ -191,7 +192,7 @@ def describe_limits(limits: Mapping) -> str:
             parts.append(_("%(model)s GPUs unlimited", model=model))
         else:
             parts.append(amount_text("gpus", value, model))
-    return ", ".join(parts) or _("nothing set")
+    return ", ".join(parts) or pgettext("no quota limits", "nothing set")
 
 
 _UNLIMITED = {

@@ -58,7 +58,7 @@ def test_the_tokens_owner_language_wins_over_accept_language(callers, app, monke
             User, "locale", property(lambda u: "it" if u.id == owner else None), raising=False
         )
     problem = giulia.get("/api/v1/deployments/999", headers={"Accept-Language": "en"}).get_json()
-    assert problem["title"] == "Qui non c’è nulla"
+    assert problem["title"] == "Qui non c'è niente"
     ada = callers("ada")
     assert ada.get("/api/v1/deployments/999").get_json()["title"] == "Nothing here"
 
@@ -74,8 +74,8 @@ def test_an_unknown_api_address_answers_in_the_callers_language(app):
     problem = app.test_client().get("/api/v1/nowhere", headers=IT).get_json()
     assert (problem["status"], problem["title"], problem["detail"]) == (
         404,
-        "Qui non c’è nulla",
-        "Qui non c’è nulla",
+        "Qui non c'è niente",
+        "Qui non c'è niente",
     )
     english = app.test_client().get("/api/v1/nowhere").get_json()
     assert english["detail"] == "Nothing here"

@@ -4,30 +4,15 @@ the language of whoever reads them."""
 
 import pytest
 
-from app.auth.models import User
-
 ENDS = "2026-11-27T14:00:00Z"  # a Friday; 15:00 in Rome, 09:00 in New York
 
 
 @pytest.fixture
-def choosing(portal, monkeypatch):
-    """Make people with a chosen language and time zone, kept on their account (read as
-    properties of the account until it has the columns)."""
-    chosen: dict[int, tuple[str | None, str | None]] = {}
-    if "locale" not in User.__table__.columns:
-        monkeypatch.setattr(
-            User, "locale", property(lambda u: chosen.get(u.id, (None, None))[0]), raising=False
-        )
-        monkeypatch.setattr(
-            User, "timezone", property(lambda u: chosen.get(u.id, (None, None))[1]), raising=False
-        )
+def choosing(portal):
+    """Make people with a chosen language and time zone, kept on their account."""
 
     def person(username, language, zone):
-        if "locale" in User.__table__.columns:
-            return portal.user(username, f"{username}@example.org", locale=language, timezone=zone)
-        user_id = portal.user(username, f"{username}@example.org")
-        chosen[user_id] = (language, zone)
-        return user_id
+        return portal.user(username, f"{username}@example.org", locale=language, timezone=zone)
 
     return person
 
