@@ -16,8 +16,8 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, LiveServer, log_in
-from tests.e2e.tour import LAPTOP, PASSWORD, PHONE, build_tour
+from tests.e2e.conftest import ARTIFACTS
+from tests.e2e.tour import LAPTOP, PHONE, served_tour
 
 SERIOUS = ("serious", "critical")
 LANGUAGES = ("en", "it")
@@ -27,28 +27,8 @@ _axe = Axe()
 
 @pytest.fixture(scope="module")
 def tour(tmp_path_factory, starter_catalogue_db, chromium):
-    from argon2 import PasswordHasher
-
-    from app.auth import local
-
-    # Logins are not what this module is about: hash cheaply (the autouse fixture that does
-    # this elsewhere lasts one test, this portal a module).
-    with pytest.MonkeyPatch.context() as patch:
-        cheap = PasswordHasher(time_cost=1, memory_cost=64, parallelism=1)
-        patch.setattr(local, "_hasher", cheap)
-        patch.setattr(local, "_DUMMY_HASH", cheap.hash("not a real password"))
-        tour = build_tour(tmp_path_factory.mktemp("every-page"), starter_catalogue_db)
-        with LiveServer(tour.app) as server:
-            tour.url = server.url
-            tour.logins = {}
-            for username in tour.users:
-                context = chromium.new_context()
-                page = context.new_page()
-                log_in(page, server.url, username, PASSWORD)
-                expect(page.get_by_role("link", name="Catalogue")).to_be_visible()
-                tour.logins[username] = context.storage_state()
-                context.close()
-            yield tour
+    with served_tour(tmp_path_factory.mktemp("every-page"), starter_catalogue_db, chromium) as tour:
+        yield tour
 
 
 # --- How each page is reached --------------------------------------------------------------------

@@ -8,12 +8,16 @@ portal would; the orchestrator is the demo one, and no worker runs, so nothing m
 """
 
 import shutil
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
+
+import pytest
 
 from app import create_app
 from app.extensions import db
 from tests.conftest import TEST_CONFIG
+from tests.e2e.conftest import LiveServer, log_in
 
 PASSWORD = "correct horse battery"
 LAPTOP = {"width": 1280, "height": 800}
@@ -28,6 +32,8 @@ class Tour:
     url: str = ""
     users: dict[str, int] = field(default_factory=dict)
     deployments: dict[str, int] = field(default_factory=dict)
+    # Each person's browser state once logged in: a context opened with it is logged in.
+    logins: dict[str, dict] = field(default_factory=dict)
 
     def deploy(self, username: str, slug: str, parameters: dict, name: str, state=None) -> int:
         """Launch ``slug`` for ``username`` on the demo orchestrator; ``state`` (status,
@@ -123,3 +129,30 @@ def build_tour(tmp_path, starter_catalogue_db) -> Tour:
         {"status": "CREATE_IN_PROGRESS", "site": "RECAS-BARI", "deployment_type": "CHRONOS"},
     )
     return tour
+
+
+@contextmanager
+def served_tour(tmp_path, starter_catalogue_db, chromium):
+    """The tour's portal served live, everyone in it logged in once (``tour.logins``)."""
+    from argon2 import PasswordHasher
+    from playwright.sync_api import expect
+
+    from app.auth import local
+
+    # Logins are not what these tests are about: hash cheaply (the autouse fixture that does
+    # this elsewhere lasts one test, this portal a module).
+    with pytest.MonkeyPatch.context() as patch:
+        cheap = PasswordHasher(time_cost=1, memory_cost=64, parallelism=1)
+        patch.setattr(local, "_hasher", cheap)
+        patch.setattr(local, "_DUMMY_HASH", cheap.hash("not a real password"))
+        tour = build_tour(tmp_path, starter_catalogue_db)
+        with LiveServer(tour.app) as server:
+            tour.url = server.url
+            for username in tour.users:
+                context = chromium.new_context()
+                page = context.new_page()
+                log_in(page, server.url, username, PASSWORD)
+                expect(page.locator("#user-menu")).to_be_visible()
+                tour.logins[username] = context.storage_state()
+                context.close()
+            yield tour
