@@ -1,7 +1,7 @@
 """Every kind of page the portal has, in English and Italian, at laptop and phone width: axe-core
 (shipped by axe-playwright-python, no CDN) finds nothing serious or critical, the page never
-scrolls sideways at 390 px, and no button, link of the navigation or badge has text that does
-not fit its box. Italian pages are saved as screenshots at both widths.
+scrolls sideways at 390 px, no id is said twice, and no button, link of the navigation or
+badge has text that does not fit its box. Italian pages are saved as screenshots at both widths.
 
 One live portal serves the whole module (tests/e2e/tour.py fills it); each person logs in
 once and every page opens in a browser context of its own, with the language asked for the way
@@ -179,6 +179,19 @@ CLIPPED = """
 """
 
 
+# Ids said twice: a label, a description or a tab names the first alone. (Hidden inputs, such
+# as each form's CSRF token, are never named by anything.)
+TWICE = """
+() => {
+  const seen = {};
+  for (const el of document.querySelectorAll("[id]:not(input[type=hidden])")) {
+    seen[el.id] = (seen[el.id] || 0) + 1;
+  }
+  return Object.keys(seen).filter((id) => seen[id] > 1).map((id) => `id "${id}" is used twice`);
+}
+"""
+
+
 def serious_violations(page) -> list[str]:
     results = _axe.run(page)
     return [
@@ -217,7 +230,7 @@ def test_the_page_reads_well_for_everyone(tour, browser, visit, language, width)
     problems = {}
     for state in visit.steps(page):
         label = "-".join(filter(None, [visit.name, state]))
-        found = serious_violations(page) + overflow(page)
+        found = serious_violations(page) + page.evaluate(TWICE) + overflow(page)
         if found:
             problems[label] = found
         if language == "it":
