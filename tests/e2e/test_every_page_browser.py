@@ -17,7 +17,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import ARTIFACTS
-from tests.e2e.tour import LAPTOP, PHONE, served_tour
+from tests.e2e.tour import LAPTOP, PHONE, WAIT, served_tour
 
 SERIOUS = ("serious", "critical")
 LANGUAGES = ("en", "it")
@@ -38,7 +38,7 @@ def settled(page):
     """Wait until the shown tab has faded in: axe reads colours as they are painted."""
     panes = page.locator(".tab-pane.active")
     for index in range(panes.count()):
-        expect(panes.nth(index)).to_have_css("opacity", "1")
+        expect(panes.nth(index)).to_have_css("opacity", "1", timeout=WAIT)
 
 
 def _stays(page):
@@ -52,7 +52,7 @@ def _every_tab(page):
     for index in range(tabs.count()):
         tab = tabs.nth(index)
         tab.click()
-        expect(tab).to_have_attribute("aria-selected", "true")
+        expect(tab).to_have_attribute("aria-selected", "true", timeout=WAIT)
         settled(page)
         yield f"tab{index + 1}"
 
@@ -66,8 +66,8 @@ def _over_quota(page):
     gpus = page.locator("#num_gpus")
     gpus.fill("2")
     gpus.dispatch_event("change")
-    expect(page.locator("#launch-summary[data-launchable='no']")).to_be_attached()
-    expect(page.locator("#launch-button")).to_be_disabled()
+    expect(page.locator("#launch-summary[data-launchable='no']")).to_be_attached(timeout=WAIT)
+    expect(page.locator("#launch-button")).to_be_disabled(timeout=WAIT)
     yield ""
 
 
@@ -78,7 +78,7 @@ def _new_token(page):
     form.locator("#name").fill("Laptop scripts")
     form.locator("input[type=checkbox]").first.check()
     form.locator("button[type=submit]").click()
-    expect(page.locator("code.new-token")).to_be_visible()
+    expect(page.locator("code.new-token")).to_be_visible(timeout=WAIT)
     yield ""
 
 
@@ -88,9 +88,9 @@ def _menus_open(page):
     page.locator("html.js-ready").wait_for(state="attached")
     if toggler.is_visible():
         toggler.click()
-        expect(page.locator("#main-nav")).to_have_class(re.compile(r"\bshow\b"))
+        expect(page.locator("#main-nav")).to_have_class(re.compile(r"\bshow\b"), timeout=WAIT)
     page.locator("#user-menu").click()
-    expect(page.locator("#user-menu + .dropdown-menu")).to_be_visible()
+    expect(page.locator("#user-menu + .dropdown-menu")).to_be_visible(timeout=WAIT)
     yield ""
 
 
@@ -221,7 +221,7 @@ def test_the_page_reads_well_for_everyone(tour, browser, visit, language, width)
         storage_state=tour.logins[visit.user] if visit.user else None,
     )
     page = context.new_page()
-    page.set_default_timeout(20_000)  # a busy machine: pages may be slow, never wrong
+    page.set_default_timeout(WAIT)
     ids = {**tour.deployments, **tour.users}
     response = page.goto(tour.url + visit.path.format(**ids))
     assert response.status == visit.status

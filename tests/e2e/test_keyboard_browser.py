@@ -12,7 +12,9 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.tour import JUPYTER, LAPTOP, served_tour
+from app.deployments.models import Deployment
+from app.extensions import db
+from tests.e2e.tour import JUPYTER, LAPTOP, WAIT, served_tour
 
 # The focused element's own ring: an outline (links, Chromium's default) or Bootstrap's
 # box-shadow (buttons, fields, tabs), read from its computed style.
@@ -56,7 +58,7 @@ def as_user(tour, browser):
     def open_tab(username):
         context = browser.new_context(viewport=LAPTOP, storage_state=tour.logins[username])
         page = context.new_page()
-        page.set_default_timeout(20_000)  # a busy machine: pages may be slow, never wrong
+        page.set_default_timeout(WAIT)
         return page
 
     return open_tab
@@ -76,7 +78,7 @@ class Keyboard:
         """Press Tab (Shift+Tab) until the element matching ``selector`` has the focus; every
         element passed on the way shows its focus and comes later in the page than the last."""
         target = self.page.locator(selector)
-        expect(target).to_have_count(1)
+        expect(target).to_have_count(1, timeout=WAIT)
         for _ in range(limit):
             self.page.keyboard.press("Shift+Tab" if backwards else "Tab")
             stop = self.focused()
@@ -98,7 +100,7 @@ def skip_to_content(page, keys: Keyboard) -> None:
     page.locator("html.js-ready").wait_for(state="attached")
     keys.tab_to("a[href='#content']")
     page.keyboard.press("Enter")
-    expect(page).to_have_url(re.compile(r"#content$"))
+    expect(page).to_have_url(re.compile(r"#content$"), timeout=WAIT)
     keys.restart()
 
 
@@ -114,33 +116,33 @@ def test_the_launch_form_is_filled_in_switched_between_tabs_and_sent_by_keyboard
     page.keyboard.type("Typed by keyboard")
     keys.tab_to("#tab-1")
     tabs = page.get_by_role("tab")
-    expect(tabs.nth(0)).to_have_attribute("aria-selected", "true")
+    expect(tabs.nth(0)).to_have_attribute("aria-selected", "true", timeout=WAIT)
 
     # The arrow keys move between tabs; Tab goes on into the shown tab's fields.
     page.keyboard.press("ArrowRight")
-    expect(tabs.nth(1)).to_be_focused()
-    expect(tabs.nth(1)).to_have_attribute("aria-selected", "true")
-    expect(page.locator("#pane-2")).to_be_visible()
+    expect(tabs.nth(1)).to_be_focused(timeout=WAIT)
+    expect(tabs.nth(1)).to_have_attribute("aria-selected", "true", timeout=WAIT)
+    expect(page.locator("#pane-2")).to_be_visible(timeout=WAIT)
     keys.restart()
     keys.tab_to("#disk_size")
     shot("keyboard-launch-second-tab")
     keys.tab_to("#tab-2", backwards=True)
     page.keyboard.press("ArrowLeft")
-    expect(tabs.nth(0)).to_be_focused()
-    expect(page.locator("#pane-1")).to_be_visible()
+    expect(tabs.nth(0)).to_be_focused(timeout=WAIT)
+    expect(page.locator("#pane-1")).to_be_visible(timeout=WAIT)
     keys.restart()
     keys.tab_to("#num_cpus")
     cores = int(page.locator("#num_cpus").input_value())
     page.keyboard.press("ArrowRight")  # a slider takes the arrows: one core more
-    expect(page.locator("#num_cpus")).to_have_value(str(cores + 1))
+    expect(page.locator("#num_cpus")).to_have_value(str(cores + 1), timeout=WAIT)
     keys.tab_to("#jupyter_password")
     page.keyboard.type("a-long-notebook-password")
     shot("keyboard-launch-filled")
 
     # Enter in a field launches (and does not apply the first quick choice).
     page.keyboard.press("Enter")
-    expect(page).to_have_url(re.compile(r"/deployments/\d+$"))
-    expect(page.locator("h1")).to_contain_text("Typed by keyboard")
+    expect(page).to_have_url(re.compile(r"/deployments/\d+$"), timeout=WAIT)
+    expect(page.locator("h1")).to_contain_text("Typed by keyboard", timeout=WAIT)
 
 
 def test_the_deployment_list_is_filtered_opened_and_a_deployment_deleted_by_keyboard(
@@ -151,35 +153,33 @@ def test_the_deployment_list_is_filtered_opened_and_a_deployment_deleted_by_keyb
     keys = Keyboard(page)
     skip_to_content(page, keys)
     rows = page.locator(".deployment-table tbody tr")
-    expect(rows).not_to_have_count(0)
+    expect(rows).not_to_have_count(0, timeout=WAIT)
 
     keys.tab_to("#filter-text")
     page.keyboard.type("Scratch")
-    expect(rows).to_have_count(1)  # filtered as typed, without a reload
-    expect(page.locator("#filter-text")).to_be_focused()
+    expect(rows).to_have_count(1, timeout=WAIT)  # filtered as typed, without a reload
+    expect(page.locator("#filter-text")).to_be_focused(timeout=WAIT)
     scratch = tour.deployments["scratch"]
     keys.tab_to(f".deployment-name a[href$='/deployments/{scratch}']")
     shot("keyboard-deployments-filtered")
     page.keyboard.press("Enter")
-    expect(page).to_have_url(re.compile(rf"/deployments/{scratch}$"))
+    expect(page).to_have_url(re.compile(rf"/deployments/{scratch}$"), timeout=WAIT)
 
     page.go_back()
-    expect(page.locator("#filter-text")).to_have_value("Scratch")
+    expect(page.locator("#filter-text")).to_have_value("Scratch", timeout=WAIT)
     keys = Keyboard(page)
     skip_to_content(page, keys)
     keys.tab_to(f"a[href$='/deployments/{scratch}/delete']")
     page.keyboard.press("Enter")
-    expect(page).to_have_url(re.compile(rf"/deployments/{scratch}/delete$"))
+    expect(page).to_have_url(re.compile(rf"/deployments/{scratch}/delete$"), timeout=WAIT)
 
     keys = Keyboard(page)
     skip_to_content(page, keys)
     keys.tab_to(f"form[action$='/deployments/{scratch}/delete'] button[type=submit]")
     shot("keyboard-delete-confirmation")
     page.keyboard.press("Enter")
-    expect(page).not_to_have_url(re.compile(r"/delete$"))
-    expect(page.locator(".alert")).to_be_visible()  # the portal says the delete is under way
-    from app.deployments.models import Deployment
-    from app.extensions import db
+    expect(page).not_to_have_url(re.compile(r"/delete$"), timeout=WAIT)
+    expect(page.locator(".alert")).to_be_visible(timeout=WAIT)  # the delete is under way
 
     with tour.app.app_context():
         assert db.session.get(Deployment, scratch).status.startswith("DELETE")
@@ -193,7 +193,7 @@ def test_the_catalogue_editor_is_opened_edited_and_saved_by_keyboard(tour, as_us
 
     keys.tab_to("main a.btn[href$='/admin/catalogue/vm/edit']")
     page.keyboard.press("Enter")
-    expect(page).to_have_url(re.compile(r"/admin/catalogue/vm/edit$"))
+    expect(page).to_have_url(re.compile(r"/admin/catalogue/vm/edit$"), timeout=WAIT)
     keys = Keyboard(page)
     skip_to_content(page, keys)
 
@@ -208,6 +208,7 @@ def test_the_catalogue_editor_is_opened_edited_and_saved_by_keyboard(tour, as_us
     page.keyboard.press("Enter")
 
     # Saved: the new revision opens in its preview, to be checked before it is published.
-    expect(page).to_have_url(re.compile(r"/admin/catalogue/vm/revisions/2/preview$"))
+    expect(page).to_have_url(re.compile(r"/admin/catalogue/vm/revisions/2/preview$"), timeout=WAIT)
     page.goto(tour.url + "/admin/catalogue/vm/")
-    expect(page.locator(".revisions-table")).to_contain_text("A comment typed without a mouse")
+    revisions = page.locator(".revisions-table")
+    expect(revisions).to_contain_text("A comment typed without a mouse", timeout=WAIT)

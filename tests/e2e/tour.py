@@ -22,6 +22,9 @@ from tests.e2e.conftest import LiveServer, log_in
 PASSWORD = "correct horse battery"
 LAPTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
+# How long a browser test waits for what it expects (ms): a busy machine makes pages slow,
+# never wrong.
+WAIT = 20_000
 
 
 @dataclass
@@ -152,7 +155,7 @@ def served_tour(tmp_path, starter_catalogue_db, chromium):
                 context = chromium.new_context()
                 page = context.new_page()
                 log_in(page, server.url, username, PASSWORD)
-                expect(page.locator("#user-menu")).to_be_visible()
+                expect(page.locator("#user-menu")).to_be_visible(timeout=WAIT)
                 tour.logins[username] = context.storage_state()
                 context.close()
             yield tour
