@@ -125,7 +125,7 @@ def test_the_launch_form_is_filled_in_switched_between_tabs_and_sent_by_keyboard
     expect(page.locator("#pane-2")).to_be_visible(timeout=WAIT)
     keys.restart()
     keys.tab_to("#disk_size")
-    shot("keyboard-launch-second-tab")
+    shot("keyboard-launch-second-tab", page)
     keys.tab_to("#tab-2", backwards=True)
     page.keyboard.press("ArrowLeft")
     expect(tabs.nth(0)).to_be_focused(timeout=WAIT)
@@ -137,7 +137,7 @@ def test_the_launch_form_is_filled_in_switched_between_tabs_and_sent_by_keyboard
     expect(page.locator("#num_cpus")).to_have_value(str(cores + 1), timeout=WAIT)
     keys.tab_to("#jupyter_password")
     page.keyboard.type("a-long-notebook-password")
-    shot("keyboard-launch-filled")
+    shot("keyboard-launch-filled", page)
 
     # Enter in a field launches (and does not apply the first quick choice).
     page.keyboard.press("Enter")
@@ -161,7 +161,7 @@ def test_the_deployment_list_is_filtered_opened_and_a_deployment_deleted_by_keyb
     expect(page.locator("#filter-text")).to_be_focused(timeout=WAIT)
     scratch = tour.deployments["scratch"]
     keys.tab_to(f".deployment-name a[href$='/deployments/{scratch}']")
-    shot("keyboard-deployments-filtered")
+    shot("keyboard-deployments-filtered", page)
     page.keyboard.press("Enter")
     expect(page).to_have_url(re.compile(rf"/deployments/{scratch}$"), timeout=WAIT)
 
@@ -176,7 +176,7 @@ def test_the_deployment_list_is_filtered_opened_and_a_deployment_deleted_by_keyb
     keys = Keyboard(page)
     skip_to_content(page, keys)
     keys.tab_to(f"form[action$='/deployments/{scratch}/delete'] button[type=submit]")
-    shot("keyboard-delete-confirmation")
+    shot("keyboard-delete-confirmation", page)
     page.keyboard.press("Enter")
     expect(page).not_to_have_url(re.compile(r"/delete$"), timeout=WAIT)
     expect(page.locator(".alert")).to_be_visible(timeout=WAIT)  # the delete is under way
@@ -204,7 +204,7 @@ def test_the_catalogue_editor_is_opened_edited_and_saved_by_keyboard(tour, as_us
     keys.tab_to("#sidecar_text")
     keys.tab_to("#message")
     page.keyboard.type("A comment typed without a mouse")
-    shot("keyboard-editor")
+    shot("keyboard-editor", page)
     page.keyboard.press("Enter")
 
     # Saved: the new revision opens in its preview, to be checked before it is published.
