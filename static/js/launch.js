@@ -55,6 +55,18 @@
     }
   });
 
+  // Enter in a text field launches, as in any form. The browser would press the form's first
+  // submit button instead, and that is a quick choice's button: Enter would fill in a preset.
+  var TYPED = ["text", "search", "url", "tel", "email", "password", "number", "date", "time"];
+  form.addEventListener("keydown", function (event) {
+    var field = event.target;
+    if (event.key !== "Enter" || event.isComposing || field.tagName !== "INPUT") return;
+    if (TYPED.indexOf(field.type) < 0) return;
+    event.preventDefault();
+    var launch = document.getElementById("launch-button");
+    if (launch && !launch.disabled) form.requestSubmit(launch);
+  });
+
   // Launch stays off while the cost box says the request does not fit (the server refuses
   // it anyway); the reason sits under the button and names the tabs to change, which are
   // marked "over quota" as after a refused submit. A person without scripts gets the refusal.

@@ -22,6 +22,44 @@
     document.documentElement.classList.add("js-ready");
   });
 
+  // A box that scrolls sideways (a wide table on a phone) can be scrolled from the keyboard only
+  // when it takes the focus: while it scrolls it joins the tab order as a region named after
+  // its table's caption, or after the heading before it.
+  function markScrollingBoxes() {
+    document.querySelectorAll(".table-responsive").forEach(function (box) {
+      var scrolls = box.scrollWidth > box.clientWidth + 1;
+      if (scrolls && !box.hasAttribute("tabindex")) {
+        box.tabIndex = 0;
+        box.setAttribute("role", "region");
+        box.setAttribute("data-scrolling-box", "");
+        var caption = box.querySelector("caption");
+        var heading = caption ? null : headingBefore(box);
+        var name = (caption || heading || {}).textContent;
+        if (name && name.trim()) box.setAttribute("aria-label", name.trim());
+      } else if (!scrolls && box.hasAttribute("data-scrolling-box")) {
+        ["tabindex", "role", "aria-label", "data-scrolling-box"].forEach(function (attribute) {
+          box.removeAttribute(attribute);
+        });
+      }
+    });
+  }
+  function headingBefore(element) {
+    var headings = document.querySelectorAll("main h1, main h2, main h3, main h4");
+    var found = null;
+    headings.forEach(function (heading) {
+      if (heading.compareDocumentPosition(element) & Node.DOCUMENT_POSITION_FOLLOWING) found = heading;
+    });
+    return found;
+  }
+  document.addEventListener("DOMContentLoaded", markScrollingBoxes);
+  document.addEventListener("htmx:afterSettle", markScrollingBoxes);
+  var resizing = false;
+  window.addEventListener("resize", function () {
+    if (resizing) return;
+    resizing = true;
+    window.requestAnimationFrame(function () { resizing = false; markScrollingBoxes(); });
+  });
+
   // Elements with data-confirm ask before their form is submitted.
   document.addEventListener("submit", function (event) {
     var message = event.target.getAttribute("data-confirm");

@@ -123,11 +123,19 @@ def index():
     )
 
 
+def _upload_form(**options) -> UploadForm:
+    """The upload form, its slug field with an id of its own: the skeleton's form beside it
+    has a slug too, and with one id for both, both labels would name the skeleton's field."""
+    form = UploadForm(**options)
+    form.slug.id = form.slug.label.field_id = "upload-slug"
+    return form
+
+
 def _render_new(upload=None, blank=None, status=200):
     return (
         render_template(
             "catalogue/admin/new.html",
-            upload=upload or UploadForm(formdata=None),
+            upload=upload or _upload_form(formdata=None),
             blank=blank or BlankForm(formdata=None),
         ),
         status,
@@ -143,7 +151,7 @@ def new():
 @bp.route("/new/upload", methods=["POST"])
 @role_required("admin")
 def create_from_upload():
-    form = UploadForm()
+    form = _upload_form()
     if not form.validate():
         return _render_new(upload=form, status=400)
     try:
