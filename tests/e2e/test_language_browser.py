@@ -65,8 +65,9 @@ def test_the_language_is_switched_from_the_navigation_bar_by_keyboard(
 
     # The choice made before login follows the person in.
     people.create("ada", "correct horse battery", display_name="Ada Lovelace")
-    page.get_by_label("Username").fill("ada")
-    page.get_by_label("Password").fill("correct horse battery")
+    # The login form is in Italian now: its fields are found by name, not by their words.
+    page.locator("input[name=username]").fill("ada")
+    page.locator("input[name=password]").fill("correct horse battery")
     page.keyboard.press("Enter")
     page.wait_for_load_state()
     expect(page.locator("html")).to_have_attribute("lang", "it")
