@@ -152,6 +152,7 @@ _TOKEN_LABELS = {
     "public_key": N_("Public key"),
     "x509": N_("Certificate"),
 }
+_TOKEN = N_("Token")
 
 
 def _capital(text: str) -> str:
@@ -207,7 +208,7 @@ def credential_parts(value: Any) -> list[tuple[str, Any]] | None:
     if value.get("user"):
         parts.append((gettext("User name"), value["user"]))
     kind = str(value.get("token_type") or "")
-    parts.append((gettext(_TOKEN_LABELS.get(kind, N_("Token"))), value["token"]))
+    parts.append((gettext(_TOKEN_LABELS.get(kind, _TOKEN)), value["token"]))
     for key, item in value.items():
         if key not in ("user", "token", "token_type") and item not in (None, "", [], {}):
             parts.append((output_label(key), item))

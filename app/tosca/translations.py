@@ -161,8 +161,8 @@ def check_translations(
             check.warn(
                 ("translations", code),
                 N_(
-                    'Translations "%(language)s": the portal does not speak this language (it speaks '
-                    "%(known)s), so nobody sees these words."
+                    'Translations "%(language)s": the portal does not speak this language (it '
+                    "speaks %(known)s), so nobody sees these words."
                 ),
                 language=code,
                 known=", ".join(sorted(LANGUAGES)),
