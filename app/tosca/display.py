@@ -208,7 +208,8 @@ def credential_parts(value: Any) -> list[tuple[str, Any]] | None:
     if value.get("user"):
         parts.append((gettext("User name"), value["user"]))
     kind = str(value.get("token_type") or "")
-    parts.append((gettext(_TOKEN_LABELS.get(kind, _TOKEN)), value["token"]))
+    label = _TOKEN_LABELS.get(kind, _TOKEN)
+    parts.append((gettext(label), value["token"]))
     for key, item in value.items():
         if key not in ("user", "token", "token_type") and item not in (None, "", [], {}):
             parts.append((output_label(key), item))
