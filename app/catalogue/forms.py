@@ -124,7 +124,7 @@ def check_parameters(parsed: ParsedTemplate, parameters: Any) -> dict[str, Any]:
         spec = input_field.spec
         if name not in parameters or parameters[name] is None:
             if input_field.required:
-                errors[name] = [REQUIRED_MESSAGE]  # the form's words, so both say the same
+                errors[name] = [_(REQUIRED_MESSAGE)]  # the form's words, so both say the same
             continue
         if spec.hidden:
             errors[name] = [_("This input is fixed by the template and can't be set.")]

@@ -44,6 +44,7 @@ from app.deployments.models import NAME_MAX_LENGTH, Deployment
 from app.deployments.secrets import seal, secret_inputs, split_parameters
 from app.deployments.status import Status
 from app.deployments.timeline import record_event
+from app.deployments.words import N_
 from app.errors import ConfigurationError
 from app.extensions import db
 from app.launch import prefill
@@ -66,17 +67,33 @@ log = logging.getLogger(__name__)
 NOTHING_LAUNCHED = "nothing was launched"
 
 
-def N_(message: str) -> str:
-    """Marks an English sentence kept in a deployment's record: the record stays English and
-    each reader is told it in their language (``gettext`` of the same id)."""
-    return message
-
-
+# Sentences kept in a deployment's record (its status reason and timeline): stored in English as
+# the message id, each one whole, and told to each reader in their language when a page shows
+# it (``words.N_`` makes the deployments area's ``said`` know them). What went wrong in detail
+# goes to the log.
 NOT_SET_UP = N_(
     "The portal's connection to the orchestrator is not set up correctly; nothing was "
     "launched. Please tell your administrators."
 )
 RECORDED = N_("Recorded; submitting.")
+NOT_REACHED = N_(
+    "The orchestrator is not answering right now. Nothing was launched. Try again in a few minutes."
+)
+NO_LOGIN = N_(
+    "The portal could not call the orchestrator on the owner's behalf. Nothing was launched."
+)
+UNCONFIRMED_UNANSWERED = N_(
+    "The orchestrator did not answer in time, or failed while answering. It may have created "
+    "the deployment; the portal is checking and will not submit it again."
+)
+UNCONFIRMED_UNREADABLE = N_(
+    "The orchestrator's answer could not be read. It may have created the deployment; the "
+    "portal is checking and will not submit it again."
+)
+UNCONFIRMED_NO_ID = N_(
+    "The orchestrator's answer had no deployment id. It may have created the deployment; the "
+    "portal is checking and will not submit it again."
+)
 
 
 def default_name(entry: Entry) -> str:
@@ -231,12 +248,13 @@ def _submit(
             )
         state = schemas.DeploymentState.from_json(answer)
     except Unreachable as error:
-        message = explain(error, NOTHING_LAUNCHED)
-        _not_launched(deployment, message)
-        raise LaunchError(message) from error
+        _not_launched(deployment, NOT_REACHED)
+        raise LaunchError(explain(error, NOTHING_LAUNCHED)) from error
     except (TokenUnavailable, DeploymentError) as error:
-        # The deployment's record keeps the English; the person reads their language.
-        _not_launched(deployment, f"{error.message} Nothing was launched.")
+        # The person who launched reads why at once, in their language; the record keeps a
+        # sentence every later reader can be told in theirs.
+        log.warning("Launch of deployment %s not sent: %s", deployment.id, error.message)
+        _not_launched(deployment, NO_LOGIN)
         raise LaunchError(_("%(problem)s Nothing was launched.", problem=error.message)) from error
     except ConfigurationError as error:
         log.error("Launch of deployment %s: %s", deployment.id, error)
@@ -244,7 +262,7 @@ def _submit(
         raise LaunchError(_(NOT_SET_UP)) from error
     except OrchestratorUnavailable as error:
         _remember(user, remembered_entry, remembered)
-        return _unconfirmed(deployment, error.message)
+        return _unconfirmed(deployment, UNCONFIRMED_UNANSWERED, error.message)
     except Conflict as error:
         message = explain_create_conflict(error)
         _not_launched(deployment, message)
@@ -252,13 +270,13 @@ def _submit(
     except OrchestratorError as error:
         if error.status_code is not None and 200 <= error.status_code < 300:
             _remember(user, remembered_entry, remembered)
-            return _unconfirmed(deployment, "The orchestrator's answer could not be read.")
+            return _unconfirmed(deployment, UNCONFIRMED_UNREADABLE, error.message)
         message = explain(error, NOTHING_LAUNCHED)
         _not_launched(deployment, message)
         raise LaunchError(message) from error
     except ValueError:
         _remember(user, remembered_entry, remembered)
-        return _unconfirmed(deployment, "The orchestrator's answer had no deployment id.")
+        return _unconfirmed(deployment, UNCONFIRMED_NO_ID)
     deployment.uuid = state.uuid
     tracking.apply_state(deployment, state, source="launch")
     _remember(user, remembered_entry, remembered)
@@ -285,12 +303,8 @@ def _not_launched(deployment: Deployment, reason: str) -> None:
     db.session.commit()  # step 2: the outcome
 
 
-def _unconfirmed(deployment: Deployment, why: str) -> Deployment:
-    reason = (
-        f"{why} The orchestrator may have created the deployment; the portal is checking "
-        "and will not submit it again."
-    )
-    log.warning("Launch of deployment %s unconfirmed: %s", deployment.id, why)
+def _unconfirmed(deployment: Deployment, reason: str, detail: str | None = None) -> Deployment:
+    log.warning("Launch of deployment %s unconfirmed: %s %s", deployment.id, reason, detail or "")
     record_event(deployment, Status.UNCONFIRMED, source="launch", reason=reason)
     deployment.status_reason = reason
     deployment.next_check_at = utcnow()

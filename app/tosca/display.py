@@ -7,8 +7,15 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import re
 from typing import Any
+
+from babel.numbers import format_decimal
+from flask import has_app_context
+from flask_babel import get_locale, gettext
+
+from app.tosca.wording import N_
 
 # Image identifiers the starter catalogue and the INDIGO templates use, by the name people know.
 _OS_NAMES = {
@@ -70,10 +77,17 @@ def ports_text(value: Any) -> str | None:
 
 
 def number_text(value: int | float) -> str:
-    """``2.0`` -> ``"2"``, ``2.5`` -> ``"2.5"``: whole numbers read as whole numbers."""
+    """``2.0`` -> ``"2"``, ``2.5`` -> ``"2.5"`` (``"2,5"`` for an Italian reader): whole numbers
+    read as whole numbers, with the reader's decimal sign. No thousands separator: these are
+    values people chose or typed (4096 MB, port 8080), read as they wrote them."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
     if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
+        value = int(value)
+    locale = get_locale() if has_app_context() else None
+    return format_decimal(
+        value, locale=locale or "en", group_separator=False, decimal_quantization=False
+    )
 
 
 def value_text(name: str, value: Any) -> str | None:
@@ -90,28 +104,39 @@ def value_text(name: str, value: Any) -> str | None:
 
 # Output names whose meaning the words alone do not give.
 _OUTPUT_LABELS = {
-    "node_creds": "Login credentials",
-    "vm_creds": "Login credentials",
-    "creds": "Login credentials",
-    "credentials": "Login credentials",
-    "private_key": "Private key",
-    "ssh_private_key": "Private key",
-    "ssh_key": "SSH key",
-    "node_ip": "IP address",
-    "kubeconfig": "Kubernetes configuration",
-    "kube_config": "Kubernetes configuration",
+    "node_creds": N_("Login credentials"),
+    "vm_creds": N_("Login credentials"),
+    "creds": N_("Login credentials"),
+    "credentials": N_("Login credentials"),
+    "private_key": N_("Private key"),
+    "ssh_private_key": N_("Private key"),
+    "ssh_key": N_("SSH key"),
+    "node_ip": N_("IP address"),
+    "kubeconfig": N_("Kubernetes configuration"),
+    "kube_config": N_("Kubernetes configuration"),
 }
-# Words of output names as people write them.
+# The last word of an output name says what it holds: the label is one whole message, with the
+# words before it (the template's own, such as "jupyter") in place of ``what``; alone, the word
+# has its own message.
+_OUTPUT_ENDINGS = {
+    "creds": (N_("%(what)s credentials"), N_("Credentials")),
+    "cred": (N_("%(what)s credentials"), N_("Credentials")),
+    "credentials": (N_("%(what)s credentials"), N_("Credentials")),
+    "ip": (N_("%(what)s IP address"), N_("IP address")),
+    "ips": (N_("%(what)s IP addresses"), N_("IP addresses")),
+    "url": (N_("%(what)s address"), N_("Address")),
+    "endpoint": (N_("%(what)s address"), N_("Address")),
+    "urls": (N_("%(what)s addresses"), N_("Addresses")),
+    "password": (N_("%(what)s password"), N_("Password")),
+    "pwd": (N_("%(what)s password"), N_("Password")),
+    "passwd": (N_("%(what)s password"), N_("Password")),
+}
+# Names and abbreviations inside output names, written as people know them (in any language).
 _OUTPUT_WORDS = {
-    "creds": "credentials",
-    "cred": "credentials",
-    "ip": "IP address",
-    "ips": "IP addresses",
-    "url": "address",
-    "urls": "addresses",
-    "endpoint": "address",
-    "pwd": "password",
-    "passwd": "password",
+    "ip": "IP",
+    "ips": "IPs",
+    "url": "URL",
+    "urls": "URLs",
     "ssh": "SSH",
     "gpu": "GPU",
     "api": "API",
@@ -122,22 +147,34 @@ _OUTPUT_WORDS = {
 }
 # INDIGO credentials (tosca.datatypes.Credential) say what their token is in ``token_type``.
 _TOKEN_LABELS = {
-    "private_key": "Private key",
-    "password": "Password",
-    "public_key": "Public key",
-    "x509": "Certificate",
+    "private_key": N_("Private key"),
+    "password": N_("Password"),
+    "public_key": N_("Public key"),
+    "x509": N_("Certificate"),
 }
+_TOKEN = N_("Token")
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def output_label(name: str) -> str:
-    """A label for an output the template's sidecar does not label: ``"node_creds"`` ->
-    ``"Login credentials"``, ``"jupyter_url"`` -> ``"Jupyter address"``."""
+    """A label for an output the template's sidecar does not label, in the reader's language:
+    ``"node_creds"`` -> ``"Login credentials"``, ``"jupyter_url"`` -> ``"Jupyter address"``."""
     known = _OUTPUT_LABELS.get(name.lower())
     if known:
-        return known
-    words = re.split(r"[_\-\s]+", name.strip())
-    text = " ".join(_OUTPUT_WORDS.get(word.lower(), word.lower()) for word in words if word)
-    return text[:1].upper() + text[1:] if text else name
+        return gettext(known)
+    words = [word.lower() for word in re.split(r"[_\-\s]+", name.strip()) if word]
+    if not words:
+        return name
+    ending = _OUTPUT_ENDINGS.get(words[-1])
+    if ending:
+        words.pop()
+    what = _capital(" ".join(_OUTPUT_WORDS.get(word, word) for word in words))
+    if ending is None:
+        return what
+    return _capital(gettext(ending[0], what=what)) if what else gettext(ending[1])
 
 
 def is_private_key(value: Any) -> bool:
@@ -169,9 +206,10 @@ def credential_parts(value: Any) -> list[tuple[str, Any]] | None:
         return None
     parts: list[tuple[str, Any]] = []
     if value.get("user"):
-        parts.append(("User name", value["user"]))
+        parts.append((gettext("User name"), value["user"]))
     kind = str(value.get("token_type") or "")
-    parts.append((_TOKEN_LABELS.get(kind, "Token"), value["token"]))
+    label = _TOKEN_LABELS.get(kind, _TOKEN)
+    parts.append((gettext(label), value["token"]))
     for key, item in value.items():
         if key not in ("user", "token", "token_type") and item not in (None, "", [], {}):
             parts.append((output_label(key), item))

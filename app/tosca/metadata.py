@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.tosca.translations import check_translations, from_tosca_metadata, split_tags
+from app.tosca.wording import N_, said
 from app.tosca.yamlsafe import Limits, Problem, TemplateError
 
 WIDGETS = (
@@ -55,7 +56,13 @@ _INPUT_KEYS = {
     "hidden": bool,
 }
 _OUTPUT_KEYS = {"label": str, "show": str}
-_TYPE_WORDS = {str: "text", list: "a list", dict: "a mapping", bool: "true or false"}
+# One whole sentence per type, so that each language words it its own way.
+_MUST_BE = {
+    str: N_('%(what)s: "%(key)s" must be text.'),
+    list: N_('%(what)s: "%(key)s" must be a list.'),
+    dict: N_('%(what)s: "%(key)s" must be a mapping.'),
+    bool: N_('%(what)s: "%(key)s" must be true or false.'),
+}
 
 
 @dataclass
@@ -84,7 +91,12 @@ def humanise(name: str) -> str:
 
 
 class _Checker:
-    """Collects sidecar problems with the line of the key they concern."""
+    """Collects sidecar problems with the line of the key they concern.
+
+    Problems are kept as message ids with their values (``Problem.of``) and translated when an
+    admin reads them; ``what`` names the part of the sidecar a problem is in, itself a message
+    (``said``) so that the whole sentence is in the reader's language.
+    """
 
     def __init__(self, lines: dict[tuple, int]):
         self.lines = lines
@@ -97,41 +109,49 @@ class _Checker:
                 return self.lines[path[:end]]
         return None
 
-    def report(self, path: tuple, message: str) -> None:
-        self.problems.append(Problem(message, self._line(path), "sidecar"))
+    def report(self, path: tuple, msgid: str, **params: Any) -> None:
+        self.problems.append(Problem.of(msgid, self._line(path), "sidecar", **params))
 
-    def warn(self, path: tuple, message: str) -> None:
-        self.warnings.append(Problem(message, self._line(path), "sidecar"))
+    def warn(self, path: tuple, msgid: str, **params: Any) -> None:
+        self.warnings.append(Problem.of(msgid, self._line(path), "sidecar", **params))
 
-    def check_keys(self, data: Any, path: tuple, allowed: dict, what: str) -> dict:
+    def check_keys(self, data: Any, path: tuple, allowed: dict, what: dict) -> dict:
         """Report unknown keys and values of the wrong type; return only the good entries."""
         if not isinstance(data, dict):
-            self.report(path, f"{what} must be a mapping of keys to values.")
+            self.report(path, N_("%(what)s must be a mapping of keys to values."), what=what)
             return {}
         good = {}
         for key, value in data.items():
             if key not in allowed:
                 self.report(
                     (*path, key),
-                    f'{what}: unknown key "{key}" (known: {", ".join(allowed)}).',
+                    N_('%(what)s: unknown key "%(key)s" (known: %(known)s).'),
+                    what=what,
+                    key=str(key),
+                    known=", ".join(allowed),
                 )
             elif value is not None and not isinstance(value, allowed[key]):
                 expected = allowed[key] if isinstance(allowed[key], type) else allowed[key][0]
-                self.report((*path, key), f'{what}: "{key}" must be {_TYPE_WORDS[expected]}.')
+                self.report((*path, key), _MUST_BE[expected], what=what, key=str(key))
             elif value is not None:
                 good[key] = value
         return good
 
-    def check_names(self, names: Any, path: tuple, known: Collection[str], what: str) -> list:
+    def check_names(self, names: Any, path: tuple, known: Collection[str], what: dict) -> list:
         if not isinstance(names, list):
-            self.report(path, f"{what} must be a list of input names.")
+            self.report(path, N_("%(what)s must be a list of input names."), what=what)
             return []
         good = []
         for position, name in enumerate(names):
             if name in known:
                 good.append(name)
             else:
-                self.report((*path, position), f'{what} names "{name}", which is not an input.')
+                self.report(
+                    (*path, position),
+                    N_('%(what)s names "%(name)s", which is not an input.'),
+                    what=what,
+                    name=str(name),
+                )
         return good
 
 
@@ -140,14 +160,20 @@ def _check_inputs(check: _Checker, data: dict, inputs: Collection[str]) -> dict[
     for name, settings in data.items():
         path = ("inputs", name)
         if name not in inputs:
-            check.report(path, f'Input settings for "{name}", which is not an input.')
+            check.report(
+                path, N_('Input settings for "%(name)s", which is not an input.'), name=str(name)
+            )
             continue
-        good = check.check_keys(settings or {}, path, _INPUT_KEYS, f'Input "{name}"')
+        what = said(N_('Input "%(name)s"'), name=str(name))
+        good = check.check_keys(settings or {}, path, _INPUT_KEYS, what)
         widget = good.get("widget")
         if widget is not None and widget not in WIDGETS:
             check.report(
                 (*path, "widget"),
-                f'Input "{name}": unknown widget "{widget}" (known: {", ".join(WIDGETS)}).',
+                N_('Input "%(name)s": unknown widget "%(widget)s" (known: %(known)s).'),
+                name=str(name),
+                widget=str(widget),
+                known=", ".join(WIDGETS),
             )
             good.pop("widget")
         result[name] = good
@@ -158,16 +184,20 @@ def _check_tabs(check: _Checker, tabs: list, inputs: Collection[str]) -> list[di
     result, placed = [], set()
     for position, tab in enumerate(tabs):
         path = ("tabs", position)
-        good = check.check_keys(tab, path, {"name": str, "inputs": list}, f"Tab {position + 1}")
+        what = said(N_("Tab %(number)d"), number=position + 1)
+        good = check.check_keys(tab, path, {"name": str, "inputs": list}, what)
         if "name" not in good:
-            check.report(path, f"Tab {position + 1} has no name.")
+            check.report(path, N_("Tab %(number)d has no name."), number=position + 1)
             continue
-        names = check.check_names(
-            good.get("inputs", []), (*path, "inputs"), inputs, f'Tab "{good["name"]}"'
-        )
+        what = said(N_('Tab "%(name)s"'), name=good["name"])
+        names = check.check_names(good.get("inputs", []), (*path, "inputs"), inputs, what)
         for name in names:
             if name in placed:
-                check.report((*path, "inputs"), f'Input "{name}" is listed in more than one tab.')
+                check.report(
+                    (*path, "inputs"),
+                    N_('Input "%(name)s" is listed in more than one tab.'),
+                    name=str(name),
+                )
         names = [name for name in names if name not in placed]
         placed.update(names)
         result.append({"name": good["name"], "inputs": names})
@@ -179,9 +209,10 @@ def _check_presets(check: _Checker, presets: list, inputs: Collection[str]) -> l
     allowed = {"name": str, "description": str, "values": dict}
     for position, preset in enumerate(presets):
         path = ("presets", position)
-        good = check.check_keys(preset, path, allowed, f"Preset {position + 1}")
+        what = said(N_("Preset %(number)d"), number=position + 1)
+        good = check.check_keys(preset, path, allowed, what)
         if "name" not in good:
-            check.report(path, f"Preset {position + 1} has no name.")
+            check.report(path, N_("Preset %(number)d has no name."), number=position + 1)
             continue
         values = {}
         for name, value in good.get("values", {}).items():
@@ -190,7 +221,9 @@ def _check_presets(check: _Checker, presets: list, inputs: Collection[str]) -> l
             else:
                 check.report(
                     (*path, "values", name),
-                    f'Preset "{good["name"]}" sets "{name}", which is not an input.',
+                    N_('Preset "%(preset)s" sets "%(name)s", which is not an input.'),
+                    preset=good["name"],
+                    name=str(name),
                 )
         result.append(
             {"name": good["name"], "description": good.get("description", ""), "values": values}
@@ -203,14 +236,19 @@ def _check_outputs(check: _Checker, data: dict, outputs: Collection[str]) -> dic
     for name, settings in data.items():
         path = ("outputs", name)
         if name not in outputs:
-            check.report(path, f'Output settings for "{name}", which is not an output.')
+            check.report(
+                path, N_('Output settings for "%(name)s", which is not an output.'), name=str(name)
+            )
             continue
-        good = check.check_keys(settings or {}, path, _OUTPUT_KEYS, f'Output "{name}"')
+        what = said(N_('Output "%(name)s"'), name=str(name))
+        good = check.check_keys(settings or {}, path, _OUTPUT_KEYS, what)
         if "show" in good and good["show"] not in SHOW_KINDS:
             check.report(
                 (*path, "show"),
-                f'Output "{name}": unknown show kind "{good["show"]}" '
-                f"(known: {', '.join(SHOW_KINDS)}).",
+                N_('Output "%(name)s": unknown show kind "%(show)s" (known: %(known)s).'),
+                name=str(name),
+                show=good["show"],
+                known=", ".join(SHOW_KINDS),
             )
             good.pop("show")
         result[name] = good
@@ -245,7 +283,7 @@ def read_metadata(
             errors.append(Problem.from_error(error, "sidecar"))
         else:
             check = _Checker(lines)
-            data = check.check_keys(raw, (), _TOP_KEYS, "The sidecar")
+            data = check.check_keys(raw, (), _TOP_KEYS, said(N_("The sidecar")))
 
     tosca_meta = tosca.get("metadata") if isinstance(tosca.get("metadata"), dict) else {}
     name = (
@@ -260,7 +298,7 @@ def read_metadata(
 
     icon = data.get("icon")
     if icon is not None and icons is not None and icon not in icons:
-        check.report(("icon",), f'Icon "{icon}" is not a file in icons/.')
+        check.report(("icon",), N_('Icon "%(icon)s" is not a file in icons/.'), icon=icon)
         icon = None
     if icon is None:
         fallback = tosca_meta.get("icon")
@@ -269,7 +307,7 @@ def read_metadata(
 
     visible_to = data.get("visible_to", [])
     if not all(isinstance(group, str) for group in visible_to):
-        check.report(("visible_to",), "visible_to must be a list of group names.")
+        check.report(("visible_to",), N_("visible_to must be a list of group names."))
         visible_to = [group for group in visible_to if isinstance(group, str)]
 
     metadata = Metadata(

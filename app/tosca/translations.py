@@ -21,6 +21,7 @@ from flask_babel import force_locale, get_locale
 from flask_babel import lazy_gettext as _l
 
 from app.i18n import LANGUAGES
+from app.tosca.wording import N_, said
 
 # "it", "pt-BR", "zh_Hant": the shape of a language code, whether the portal speaks it or not.
 LANGUAGE_CODE = re.compile(r"^[a-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$")
@@ -57,21 +58,36 @@ def split_tags(tags: Any) -> list[str]:
     return [str(tag).strip() for tag in tags if str(tag).strip()]
 
 
-def _check_names(check, data: dict, path: tuple, known: Collection[str], what: str, kind: str):
-    """Keep the entries of ``data`` that name a known ``kind``; report the others."""
+# Per section: the sentence for a name the template does not have, and what an entry is called.
+_SECTIONS = {
+    "tabs": (N_('%(what)s names the tab "%(name)s", which the template does not have.'), None),
+    "inputs": (
+        N_('%(what)s names the input "%(name)s", which the template does not have.'),
+        N_('Translations "%(language)s": Input "%(name)s"'),
+    ),
+    "presets": (
+        N_('%(what)s names the preset "%(name)s", which the template does not have.'),
+        N_('Translations "%(language)s": Preset "%(name)s"'),
+    ),
+    "outputs": (
+        N_('%(what)s names the output "%(name)s", which the template does not have.'),
+        N_('Translations "%(language)s": Output "%(name)s"'),
+    ),
+}
+
+
+def _check_names(check, data: dict, path: tuple, known: Collection[str], what: dict, section):
+    """Keep the entries of ``data`` that name a known tab, input...; report the others."""
     for name in list(data):
         if name not in known:
-            check.report(
-                (*path, name),
-                f'{what} names the {kind} "{name}", which the template does not have.',
-            )
+            check.report((*path, name), _SECTIONS[section][0], what=what, name=str(name))
             data.pop(name)
     return data
 
 
 def _check_language(check, code: str, raw: Any, known: dict[str, Collection[str]]) -> dict:
     path = ("translations", code)
-    what = f'Translations "{code}"'
+    what = said(N_('Translations "%(language)s"'), language=code)
     good = check.check_keys(raw, path, _LANGUAGE_KEYS, what)
     words: dict[str, Any] = {}
     for key in ("name", "description"):
@@ -80,24 +96,29 @@ def _check_language(check, code: str, raw: Any, known: dict[str, Collection[str]
     if "tags" in good:
         words["tags"] = split_tags(good["tags"])
     tabs = _check_names(
-        check, dict(good.get("tabs", {})), (*path, "tabs"), known["tabs"], what, "tab"
+        check, dict(good.get("tabs", {})), (*path, "tabs"), known["tabs"], what, "tabs"
     )
     for tab, word in list(tabs.items()):
         if not isinstance(word, str):
-            check.report((*path, "tabs", tab), f'{what}: the name of tab "{tab}" must be text.')
+            check.report(
+                (*path, "tabs", tab),
+                N_('%(what)s: the name of tab "%(tab)s" must be text.'),
+                what=what,
+                tab=str(tab),
+            )
             tabs.pop(tab)
-    sections = (
-        ("inputs", _INPUT_KEYS, "input", "Input"),
-        ("presets", _PRESET_KEYS, "preset", "Preset"),
-        ("outputs", _OUTPUT_KEYS, "output", "Output"),
-    )
-    for section, allowed, kind, title in sections:
+    sections = (("inputs", _INPUT_KEYS), ("presets", _PRESET_KEYS), ("outputs", _OUTPUT_KEYS))
+    for section, allowed in sections:
         entries = _check_names(
-            check, dict(good.get(section, {})), (*path, section), known[section], what, kind
+            check, dict(good.get(section, {})), (*path, section), known[section], what, section
         )
+        entry = _SECTIONS[section][1]
         words[section] = {
             name: check.check_keys(
-                settings or {}, (*path, section, name), allowed, f'{what}: {title} "{name}"'
+                settings or {},
+                (*path, section, name),
+                allowed,
+                said(entry, language=code, name=str(name)),
             )
             for name, settings in entries.items()
         }
@@ -128,15 +149,23 @@ def check_translations(
         if not LANGUAGE_CODE.match(code):
             check.report(
                 ("translations", code),
-                f'Translations: "{code}" is not a language code; write the code in lower case, '
-                f"such as {', '.join(sorted(LANGUAGES))}.",
+                N_(
+                    'Translations: "%(language)s" is not a language code; write the code in lower '
+                    "case, such as %(known)s."
+                ),
+                language=code,
+                known=", ".join(sorted(LANGUAGES)),
             )
             continue
         if code not in LANGUAGES:
             check.warn(
                 ("translations", code),
-                f'Translations "{code}": the portal does not speak this language (it speaks '
-                f"{', '.join(sorted(LANGUAGES))}), so nobody sees these words.",
+                N_(
+                    'Translations "%(language)s": the portal does not speak this language (it '
+                    "speaks %(known)s), so nobody sees these words."
+                ),
+                language=code,
+                known=", ".join(sorted(LANGUAGES)),
             )
         result[code] = _check_language(check, code, words, known)
     return result

@@ -54,6 +54,14 @@ def test_invalid_parameters_answer_422_with_each_inputs_message_and_launch_nothi
     assert _count(app) == 0
 
 
+def test_invalid_parameters_are_told_in_the_callers_language(callers, app):
+    ada = callers("ada")
+    answer = ada.launch(parameters={"num_cpus": 2}, headers={"Accept-Language": "it"})
+    assert answer.status_code == 422
+    assert answer.get_json()["errors"]["jupyter_password"] == ["Questo campo è obbligatorio."]
+    assert _count(app) == 0
+
+
 def test_a_dry_run_returns_the_cost_and_fit_and_changes_nothing(callers, app):
     ada = callers("ada")
     answer = ada.post(

@@ -195,3 +195,24 @@ def test_operating_systems_are_offered_by_name_and_sent_by_id(form_app, make_spe
     ]
     # A value of an input that does not choose a system stays as written.
     assert field_for(make_spec("username", choices=["alma9"])).choice_label("alma9") == "alma9"
+
+
+def test_a_missing_required_parameter_is_told_in_the_callers_language(parsed):
+    from flask import Flask
+    from flask_babel import Babel, force_locale
+
+    from tests.fixtures.tosca import REPO
+
+    app = Flask(__name__)
+    app.config["BABEL_TRANSLATION_DIRECTORIES"] = str(REPO / "translations")
+    Babel(app)
+
+    def required_message():
+        with pytest.raises(ParameterError) as caught:
+            check_parameters(parsed, {"num_cpus": 2})
+        return caught.value.errors["ssh_public_key"]
+
+    with app.test_request_context():
+        assert required_message() == ["This field is required."]
+        with force_locale("it"):
+            assert required_message() == ["Questo campo è obbligatorio."]

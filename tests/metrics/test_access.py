@@ -86,3 +86,15 @@ def test_a_scrape_sets_no_cookie_and_needs_no_csrf_token(app):
     assert answer.headers["Cache-Control"] == "no-store"
     assert client.get_cookie("session") is None
     assert client.post("/metrics").status_code == 405
+
+
+def test_a_refusal_is_told_in_the_callers_language(app, make_app):
+    italian = {"Accept-Language": "it"}
+    answer = app.test_client().get("/metrics", headers=italian, environ_base=ELSEWHERE)
+    assert answer.status_code == 401
+    assert answer.text == "Per le metriche serve il token bearer impostato in METRICS_TOKEN.\n"
+
+    portal = make_app(ORCHESTRATOR_URL="demo", METRICS_TOKEN="")
+    refused = portal.test_client().get("/metrics", headers=italian, environ_base=ELSEWHERE)
+    assert refused.status_code == 403
+    assert refused.text == "Le metriche sono disponibili solo per questo host.\n"
