@@ -2,7 +2,9 @@
 and whether it fits the person's quotas (priced and checked by ``app.quotas.preview``, told in
 words by ``app.launch.fit_words``), with the tabs holding what does not fit."""
 
+from flask import url_for
 from flask_login import current_user
+from markupsafe import Markup
 from sqlalchemy import select
 
 from app.caches import cached
@@ -11,6 +13,7 @@ from app.catalogue.loader import Entry
 from app.catalogue.models import TemplateRevision
 from app.extensions import db
 from app.launch import fit_words
+from app.quotas.fit import misfit_sentence
 from app.quotas.preview import launch_preview
 from app.tosca.yamlsafe import Limits
 
@@ -57,6 +60,13 @@ def summary(entry: Entry, form, user=None, group_name: str | None = None) -> dic
     return with_words(box, tab_layout(entry.parsed))
 
 
+def _holder_link(holder) -> Markup:
+    """A deployment named in a misfit sentence, as a link to its page."""
+    return Markup('<a href="{}">{}</a>').format(
+        url_for("deployments.detail", deployment_id=holder.id), holder.name
+    )
+
+
 def with_words(box: dict, tabs: list) -> dict:
     """``box`` with what the page says of a misfit: one sentence per resource
     (``misfit_lines``, HTML), the form fields and tabs behind it (``misfit_fields``,
@@ -64,7 +74,7 @@ def with_words(box: dict, tabs: list) -> dict:
     on). The launch page and its live box show the same."""
     fields = [field_name(name) for name in box["misfit_inputs"]]
     box["misfit_lines"] = [
-        fit_words.misfit(assessment, bar, linked=True)
+        misfit_sentence(assessment, bar, link=_holder_link)
         for assessment in box["assessments"]
         for bar in assessment.misfits()
     ]

@@ -12,7 +12,7 @@ from app.catalogue.loader import catalogue
 from app.deployments import operations as deployments
 from app.deployments.models import NAME_MAX_LENGTH
 from app.errors import PortalError
-from app.launch import fit_words, prefill, preview, workflow
+from app.launch import prefill, preview, workflow
 from app.leases import launching as lease_launching
 from app.leases import operations as lease_operations
 from app.quotas.errors import QuotaExceeded
@@ -97,9 +97,7 @@ def launch(slug: str):
         status = 400
     summary = preview.summary(entry, form, group_name=charged)
     if quota_refusal:
-        # Said in the box's words (the reader's language) when the box sees the same misfit;
-        # a refusal the box cannot see (a cost it could not count) as the check said it.
-        form.form_errors.append(fit_words.refusal(summary["assessments"]) or quota_refusal)
+        form.form_errors.append(quota_refusal)
         _mark_over_quota(form, summary["misfit_inputs"])
     return (
         render_template(

@@ -5,11 +5,7 @@ import html
 import re
 
 import pytest
-from flask_babel import force_locale
 
-from app.launch import fit_words
-from app.quotas.fit import Assessment, Bar
-from app.quotas.usage import Holder
 from tests.conftest import People, csrf_from
 from tests.quotas.conftest import Quotas, charge
 
@@ -51,8 +47,8 @@ def test_a_launch_over_quota_is_refused_in_one_italian_sentence(setup):
     page = text_of(response)
     assert response.status_code == 409
     assert (
-        "Questo avvio supera il tuo limite di GPU: richiede 2 GPU, ma il tuo limite è 1 GPU "
-        "(1 GPU oltre il limite). Non è stato avviato nulla; elimina un deployment o scegli "
+        "Questo avvio supera la tua quota. Richiede 2 GPU, ma il tuo limite è 1 GPU "
+        "(1 GPU oltre il limite). Non è stato avviato nulla: elimina un deployment o scegli "
         "dimensioni più piccole, poi avvia di nuovo."
     ) in page
     assert "Oltre la tua quota: scegli un valore più piccolo." in page
@@ -67,9 +63,9 @@ def test_the_same_refusal_reads_in_english_for_an_english_reader(setup):
     page = text_of(launch(client, num_gpus="2", num_cpus="16"))
 
     assert (
-        "This launch does not fit your CPU core and GPU limits: it needs 16 cores, your limit "
-        "is 4 cores (12 cores over); needs 2 GPUs, your limit is 1 GPU (1 GPU over). Nothing "
-        "was launched; delete a deployment or choose smaller sizes, then launch again."
+        "This launch does not fit your quota. It needs 16 cores, but your limit is 4 cores "
+        "(12 cores over). It needs 2 GPUs, but your limit is 1 GPU (1 GPU over). Nothing was "
+        "launched; delete a deployment or choose smaller sizes, then launch again."
     ) in page
     assert "Over your quota: choose less here." in page
 
@@ -91,9 +87,9 @@ def test_the_live_box_names_the_holders_and_the_tab_to_change_in_italian(setup):
     box = post_summary(client, ITALIAN, num_gpus="2")
 
     assert "Non rientra:" in box
-    assert re.search(r'dal deployment <a href="/deployments/\d+">vecchia prova</a>', box)
+    assert re.search(r'il deployment <a href="/deployments/\d+">vecchia prova</a>', box)
     assert (
-        "richiede 2 GPU, ma 1 su 2 del tuo limite è in uso dal deployment vecchia prova "
+        "Richiede 2 GPU, ma il deployment vecchia prova usa già 1 GPU del tuo limite di 2 GPU "
         "(1 GPU oltre il limite)."
     ) in re.sub(r"<[^>]+>", "", box)
     # The GPUs are on the first tab ("Basic", in Italian "Base" by the template's own words):
@@ -117,67 +113,3 @@ def test_the_launch_page_marks_the_tab_over_quota_before_any_submit(setup):
     badges = page.split('class="badge text-bg-warning quota-tab-badge"')
     assert len(badges) == 3  # one per tab
     assert not badges[1].startswith(" hidden") and badges[2].startswith(" hidden")
-
-
-def bar(key="gpus", used=0.0, request=2.0, limit=1.0, model=None, holders=()):
-    return Bar(key, key, used, request, limit, model, list(holders))
-
-
-def holder(number):
-    return Holder(number, f"run {number}", "CREATE_COMPLETE", {}, None)
-
-
-@pytest.mark.parametrize(
-    ("key", "model", "english", "italian"),
-    [
-        ("cores", None, ("1 core", "2 cores"), ("1 core", "2 core")),
-        ("gpus", None, ("1 GPU", "2 GPUs"), ("1 GPU", "2 GPU")),
-        ("gpus", "A100", ("1 A100 GPU", "2 A100 GPUs"), ("1 GPU A100", "2 GPU A100")),
-        ("deployments", None, ("1 deployment", "2 deployments"), ("1 deployment", "2 deployment")),
-    ],
-)
-def test_amounts_have_their_plural_forms_in_both_languages(
-    catalogue_app, key, model, english, italian
-):
-    with catalogue_app.test_request_context():
-        assert (fit_words.amount(key, 1, model), fit_words.amount(key, 2, model)) == english
-        with force_locale("it"):
-            assert (fit_words.amount(key, 1, model), fit_words.amount(key, 2, model)) == italian
-            assert fit_words.amount("cores", 0.5) == "0,5 core"
-            assert fit_words.amount("memory", 1.5 * 10**9) == "1,5 GB"
-
-
-def test_holders_are_listed_and_counted_in_both_languages(catalogue_app):
-    one = bar(used=1, request=1, limit=1, holders=[holder(1)])
-    many = bar(used=7, request=1, limit=7, holders=[holder(n) for n in range(1, 8)])
-    with catalogue_app.test_request_context():
-        assert fit_words.misfit(Assessment(None, [one]), one) == (
-            "needs 1 GPU, 1 of your 1 is held by deployment “run 1” (1 GPU over)"
-        )
-        assert "“run 4”, “run 5” and 2 more (1 GPU over)" in fit_words.misfit(
-            Assessment("physics", [many]), many
-        )
-        with force_locale("it"):
-            assert fit_words.misfit(Assessment(None, [one]), one) == (
-                "richiede 1 GPU, ma 1 su 1 del tuo limite è in uso dal deployment «run 1» "
-                "(1 GPU oltre il limite)"
-            )
-            words = fit_words.misfit(Assessment("physics", [many]), many)
-            assert words.startswith("richiede 1 GPU, ma 7 su 7 della riserva del gruppo physics")
-            assert "sono in uso dai deployment «run 1», " in words
-            assert "«run 5» e altri 2 (1 GPU oltre il limite)" in words
-            two = bar(used=6, request=1, limit=6, holders=[holder(n) for n in range(1, 7)])
-            assert "e altro 1 (" in fit_words.misfit(Assessment(None, [two]), two)
-
-
-def test_a_pool_refusal_names_its_limits_with_their_plural(catalogue_app):
-    gpus, memory = bar(), bar("memory", request=32 * 10**9, limit=16 * 10**9)
-    pool = Assessment("physics", [gpus, memory])
-    with catalogue_app.test_request_context(), force_locale("it"):
-        assert fit_words.refusal([Assessment(None, []), pool]).startswith(
-            "Questo avvio supera i limiti di GPU e memoria della riserva del gruppo physics: "
-            "richiede 2 GPU, ma la riserva del gruppo physics ha un limite di 1 GPU (1 GPU oltre "
-            "il limite); richiede 32 GB, ma la riserva del gruppo physics ha un limite di 16 GB "
-            "(16 GB oltre il limite). Non è stato avviato nulla;"
-        )
-        assert fit_words.refusal([Assessment(None, [])]) is None

@@ -57,7 +57,7 @@ def test_the_box_says_what_does_not_fit_and_links_the_holders(setup):
     held = quotas.hold(user, charge(gpus=1), name="old run")
     box = post_summary(client, num_gpus="2")
     assert "Does not fit:" in box
-    assert "needs 2 GPUs" in box and "1 of your 2 is held by deployment" in box
+    assert "It needs 2 GPUs, but deployment" in box and "already holds 1 GPU of your limit" in box
     assert f'href="/deployments/{held}"' in box and ">old run</a>" in box
     assert "(1 GPU over)" in box
     assert "Fits" in post_summary(client, num_gpus="1")
@@ -67,7 +67,7 @@ def test_a_per_model_limit_shows_in_the_box(setup):
     client, quotas, user = setup
     quotas.limit("user", user, gpu_models={"A100": "1"})
     box = post_summary(client, num_gpus="2", gpu_model="A100")
-    assert "needs 2 A100 GPUs, your limit is 1 A100 GPU (1 A100 GPU over)" in box
+    assert "It needs 2 A100 GPUs, but your limit is 1 A100 GPU (1 A100 GPU over)." in box
     assert "Fits" in post_summary(client, num_gpus="2", gpu_model="T4")
 
 
@@ -130,7 +130,8 @@ def test_the_box_checks_the_pool_of_the_group_charged_and_only_a_group_of_mine(s
     quotas.hold(colleague, charge(gpus=2), group_name="physics", name="colleague's run")
     box = post_summary(client, group="physics")
     assert "Pool of group physics" in box
-    assert "needs 1 GPU, 2 of the 2 in group physics's pool are held by deployment" in box
+    assert "It needs 1 GPU, but deployment" in box
+    assert "already holds 2 GPUs of the pool of group physics, limited to 2 GPUs" in box
     assert "Fits" in post_summary(client)
     assert "Fits" in post_summary(client, group="chemistry")
 

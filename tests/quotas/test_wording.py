@@ -16,8 +16,15 @@ from tests.quotas.test_reserve import try_reserve
 
 @pytest.fixture(params=["en", "it"])
 def speaking(request, make_app):
-    """Quotas in a portal whose language (outside any request) is English, or Italian."""
+    """Quotas in a portal whose default language is English, or Italian."""
     return request.param, Quotas(make_app(DEFAULT_LOCALE=request.param))
+
+
+def reserve_read(quotas, *args, **kwargs):
+    """``try_reserve`` inside a request of someone who chose no language: the site's default
+    decides (outside a request the portal speaks English, as its commands do)."""
+    with quotas.app.test_request_context("/"):
+        return try_reserve(quotas, *args, **kwargs)
 
 
 REFUSALS = {
@@ -27,11 +34,11 @@ REFUSALS = {
     "deployment or choose smaller sizes, then launch again.",
     ("en", 2): "This launch does not fit your quota. It needs 2 GPUs, but deployments “alpha” and "
     "“beta” already hold 2 GPUs of your limit of 3 GPUs (1 GPU over).",
-    ("it", 1): "Questo avvio supera la tua quota. Richiede 2 GPU, ma il deployment “alpha” usa "
+    ("it", 1): "Questo avvio supera la tua quota. Richiede 2 GPU, ma il deployment «alpha» usa "
     "già 1 GPU del tuo limite di 2 GPU (1 GPU oltre il limite). Non è stato avviato nulla: "
     "elimina un deployment o scegli dimensioni più piccole, poi avvia di nuovo.",
-    ("it", 2): "Questo avvio supera la tua quota. Richiede 2 GPU, ma i deployment “alpha” e "
-    "“beta” usano già 2 GPU del tuo limite di 3 GPU (1 GPU oltre il limite).",
+    ("it", 2): "Questo avvio supera la tua quota. Richiede 2 GPU, ma i deployment «alpha» e "
+    "«beta» usano già 2 GPU del tuo limite di 3 GPU (1 GPU oltre il limite).",
 }
 
 
@@ -44,7 +51,7 @@ def test_a_refusal_over_quota_is_one_sentence_per_resource_in_the_readers_langua
     quotas.limit("user", user, gpus=str(holders + 1))
     for name in ("alpha", "beta")[:holders]:
         quotas.hold(user, charge(gpus=1), name=name)
-    error = try_reserve(quotas, user, charge(gpus=2))
+    error = reserve_read(quotas, user, charge(gpus=2))
     assert isinstance(error, QuotaExceeded)
     assert REFUSALS[language, holders] in error.message
 
@@ -61,14 +68,14 @@ def test_amounts_take_the_plural_form_their_number_asks_for(make_app, language, 
     quotas = Quotas(make_app(DEFAULT_LOCALE=language))
     user = quotas.user()
     quotas.limit("user", user, cores=limit)
-    assert expected in try_reserve(quotas, user, charge(cores=2)).message
+    assert expected in reserve_read(quotas, user, charge(cores=2)).message
 
 
 def test_a_pool_refusal_names_the_group_in_italian(make_app):
     quotas = Quotas(make_app(DEFAULT_LOCALE="it"))
     user = quotas.user(groups=["physics"])
     quotas.limit("group", "physics", memory="16 GB")
-    message = try_reserve(quotas, user, charge(memory=32), group_name="physics").message
+    message = reserve_read(quotas, user, charge(memory=32), group_name="physics").message
     assert message.startswith("Questo avvio supera la riserva di gruppo physics. Richiede 32 GB")
     assert "ma la riserva di gruppo physics è limitata a 16 GB di memoria" in message
 
@@ -144,7 +151,7 @@ def test_the_operators_limits_form_and_its_flash_speak_italian(operator, quotas)
     )
     page = html.unescape(response.get_data(as_text=True))
     assert "Limiti salvati per l’utente rita (local)." in page
-    assert "2 GPU" in page and "Storico" in page
+    assert "2 GPU" in page and "Cronologia" in page
     listing = operator.get("/quotas/", headers=it).get_data(as_text=True)
     assert 'aria-label="GPU: 0 GPU in uso, limite 2 GPU"' in listing
     assert "GPU in uso, dal più alto" in listing
