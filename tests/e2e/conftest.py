@@ -202,9 +202,10 @@ def log_in(page, base_url, username, password, method=None):
     page.goto(base_url + "/login")
     if method:
         page.get_by_label(method).check()
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in", exact=True).click()
+    # Found by name, not by their words: the login page may be in any language.
+    page.locator("input[name=username]").fill(username)
+    page.locator("input[name=password]").fill(password)
+    page.locator("form[action='/login'] button[type=submit]").click()
     page.wait_for_load_state()  # the page logged in to (or the refusal), fully loaded
 
 

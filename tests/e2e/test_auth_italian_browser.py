@@ -11,8 +11,14 @@ SIZES = {
 }
 
 
-def _fits(page) -> bool:
-    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+def _fits(page) -> list[str]:
+    """Nothing reaches past the right edge of the window: an empty list, else what does."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('body *')]
+            .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1
+                         && !e.closest('.table-responsive, .dropdown-menu'))
+            .map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))"""
+    )
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -30,7 +36,7 @@ def test_an_italian_admin_logs_in_and_reads_the_account_and_user_pages(
     page.get_by_label("Password").fill("not the password")
     page.get_by_role("button", name="Accedi", exact=True).click()
     expect(page.get_by_text("Nome utente sconosciuto o password errata.")).to_be_visible()
-    assert _fits(page)
+    assert not _fits(page)
     shot(f"it-login-refused-{size}", target=page)
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Accedi", exact=True).click()
@@ -40,17 +46,17 @@ def test_an_italian_admin_logs_in_and_reads_the_account_and_user_pages(
     expect(page.get_by_role("heading", name="Il tuo account")).to_be_visible()
     expect(page.get_by_role("heading", name="Dove hai effettuato l'accesso")).to_be_visible()
     expect(page.get_by_text("Questo browser")).to_have_count(1)
-    assert _fits(page)
+    assert not _fits(page)
     shot(f"it-account-{size}", target=page)
 
     page.goto(live_server.url + "/admin/users/")
     expect(page.get_by_role("heading", name="Utenti")).to_be_visible()
-    assert _fits(page)
+    assert not _fits(page)
     shot(f"it-admin-users-{size}", target=page)
     page.get_by_role("link", name="ada").click()
     page.wait_for_load_state()
     page.get_by_label("Gruppo da aggiungere").fill("gpu-users")
     page.get_by_role("button", name="Aggiungi gruppo").click()
     expect(page.get_by_text("ada ora fa parte di gpu-users.")).to_be_visible()
-    assert _fits(page)
+    assert not _fits(page)
     shot(f"it-admin-user-{size}", target=page)

@@ -48,7 +48,7 @@ def test_the_live_box_marks_the_tab_over_quota_in_italian(
     page.locator("#num_gpus").fill("3")
     expect(box).to_contain_text("Non rientra:")
     expect(box).to_contain_text(
-        "richiede 3 GPU, ma 1 su 2 del tuo limite è in uso dal deployment vecchio notebook "
+        "Richiede 3 GPU, ma il deployment vecchio notebook usa già 1 GPU del tuo limite di 2 GPU "
         "(2 GPU oltre il limite)."
     )
     expect(basic.locator(".quota-tab-badge")).to_be_visible()
@@ -58,7 +58,7 @@ def test_the_live_box_marks_the_tab_over_quota_in_italian(
     expect(launch).to_be_disabled()
     expect(reason).to_have_text(
         "Non puoi avviare finché la richiesta non rientra nella tua quota: scegli dimensioni più "
-        "piccole nella scheda «Basic», oppure elimina un deployment che non ti serve più."
+        "piccole nella scheda «Base», oppure elimina un deployment che non ti serve più."
     )
     launch.scroll_into_view_if_needed()
     shot(f"launch-over-quota-tab-it-{width}", target=page)
