@@ -17,7 +17,8 @@ def _fits(page) -> list[str]:
         """() => [...document.querySelectorAll('body *')]
             .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1
                          && !e.closest('.table-responsive, .dropdown-menu'))
-            .map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))"""
+            .map(e => e.tagName + '.' + e.className + ' '
+                      + Math.round(e.getBoundingClientRect().right))"""
     )
 
 
