@@ -50,7 +50,10 @@ def test_the_launch_form_shows_cost_and_fit_as_values_change(live_server, page, 
     expect(box).to_contain_text(
         "It needs 4 A100 GPUs, but your limit is 1 A100 GPU (3 A100 GPUs over)."
     )
-    expect(box).to_contain_text("1 of your 4 is held by deployment old notebook (1 GPU over)")
+    expect(box).to_contain_text(
+        "It needs 4 GPUs, but deployment old notebook already holds 1 GPU of your limit of "
+        "4 GPUs (1 GPU over)."
+    )
     expect(box.get_by_role("link", name="old notebook").first).to_be_visible()
     shot("quota-launch-does-not-fit")
 
