@@ -7,7 +7,7 @@ from zoneinfo import available_timezones
 
 import pytz
 from flask import Flask, current_app, g, has_app_context, has_request_context, request, session
-from flask_babel import force_locale, refresh
+from flask_babel import force_locale, get_translations, refresh
 from flask_babel import lazy_gettext as _l
 from flask_babel.speaklater import LazyString
 from flask_login import current_user, user_logged_in, user_logged_out
@@ -183,6 +183,39 @@ def _escape_lazy_messages() -> None:
     LazyString.__html__ = lambda self: str(escape(str(self)))
 
 
+def _page_translations():
+    """The translations of the language being served, found once per language and context.
+
+    A page asks for two hundred words or more; Flask-Babel looks the language and its catalogue
+    up again for each (several context lookups and a locale name built each time), which made
+    a page's words cost more than its queries. The catalogue is kept with the Locale it was
+    found for: force_locale sets another Locale and refresh() removes it, so either is noticed.
+    """
+    try:
+        ctx = g._flask_babel
+        locale, translations = ctx.portal_translations
+        if locale is ctx.babel_locale:
+            return translations
+    except AttributeError:
+        pass
+    translations = get_translations()
+    ctx = g._flask_babel
+    ctx.portal_translations = (getattr(ctx, "babel_locale", None), translations)
+    return translations
+
+
+def _install_template_gettext(app: Flask) -> None:
+    """Templates translate through ``_page_translations`` (the same catalogue and the same
+    newstyle formatting as Flask-Babel's own callables, found once per page)."""
+    app.jinja_env.install_gettext_callables(
+        gettext=lambda s: _page_translations().ugettext(s),
+        ngettext=lambda s, p, n: _page_translations().ungettext(s, p, n),
+        newstyle=True,
+        pgettext=lambda c, s: _page_translations().upgettext(c, s),
+        npgettext=lambda c, s, p, n: _page_translations().unpgettext(c, s, p, n),
+    )
+
+
 def init_i18n(app: Flask) -> None:
     from app.extensions import babel
 
@@ -203,6 +236,7 @@ def init_i18n(app: Flask) -> None:
         )
     babel.init_app(app, locale_selector=select_locale, timezone_selector=select_timezone)
     _escape_lazy_messages()
+    _install_template_gettext(app)
     app.before_request(_note_choice_before_login)
     app.after_request(_keep_language_after_logout)
     user_logged_in.connect(_move_choice_to_account, app)

@@ -150,3 +150,16 @@ def test_a_lazily_translated_message_is_escaped_like_any_text(app):
         page = render_template_string("<p>{{ message }}</p>", message=message)
     assert "<script>" not in page
     assert "&lt;script&gt;" in page
+
+
+def test_a_page_switching_language_midway_reads_each_part_in_its_language(app):
+    """Templates keep the catalogue they found for a language; force_locale (an e-mail or a
+    preview in another language inside the same request) must still be heard."""
+    from flask import render_template_string
+
+    words = '{{ _("Catalogue") }}'
+    with app.test_request_context("/", headers={"Accept-Language": "en"}):
+        assert render_template_string(words) == "Catalogue"
+        with force_locale("it"):
+            assert render_template_string(words) == "Catalogo"
+        assert render_template_string(words) == "Catalogue"
