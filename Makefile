@@ -46,7 +46,7 @@ EXTRACT_FLAGS := -F babel.cfg -k _l -k lazy_gettext -k lazy_ngettext:1,2 --ignor
 ## translations: collect the words marked in code and templates into translations/*/messages.po
 translations: $(VENV)/.installed
 	$(BIN)/pybabel -q extract $(EXTRACT_FLAGS) -o translations/messages.pot .
-	$(BIN)/pybabel -q update --no-wrap -i translations/messages.pot -d translations
+	$(BIN)/pybabel -q update --no-wrap --ignore-obsolete -i translations/messages.pot -d translations
 
 ## setup: virtualenv, the portal, its database, the catalogue and two local accounts
 setup: $(VENV)/.installed $(MO_FILES)

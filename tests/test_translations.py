@@ -122,6 +122,18 @@ def test_translations_keep_the_placeholders_of_the_english(italian):
     assert wrong == [], "placeholders differ between msgid and msgstr:\n" + "\n".join(wrong)
 
 
+def test_every_entry_is_still_asked_for_by_the_code(extracted, italian):
+    """An entry no marked message asks for any more: the catalogue is stale the other way
+    (make translations drops it)."""
+    unused = [
+        f"{_where(m)}: {m.id!r}" for m in italian if m.id and extracted.get(m.id, m.context) is None
+    ]
+    assert unused == [], (
+        f"{len(unused)} entries of messages.po are no longer in the code: run make "
+        "translations.\n" + "\n".join(unused)
+    )
+
+
 def test_the_catalogue_holds_no_obsolete_entries(italian):
     obsolete = [repr(m.id) for m in italian.obsolete.values()]
     assert obsolete == [], (
