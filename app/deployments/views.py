@@ -22,7 +22,6 @@ from flask import (
     request,
     url_for,
 )
-from flask_babel import format_decimal
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user, login_required
@@ -49,7 +48,6 @@ bp = Blueprint("deployments", __name__, url_prefix="/deployments")
 STAMP_HEADER = "X-List-Stamp"
 
 bp.add_app_template_filter(presenters.status_look, "status_look")
-bp.add_app_template_filter(format_decimal, "format_number")  # 1,234 / 1.234 by locale
 bp.add_app_template_filter(words.said, "said")
 bp.add_app_template_filter(jobs.look_of, "deployment_look")
 bp.add_app_template_filter(presenters.resources_summary, "resources_summary")

@@ -11,11 +11,9 @@ def init_quotas(app: Flask) -> None:
     from app.quotas.charges import register_charge_listeners
     from app.quotas.operations import usage_panel_context
     from app.quotas.views import bp
-    from app.tosca.units import format_size
 
     register_charge_listeners()
     app.register_blueprint(bp)
-    app.add_template_filter(lambda value: format_size(value) if value else "\u2014", "size")
     app.extensions.setdefault("deployments.list_panels", []).append(
         ("quotas/_usage_panel.html", usage_panel_context)
     )
