@@ -7,11 +7,12 @@ from zoneinfo import available_timezones
 
 import pytz
 from flask import Flask, current_app, g, has_app_context, has_request_context, request, session
-from flask_babel import force_locale, get_translations, refresh
+from flask_babel import Domain, force_locale, get_domain, refresh
 from flask_babel import lazy_gettext as _l
 from flask_babel.speaklater import LazyString
 from flask_login import current_user, user_logged_in, user_logged_out
-from markupsafe import escape
+from jinja2 import pass_eval_context
+from markupsafe import Markup, escape
 
 # The languages the portal speaks, by code, each named in itself (as the switch shows them).
 LANGUAGES = {"en": "English", "it": "Italiano"}
@@ -183,36 +184,92 @@ def _escape_lazy_messages() -> None:
     LazyString.__html__ = lambda self: str(escape(str(self)))
 
 
-def _page_translations():
-    """The translations of the language being served, found once per language and context.
+class _PageDomain(Domain):
+    """Flask-Babel's message domain, finding the translations of the language being served
+    once per language and context.
 
-    A page asks for two hundred words or more; Flask-Babel looks the language and its catalogue
-    up again for each (several context lookups and a locale name built each time), which made
-    a page's words cost more than its queries. The catalogue is kept with the Locale it was
-    found for: force_locale sets another Locale and refresh() removes it, so either is noticed.
+    A page asks for two hundred words or more, from templates and from Python alike; Flask-Babel
+    looks the language and its catalogue up again for each (several context lookups and a
+    locale name built each time), which made a page's words cost more than its queries. The
+    catalogue is kept with the Locale it was found for: force_locale sets another Locale and
+    refresh() removes it, so either is noticed.
     """
-    try:
+
+    def get_translations(self):
+        if not g:  # outside any app: Flask-Babel's own answer (no translation)
+            return super().get_translations()
+        try:
+            ctx = g._flask_babel
+            locale, translations = ctx.portal_translations
+            if locale is ctx.babel_locale:
+                return translations
+        except AttributeError:
+            pass
+        translations = super().get_translations()
         ctx = g._flask_babel
-        locale, translations = ctx.portal_translations
-        if locale is ctx.babel_locale:
-            return translations
-    except AttributeError:
-        pass
-    translations = get_translations()
-    ctx = g._flask_babel
-    ctx.portal_translations = (getattr(ctx, "babel_locale", None), translations)
-    return translations
+        ctx.portal_translations = (getattr(ctx, "babel_locale", None), translations)
+        return translations
+
+
+def _page_translations():
+    return get_domain().get_translations()
+
+
+def _as_template_text(eval_ctx, text: str, variables: dict):
+    # Jinja's newstyle rules: a message is always a format string; in an HTML template it is
+    # markup, so that the values put into it are escaped and the message itself is not. The
+    # message comes from the portal's own catalogue, never from what someone typed.
+    if eval_ctx.autoescape:
+        text = Markup(text)  # noqa: S704
+    return text % variables
+
+
+@pass_eval_context
+def _template_gettext(eval_ctx, message: str, /, **variables):
+    return _as_template_text(eval_ctx, _page_translations().ugettext(message), variables)
+
+
+@pass_eval_context
+def _template_ngettext(eval_ctx, singular: str, plural: str, num: int, /, **variables):
+    variables.setdefault("num", num)
+    text = _page_translations().ungettext(singular, plural, num)
+    return _as_template_text(eval_ctx, text, variables)
+
+
+@pass_eval_context
+def _template_pgettext(eval_ctx, context: str, message: str, /, **variables):
+    variables.setdefault("context", context)
+    text = _page_translations().upgettext(context, message)
+    return _as_template_text(eval_ctx, text, variables)
+
+
+@pass_eval_context
+def _template_npgettext(
+    eval_ctx, context: str, singular: str, plural: str, num: int, /, **variables
+):
+    variables.setdefault("context", context)
+    variables.setdefault("num", num)
+    text = _page_translations().unpgettext(context, singular, plural, num)
+    return _as_template_text(eval_ctx, text, variables)
 
 
 def _install_template_gettext(app: Flask) -> None:
     """Templates translate through ``_page_translations`` (the same catalogue and the same
-    newstyle formatting as Flask-Babel's own callables, found once per page)."""
-    app.jinja_env.install_gettext_callables(
-        gettext=lambda s: _page_translations().ugettext(s),
-        ngettext=lambda s, p, n: _page_translations().ungettext(s, p, n),
-        newstyle=True,
-        pgettext=lambda c, s: _page_translations().upgettext(c, s),
-        npgettext=lambda c, s, p, n: _page_translations().unpgettext(c, s, p, n),
+    newstyle formatting as Flask-Babel's own callables, found once per page).
+
+    Jinja's own installed callables take the whole template context; called inside a loop, each
+    call first copies that context with the loop's variables, and a list's rows hold hundreds
+    of words. These need only the evaluation context (whether the template escapes), so no copy
+    is made.
+    """
+    env = app.jinja_env
+    env.newstyle_gettext = True  # {% trans %} blocks fill named placeholders, as _() does
+    env.globals.update(
+        _=_template_gettext,
+        gettext=_template_gettext,
+        ngettext=_template_ngettext,
+        pgettext=_template_pgettext,
+        npgettext=_template_npgettext,
     )
 
 
@@ -235,6 +292,7 @@ def init_i18n(app: Flask) -> None:
             "zone name (such as 'UTC' or 'Europe/Rome')."
         )
     babel.init_app(app, locale_selector=select_locale, timezone_selector=select_timezone)
+    babel.domain_instance = _PageDomain(domain=app.extensions["babel"].default_domain)
     _escape_lazy_messages()
     _install_template_gettext(app)
     app.before_request(_note_choice_before_login)

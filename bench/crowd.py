@@ -207,10 +207,12 @@ class Process:
 
 
 def host(settings: dict, folder: Path, name: str) -> tuple[str, Process]:
-    """A portal host: gunicorn with 2 workers on a free port; waits (on a busy machine, up to
-    two minutes) until it answers."""
+    """A portal host: gunicorn with 2 workers on a free port, with the portal's own gunicorn
+    settings (as ``make run`` serves it); waits (on a busy machine, up to two minutes) until it
+    answers."""
     port = _free_port()
-    command = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "2"]
+    command = [sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.conf.py"]
+    command += ["--bind", f"127.0.0.1:{port}", "--workers", "2"]
     started = Process([*command, "--log-level", "warning", "wsgi:app"], settings, folder, name)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120

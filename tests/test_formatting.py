@@ -163,3 +163,53 @@ def test_a_page_switching_language_midway_reads_each_part_in_its_language(app):
         with force_locale("it"):
             assert render_template_string(words) == "Catalogo"
         assert render_template_string(words) == "Catalogue"
+
+
+def test_template_messages_escape_what_is_put_into_them_and_not_themselves(app):
+    """Templates translate with Jinja's newstyle rules: a message is markup in an HTML template,
+    so the values put into it are escaped; in a plain-text template (an e-mail) nothing is."""
+    from flask import render_template_string
+
+    typed = "<b>Ada & Bob</b>"
+    html = (
+        '{{ _("Delete %(name)s", name=typed) }}|'
+        "{% trans name=typed %}Delete {{ name }}{% endtrans %}|"
+        '{{ ngettext("Ended %(num)d other session.", "Ended %(num)d other sessions.", 2) }}|'
+        '{{ pgettext("navigation bar", "Leases") }}'
+    )
+    with app.test_request_context("/", headers={"Accept-Language": "en"}):
+        page = render_template_string(html, typed=typed)
+        text = render_template_string(
+            "{% autoescape false %}" + html + "{% endautoescape %}", typed=typed
+        )
+    escaped = "&lt;b&gt;Ada &amp; Bob&lt;/b&gt;"
+    assert page == f"Delete {escaped}|Delete {escaped}|Ended 2 other sessions.|Leases"
+    assert text == f"Delete {typed}|Delete {typed}|Ended 2 other sessions.|Leases"
+
+
+def test_template_messages_inside_loops_follow_the_language(app):
+    from flask import render_template_string
+
+    loop = (
+        "{% for n in [1, 2] %}"
+        '{{ ngettext("Ended %(num)d other session.", "Ended %(num)d other sessions.", n) }} '
+        "{% endfor %}"
+    )
+    with app.test_request_context("/", headers={"Accept-Language": "it"}):
+        assert render_template_string(loop) == "Chiusa 1 altra sessione. Chiuse 2 altre sessioni. "
+        assert render_template_string('{{ pgettext("navigation bar", "Leases") }}') == "Scadenze"
+
+
+def test_code_and_templates_read_the_same_catalogue_and_hear_a_language_switch(app):
+    """Python's gettext finds the page's catalogue once too; force_locale (an e-mail in its
+    reader's language) must still be heard, and the page's own language come back after."""
+    from flask_babel import gettext, lazy_gettext
+
+    with app.test_request_context("/", headers={"Accept-Language": "en"}):
+        assert gettext("Catalogue") == "Catalogue"
+        with force_locale("it"):
+            assert gettext("Catalogue") == "Catalogo"
+            assert str(lazy_gettext("Catalogue")) == "Catalogo"
+        assert gettext("Catalogue") == "Catalogue"
+    with app.app_context():  # no request: the portal's commands speak English
+        assert gettext("Catalogue") == "Catalogue"

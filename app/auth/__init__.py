@@ -4,7 +4,7 @@ from flask import Flask, flash, make_response, redirect, request, url_for
 from flask_babel import gettext as _
 from flask_login import AnonymousUserMixin
 
-from app.extensions import db, login_manager
+from app.extensions import login_manager
 
 # Set at login and removed at logout, so that a visitor whose session ran out is told so.
 SESSION_HINT_COOKIE = "portal_signed_in"
@@ -61,19 +61,13 @@ def role_label(role: str) -> str:
 
 def _load_user(user_id: str):
     from app.auth import logins
-    from app.auth.models import User
 
     try:
         pk, version = (int(part) for part in user_id.split(":", 1))
     except ValueError:
         return None
-    user = db.session.get(User, pk)
-    if user is None or user.session_version != version or not user.active:
-        return None
     # The cookie alone proves nothing once the login behind it has ended on the server.
-    if logins.current_record(user.id) is None:
-        return None
-    return user
+    return logins.logged_in_user(pk, version)
 
 
 def _unauthorized():

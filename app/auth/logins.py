@@ -23,6 +23,7 @@ from flask import current_app, request, session
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import delete, or_, select, update
+from sqlalchemy.orm import joinedload
 
 from app.auth.models import User, UserSession
 from app.clock import utcnow
@@ -62,21 +63,33 @@ def start(user: User) -> None:
     session[SESSION_KEY] = token
 
 
-def current_record(user_id: int) -> UserSession | None:
-    """The live login behind this request's cookie for ``user_id``, or None.
+def logged_in_user(user_id: int, session_version: int) -> User | None:
+    """The person behind this request's cookie while their login stands, or None.
 
-    Marks it as seen (at most once per SESSION_TOUCH_SECONDS, and never for background htmx
-    requests: a page left polling does not keep a login alive).
+    One query reads the account, its grants and the login record together: every page, poll
+    and partial asks this first, and on a busy host each round trip to the database counts.
+    The login is marked as seen at most once per SESSION_TOUCH_SECONDS, and never for
+    background htmx requests: a page left polling does not keep a login alive.
     """
     token = session.get(SESSION_KEY)
     if not token:
         return None
-    record = db.session.scalar(
-        select(UserSession).where(UserSession.token_digest == _digest(token))
+    found = (
+        db.session.execute(
+            select(User, UserSession)
+            .join(UserSession, UserSession.user_id == User.id)
+            .where(User.id == user_id, UserSession.token_digest == _digest(token))
+            .options(joinedload(User.grants))
+        )
+        .unique()
+        .first()
     )
-    now = utcnow()
-    if record is None or record.user_id != user_id:
+    if found is None:
         return None
+    user, record = found
+    if user.session_version != session_version or not user.active:
+        return None
+    now = utcnow()
     if record.expires_at <= now or record.last_seen_at + _idle_limit() <= now:
         db.session.delete(record)
         db.session.commit()
@@ -90,7 +103,7 @@ def current_record(user_id: int) -> UserSession | None:
             .values(last_seen_at=now)
         )
         db.session.commit()
-    return record
+    return user
 
 
 def current_id() -> int | None:

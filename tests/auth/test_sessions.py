@@ -225,3 +225,32 @@ def test_the_account_page_shows_at_most_a_hundred_sessions(people, client, app):
     page = client.get("/account/").get_data(as_text=True)
     assert page.count("End this session") == logins.SHOWN_AT_MOST - 1
     assert "This browser" in page  # the most recently used comes first
+
+
+def test_a_request_reads_the_person_their_roles_and_their_login_in_one_statement(
+    people, client, app
+):
+    """Every page, poll and partial first asks who is there; on a busy host each round trip to
+    the database counts, so the account, its granted roles and the login record come together."""
+    from flask_login import current_user
+    from sqlalchemy import event
+
+    people.login_as("operator")
+    seen = []
+
+    def executed(_connection, _cursor, statement, *_args):
+        seen.append(statement)
+
+    with app.app_context():
+        engine = db.engine
+    event.listen(engine, "before_cursor_execute", executed)
+    try:
+        with client:
+            assert client.get("/healthz").status_code == 200
+            assert "operator" in current_user.roles  # the grant, already loaded
+            reads = list(seen)
+    finally:
+        event.remove(engine, "before_cursor_execute", executed)
+    login_reads = [sql for sql in reads if "user_sessions" in sql or "role_grants" in sql]
+    assert len(login_reads) == 1, reads
+    assert "role_grants" in login_reads[0] and "user_sessions" in login_reads[0]
