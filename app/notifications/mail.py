@@ -16,11 +16,13 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_mailman import EmailMultiAlternatives
+from flask_mailman.message import sanitize_address
 
 from app.extensions import mail
 from app.i18n import read_by
 from app.notifications.models import Notification
 from app.notifications.wording import Message, compose
+from app.text import flatten, visible
 
 # What the worker catches around one SMTP conversation: everything else is a bug.
 MAIL_ERRORS = (OSError, smtplib.SMTPException)
@@ -42,15 +44,21 @@ def portal_links():
 
 def build(notification: Notification, connection=None) -> EmailMultiAlternatives:
     """The e-mail for ``notification``: subject, plain text and an HTML alternative, in
-    the recipient's language and time zone."""
+    the recipient's language and time zone. Built through to its bytes' headers and envelope
+    here, so that whatever makes it unbuildable (an address with a line break, a kind this
+    portal does not know) is raised now, by this mail, not amid the SMTP conversation."""
     with read_by(notification.user):
-        return _email(
+        email = _email(
             compose(notification),
             page_url(notification),
-            notification.details.get("name"),
+            (notification.details or {}).get("name"),
             [notification.mail_to],
             connection,
         )
+    email.message()
+    for address in email.recipients():
+        sanitize_address(address, email.encoding or "utf-8")
+    return email
 
 
 def _email(message: Message, link: str | None, name: str | None, to: list[str], connection):
@@ -62,7 +70,8 @@ def _email(message: Message, link: str | None, name: str | None, to: list[str], 
         "account_url": url_for("account.index", _external=True, _anchor="email-choices"),
     }
     email = EmailMultiAlternatives(
-        subject=message.subject,
+        # Stored names may predate the one-line rule: a line break in a header is refused.
+        subject=flatten(message.subject),
         body=render_template("notifications/mail.txt", **context),
         from_email=current_app.config["MAIL_DEFAULT_SENDER"],
         to=to,
@@ -106,6 +115,10 @@ FAILURES = {
     "message": _l("The mail server %(server)s refused the message: %(answer)s"),
     "closed": _l("The mail server %(server)s closed the connection unexpectedly."),
     "other": _l("The conversation with the mail server %(server)s failed: %(error)s"),
+    "unbuildable": _l(
+        "This mail could not be composed (%(error)s); it is not tried again until an operator "
+        "sends it again."
+    ),
 }
 
 
@@ -139,6 +152,11 @@ def failure(error: BaseException) -> str:
     elif isinstance(error, smtplib.SMTPServerDisconnected):
         found = {"kind": "closed", "server": server}
     return json.dumps(found)
+
+
+def unbuildable(error: BaseException) -> str:
+    """Why a mail could not be built, as kept on the notification (see ``failure_text``)."""
+    return json.dumps({"kind": "unbuildable", "error": visible(f"{type(error).__name__}: {error}")})
 
 
 def failure_text(kept: str | None) -> str:

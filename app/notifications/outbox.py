@@ -88,11 +88,13 @@ def retry_delay(attempts: int) -> timedelta:
     return timedelta(seconds=min(seconds, config["NOTIFICATIONS_RETRY_MAX_SECONDS"]))
 
 
-def mark_attempt_failed(notification: Notification, token: str, error: str) -> str:
+def mark_attempt_failed(
+    notification: Notification, token: str, error: str, for_good: bool = False
+) -> str:
     """Record a failed attempt: queued again after a back-off, or failed for good after the
-    last allowed attempt. Returns the mail status now."""
+    last allowed attempt (or at once, ``for_good``). Returns the mail status now."""
     attempts = (notification.mail_attempts or 0) + 1
-    final = attempts >= current_app.config["NOTIFICATIONS_MAX_ATTEMPTS"]
+    final = for_good or attempts >= current_app.config["NOTIFICATIONS_MAX_ATTEMPTS"]
     status = MAIL_FAILED if final else MAIL_QUEUED
     db.session.execute(
         update(Notification)

@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 
 from flask import current_app
+from sqlalchemy.exc import SQLAlchemyError
 
 from app.extensions import db
 from app.instruments import count_notification
@@ -46,26 +47,44 @@ def send_once() -> SendResult:
     with mail.portal_links():
         try:
             for notification in claimed:
-                try:
-                    connection.open()
-                    connection.send_messages([mail.build(notification, connection)])
-                except mail.MAIL_ERRORS as error:
-                    _close(connection)
-                    status = outbox.mark_attempt_failed(notification, token, mail.failure(error))
-                    if status == MAIL_FAILED:
-                        result.failed += 1
-                        count_notification(notification.kind, "failed")
-                        log.warning("Mail %s failed for good: %s", notification.id, error)
-                    else:
-                        result.retrying += 1
-                else:
-                    # False when our claim lapsed meanwhile: the mail is another worker's to record.
-                    if outbox.mark_sent(notification.id, token):
-                        result.sent += 1
-                        count_notification(notification.kind, "sent")
+                _send_one(notification, token, connection, result)
         finally:
             _close(connection)
     return result
+
+
+def _send_one(notification, token: str, connection, result: SendResult) -> None:
+    """Build and send one claimed mail, recording its outcome. What goes wrong with this mail
+    (it cannot be built, the server refuses it) is its own failure: the pass goes on."""
+    try:
+        email = mail.build(notification, connection)
+    except SQLAlchemyError:  # the database, not the mail: the pass fails and its claims lapse
+        raise
+    except Exception as error:  # whatever stops one mail must not stop the others
+        # Building gives the same result every time: it is not tried again unless an operator
+        # queues it once the cause is fixed.
+        log.warning("Mail %s cannot be built: %r", notification.id, error)
+        outbox.mark_attempt_failed(notification, token, mail.unbuildable(error), for_good=True)
+        result.failed += 1
+        count_notification(notification.kind, "failed")
+        return
+    try:
+        connection.open()
+        connection.send_messages([email])
+    except mail.MAIL_ERRORS as error:
+        _close(connection)
+        status = outbox.mark_attempt_failed(notification, token, mail.failure(error))
+        if status == MAIL_FAILED:
+            result.failed += 1
+            count_notification(notification.kind, "failed")
+            log.warning("Mail %s failed for good: %s", notification.id, error)
+        else:
+            result.retrying += 1
+    else:
+        # False when our claim lapsed meanwhile: the mail is another worker's to record.
+        if outbox.mark_sent(notification.id, token):
+            result.sent += 1
+            count_notification(notification.kind, "sent")
 
 
 def _close(connection) -> None:

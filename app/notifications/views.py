@@ -13,7 +13,7 @@ from app.notifications import outbox
 from app.notifications.forms import EmailChoicesForm
 from app.notifications.mail import failure_text
 from app.notifications.preferences import choose_email_kinds, email_kinds
-from app.notifications.wording import compose
+from app.notifications.wording import shown
 
 bp = Blueprint("notifications", __name__, url_prefix="/notifications")
 
@@ -25,7 +25,7 @@ class Shown:
 
     def __init__(self, notification):
         self.notification = notification
-        self.message = compose(notification)
+        self.message = shown(notification)
 
     @property
     def mail_error(self) -> str:

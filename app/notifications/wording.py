@@ -53,6 +53,15 @@ def compose(notification: Notification) -> Message:
     return _COMPOSERS[notification.kind](name, details)
 
 
+def shown(notification: Notification) -> Message:
+    """The words of ``notification`` for a page: a kind this portal does not know (written by
+    a newer version) is shown by its deployment's name rather than breaking the page."""
+    try:
+        return compose(notification)
+    except KeyError:
+        return Message((notification.details or {}).get("name") or _("Your deployment"), [])
+
+
 def _ready(name: str, details: dict) -> Message:
     paragraphs = [_("%(name)s is running and can be used.", name=name)]
     return Message(_("%(name)s is ready", name=name), paragraphs, access_link=details.get("link"))
