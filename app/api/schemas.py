@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
 
+from app.text import one_line_api
+
 NAME_MAX = 120
 
 
@@ -187,7 +189,9 @@ class LaunchRequest(Schema):
 
     template = fields.String(required=True, validate=validate.Length(min=1, max=100))
     name = fields.String(
-        load_default="", validate=validate.Length(max=NAME_MAX), metadata={"example": "course-1"}
+        load_default="",
+        validate=[validate.Length(max=NAME_MAX), one_line_api("name")],
+        metadata={"example": "course-1"},
     )
     parameters = fields.Dict(
         keys=fields.String(),
@@ -195,7 +199,10 @@ class LaunchRequest(Schema):
         metadata={"description": "Input values by name; omitted ones take the defaults"},
     )
     group = fields.String(
-        load_default=None, allow_none=True, metadata={"description": "Group to charge"}
+        load_default=None,
+        allow_none=True,
+        validate=one_line_api("group"),
+        metadata={"description": "Group to charge"},
     )
 
 
@@ -203,7 +210,9 @@ class RelaunchRequest(Schema):
     class Meta:
         unknown = RAISE
 
-    name = fields.String(required=True, validate=validate.Length(min=1, max=NAME_MAX))
+    name = fields.String(
+        required=True, validate=[validate.Length(min=1, max=NAME_MAX), one_line_api("name")]
+    )
 
 
 class ExtendRequest(Schema):
@@ -226,7 +235,7 @@ class ExtendRequest(Schema):
     reason = fields.String(
         load_default=None,
         allow_none=True,
-        validate=validate.Length(max=500),
+        validate=[validate.Length(max=500), one_line_api("reason")],
         metadata={"description": "Needed past the policy; the owner is told"},
     )
 

@@ -22,6 +22,7 @@ from app.auth.passwords import check_new_password
 from app.auth.roles import GRANTABLE_ROLES
 from app.extensions import db
 from app.locks import one_host_at_a_time
+from app.text import one_line_option
 
 users_cli = AppGroup("users", help="Manage accounts and roles.")
 
@@ -62,9 +63,15 @@ def create_local_user(
 
 
 @users_cli.command("create")
-@click.argument("username")
-@click.option("--name", "display_name", default="", help="Full name shown in the portal.")
-@click.option("--email", default="")
+@click.argument("username", callback=one_line_option("USERNAME"))
+@click.option(
+    "--name",
+    "display_name",
+    default="",
+    callback=one_line_option("--name"),
+    help="Full name shown in the portal.",
+)
+@click.option("--email", default="", callback=one_line_option("--email"))
 @click.option("--role", type=click.Choice(GRANTABLE_ROLES), multiple=True, help="Grant a role.")
 @click.option(
     "--password-env",
@@ -157,7 +164,14 @@ def list_users():
 
 @users_cli.command("groups")
 @click.argument("username")
-@click.option("--add", "add", multiple=True, metavar="GROUP", help="Put the user in a group.")
+@click.option(
+    "--add",
+    "add",
+    multiple=True,
+    metavar="GROUP",
+    callback=one_line_option("--add"),
+    help="Put the user in a group.",
+)
 @click.option("--remove", "remove", multiple=True, metavar="GROUP", help="Take them out of one.")
 def groups(username, add, remove):
     """Show or change the groups of a local account.

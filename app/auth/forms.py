@@ -15,6 +15,7 @@ from wtforms.validators import DataRequired, EqualTo, Length, NumberRange
 from wtforms.widgets import CheckboxInput, ListWidget
 
 from app.auth.access_tokens import SCOPES
+from app.text import OneLine
 
 try:
     from wtforms import SelectChoice as Choice  # WTForms >= 3.3 deprecates plain tuples
@@ -67,6 +68,7 @@ class TokenForm(FlaskForm):
         validators=[
             DataRequired(_l("Name the token, e.g. after the script that uses it.")),
             Length(max=100),
+            OneLine(),
         ],
         description=_l("What uses it, so that you know which one to revoke."),
     )

@@ -8,6 +8,7 @@ from app.auth import access_tokens
 from app.auth.cli import _find
 from app.auth.local import PROVIDER as LOCAL
 from app.errors import NotFound
+from app.text import one_line_option
 
 tokens_cli = AppGroup("tokens", help="Create, list and revoke personal access tokens.")
 
@@ -18,7 +19,12 @@ def _fail(error: access_tokens.InvalidToken):
 
 @tokens_cli.command("create")
 @click.argument("username")
-@click.option("--name", required=True, help="What the token is for, e.g. the script's name.")
+@click.option(
+    "--name",
+    required=True,
+    callback=one_line_option("--name"),
+    help="What the token is for, e.g. the script's name.",
+)
 @click.option(
     "--scopes",
     required=True,

@@ -12,6 +12,7 @@ from app.catalogue.errors import CatalogueError
 from app.catalogue.folders import KEPT, UNREADABLE
 from app.errors import PortalError
 from app.locks import one_host_at_a_time
+from app.text import one_line_option
 
 catalogue_cli = AppGroup("catalogue", help="Keep template folders and the database in step.")
 types_cli = AppGroup("types", help="Type libraries that templates import by URL.")
@@ -103,7 +104,7 @@ def revalidate_command():
 
 
 @types_cli.command("add")
-@click.argument("name")
+@click.argument("name", callback=one_line_option("NAME"))
 @click.argument("folder", type=click.Path(exists=True, file_okay=False))
 @click.option(
     "--url",
@@ -112,7 +113,12 @@ def revalidate_command():
     required=True,
     help="A URL pattern with {path} and optionally {ref}; repeat for several.",
 )
-@click.option("--version", default="", help="A note on what version the files are.")
+@click.option(
+    "--version",
+    default="",
+    callback=one_line_option("--version"),
+    help="A note on what version the files are.",
+)
 @click.option("--replace", is_flag=True, help="Replace the files of an existing library.")
 def types_add(name, folder, patterns, version, replace):
     """Register the YAML files under FOLDER as type library NAME, then re-validate."""

@@ -20,6 +20,7 @@ import yaml
 from app.cli_client import config
 from app.cli_client.api import ApiError, Failed, Portal, Unavailable
 from app.cli_client.tables import deployment_lines, lease_lines, table
+from app.text import one_line_option
 
 READY = {"CREATE_COMPLETE", "UPDATE_COMPLETE"}
 FAILED = {"CREATE_FAILED", "UPDATE_FAILED", "NOT_LAUNCHED", "VANISHED", "DELETE_FAILED"}
@@ -176,10 +177,14 @@ def _wait(portal: Portal, deployment_id: int, interval: float, timeout: float, g
 
 @cli.command("launch")
 @click.argument("slug")
-@click.option("--name", default="", help="The deployment's name.")
+@click.option(
+    "--name", default="", callback=one_line_option("--name"), help="The deployment's name."
+)
 @click.option("--set", "pairs", multiple=True, metavar="NAME=VALUE", help="An input value.")
 @click.option("--from-file", type=click.File("r"), help="A YAML file of input values.")
-@click.option("--group", default=None, help="The group to charge.")
+@click.option(
+    "--group", default=None, callback=one_line_option("--group"), help="The group to charge."
+)
 @click.option("--dry-run", is_flag=True, help="Only show the cost and whether it fits.")
 @click.option("--wait", is_flag=True, help="Wait until it is ready (or failed).")
 @click.option("--key", default=None, help="Idempotency-Key: the same key never launches twice.")

@@ -16,6 +16,7 @@ from app.launch import prefill, preview, workflow
 from app.leases import launching as lease_launching
 from app.leases import operations as lease_operations
 from app.quotas.errors import QuotaExceeded
+from app.text import one_line_problem
 
 # No prefix: the launch pages keep the addresses people know, under the catalogue and under
 # My deployments.
@@ -152,7 +153,9 @@ def _launch_fields(entry) -> dict:
     name = request.form.get("deployment_name", "").strip()
     group = request.form.get("group", "").strip() or None
     errors = {}
-    if len(name) > NAME_MAX_LENGTH:
+    if problem := one_line_problem(request.form.get("deployment_name"), _("Name")):
+        errors["deployment_name"] = problem
+    elif len(name) > NAME_MAX_LENGTH:
         errors["deployment_name"] = _(
             "Keep the name to %(count)d characters or fewer.", count=NAME_MAX_LENGTH
         )
@@ -191,6 +194,9 @@ def summary(slug: str):
 def relaunch(deployment_id: int):
     """Launch the same template with the same settings again, under a new name."""
     deployment = deployments.visible_deployment(current_user, deployment_id)
+    if problem := one_line_problem(request.form.get("name"), _("Name")):
+        flash(_("Nothing was launched: %(problem)s", problem=problem), "danger")
+        return redirect(url_for("deployments.detail", deployment_id=deployment.id))
     name = " ".join(request.form.get("name", "").split())[:NAME_MAX_LENGTH]
     if not name:
         flash(_("Give the new deployment a name; nothing was launched."), "danger")

@@ -10,6 +10,7 @@ from app.leases.editing import UNSET, all_policies, parse_field, set_policy
 from app.leases.errors import InvalidPolicy
 from app.leases.expiry import expire_once
 from app.leases.policy import BY_KEY, FIELDS, describe, level_label, resolve, stored_levels
+from app.text import one_line_option
 
 leases_cli = AppGroup("leases", help="Show and set lease policies; end leases that are due.")
 
@@ -50,7 +51,11 @@ def _options(function):
 
 @leases_cli.command("set")
 @click.option("--site", is_flag=True, help="Set the site's policy.")
-@click.option("--group", help="Set group G's policy (with --template: the template in G).")
+@click.option(
+    "--group",
+    callback=one_line_option("--group"),
+    help="Set group G's policy (with --template: the template in G).",
+)
 @click.option("--template", "slug", help="Set template SLUG's policy.")
 @_options
 @click.option("--no-expiry", is_flag=True, help="Deployments here never expire.")
@@ -65,7 +70,12 @@ def _options(function):
     is_flag=True,
     help="Leave the level alone if anything is set there already (for set-up scripts).",
 )
-@click.option("--reason", required=True, help="Why: kept in the history.")
+@click.option(
+    "--reason",
+    required=True,
+    callback=one_line_option("--reason"),
+    help="Why: kept in the history.",
+)
 def set_command(site, group, slug, no_expiry, unset, if_unset, reason, **values) -> None:
     """Set fields of one level's policy; durations like 90m, 8h, 3d, lists like 24h,1h."""
     if site == bool(group or slug):

@@ -11,6 +11,7 @@ from app.leases.durations import format_duration, format_durations
 from app.leases.editing import UNSET, parse_field
 from app.leases.errors import InvalidPolicy
 from app.leases.policy import COUNT, DURATIONS, FIELDS, FLAG
+from app.text import OneLine
 
 _EMPTY = _l("Empty: the next level decides.")
 
@@ -27,6 +28,7 @@ class PolicyForm(FlaskForm):
         validators=[
             DataRequired(_l("Say why the policy changes: it is kept in the history.")),
             Length(max=500),
+            OneLine(),
         ],
     )
 

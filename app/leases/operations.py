@@ -28,6 +28,7 @@ from app.leases.errors import ExtendRefused, InvalidPolicy
 from app.leases.events import record
 from app.leases.models import DONE, FAILED, GRACE, RUNNING, WAITING, Lease
 from app.leases.policy import Policy, resolve
+from app.text import check_one_line
 
 
 def policy_of(deployment: Deployment) -> Policy:
@@ -211,8 +212,9 @@ def extend(
     only name the step itself (a script saying what it expects); any other length is refused.
     With ``override`` an operator or admin extends by ``by`` minutes (the step when None) past
     the cap, window and count, giving a ``reason``. Raises ExtendRefused with the reason,
-    NotFound, or InvalidPolicy."""
+    NotFound, or InvalidPolicy (or PortalError for a reason with control characters)."""
     try:
+        check_one_line(reason, _("Reason"), "reason")
         deployment, lease = visible_lease(actor, deployment_id, override=override)
         policy = policy_of(deployment)
         now = utcnow()

@@ -14,6 +14,7 @@ from app.quotas.fit import RESOURCES, assess
 from app.quotas.limits import limits_for
 from app.quotas.models import GROUP, MEMBER, SITE, USER
 from app.quotas.usage import holders_of, usage_of
+from app.text import one_line_option
 
 quota_cli = AppGroup("quota", help="Show and set quota limits.")
 
@@ -78,8 +79,16 @@ def _changes(values: dict, models: tuple[str, ...]) -> dict:
 @quota_cli.command("set")
 @click.option("--user", "username", help="Set USERNAME's own limits.")
 @click.option("--provider", help="With --user: the user's identity provider.")
-@click.option("--group", help="Set the default limits of each member of GROUP.")
-@click.option("--group-pool", help="Set the limits of GROUP-POOL's shared pool.")
+@click.option(
+    "--group",
+    callback=one_line_option("--group"),
+    help="Set the default limits of each member of GROUP.",
+)
+@click.option(
+    "--group-pool",
+    callback=one_line_option("--group-pool"),
+    help="Set the limits of GROUP-POOL's shared pool.",
+)
 @click.option("--site", is_flag=True, help="Set the site default.")
 @click.option("--cores", help="CPU cores, or 'unlimited'; '' clears.")
 @click.option("--gpus", help="GPUs of any model, or 'unlimited'; '' clears.")
@@ -93,7 +102,12 @@ def _changes(values: dict, models: tuple[str, ...]) -> dict:
 @click.option("--memory", help="A size such as '64 GB', or 'unlimited'; '' clears.")
 @click.option("--disk", help="A size such as '1 TB', or 'unlimited'; '' clears.")
 @click.option("--deployments", help="Deployments at once, or 'unlimited'; '' clears.")
-@click.option("--reason", required=True, help="Why: kept in the history.")
+@click.option(
+    "--reason",
+    required=True,
+    callback=one_line_option("--reason"),
+    help="Why: kept in the history.",
+)
 def set_command(
     username,
     provider,

@@ -11,6 +11,7 @@ from wtforms.validators import DataRequired, Length
 from app.quotas.editing import INHERIT, check_model, parse_limit
 from app.quotas.errors import InvalidLimit
 from app.quotas.models import LIMIT_KEYS
+from app.text import OneLine
 
 _HELP = _l("A number, “unlimited”, or empty to leave it to the level above.")
 
@@ -33,6 +34,7 @@ class LimitsForm(FlaskForm):
         validators=[
             DataRequired(_l("Say why the limits change: it is kept in the history.")),
             Length(max=500, message=_l("At most %(max)d characters.")),
+            OneLine(),
         ],
     )
 

@@ -21,6 +21,7 @@ from app.tosca import leniency
 from app.tosca.constraints import ConstraintError
 from app.tosca.inputs import WidgetError, field_for
 from app.tosca.metadata import DEFAULT_TAB, SINGLE_TAB, read_metadata
+from app.tosca.one_line import control_character_problems
 from app.tosca.tosca import validate_template
 from app.tosca.translations import current_language, localise
 from app.tosca.typelibs import LibrarySet, from_folder
@@ -388,4 +389,5 @@ def parse_template(
     result.libraries, result.unresolved_imports = validation.libraries, validation.unresolved
     result.errors.extend(validation.errors)
     result.warnings.extend(validation.warnings)
+    result.errors.extend(control_character_problems(result))
     return result

@@ -40,7 +40,9 @@ def _texts_after_upgrade(make_app, url) -> dict:
         db.session.add_all(
             [
                 DeploymentEvent(deployment_id=deployment.id, source="user", reason="why\u2028not"),
-                DeploymentEvent(deployment_id=deployment.id, source="sync", reason="line 1\nline 2"),
+                DeploymentEvent(
+                    deployment_id=deployment.id, source="sync", reason="line 1\nline 2"
+                ),
                 AccessToken(
                     user_id=ada.id,
                     name="laptop\x07\x07",

@@ -20,6 +20,7 @@ from wtforms.validators import DataRequired, Length, Optional, StopValidation, V
 
 from app.auth.groups import normalise_group
 from app.catalogue.operations import CatalogueError, check_slug
+from app.text import OneLine
 
 MESSAGE_MAX = 500
 GROUP_RE = re.compile(r"^[\w.@:/-]{1,100}$")
@@ -223,7 +224,7 @@ class UploadForm(FlaskForm):
     sidecar_file = TextFileField(
         _l("Portal metadata (.portal.yaml, optional)"), validators=[Optional(), utf8_text_file]
     )
-    message = StringField(_l("Message"), validators=[Length(max=MESSAGE_MAX)])
+    message = StringField(_l("Message"), validators=[Length(max=MESSAGE_MAX), OneLine()])
 
 
 class BlankForm(FlaskForm):
@@ -250,7 +251,7 @@ class EditForm(FlaskForm):
     )
     message = StringField(
         _l("What changed"),
-        validators=[Length(max=MESSAGE_MAX)],
+        validators=[Length(max=MESSAGE_MAX), OneLine()],
         description=_l("A short note for the revision history."),
     )
 
@@ -270,7 +271,7 @@ class VisibilityForm(FlaskForm):
 
     groups = StringField(
         _l("Visible to groups"),
-        validators=[group_list],
+        validators=[OneLine(), group_list],
         description=_l("Group names separated by commas. Leave empty to show it to everyone."),
     )
 
@@ -297,12 +298,12 @@ class LibraryForm(FlaskForm):
 
     name = StringField(
         _l("Name"),
-        validators=[Required(_l("Name the library.")), Length(max=100)],
+        validators=[Required(_l("Name the library.")), Length(max=100), OneLine()],
         description=_l("Letters, digits, dots, dashes and underscores, e.g. site-types-v2."),
     )
     version = StringField(
         _l("Version note"),
-        validators=[Length(max=200)],
+        validators=[Length(max=200), OneLine()],
         description=_l("Optional: which tag or commit the files are."),
     )
     patterns = TextAreaField(
