@@ -195,7 +195,7 @@ def relaunch(deployment_id: int):
     """Launch the same template with the same settings again, under a new name."""
     deployment = deployments.visible_deployment(current_user, deployment_id)
     if problem := one_line_problem(request.form.get("name"), _("Name")):
-        flash(_("Nothing was launched: %(problem)s", problem=problem), "danger")
+        flash(_("%(problem)s Nothing was launched.", problem=problem), "danger")
         return redirect(url_for("deployments.detail", deployment_id=deployment.id))
     name = " ".join(request.form.get("name", "").split())[:NAME_MAX_LENGTH]
     if not name:
