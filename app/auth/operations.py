@@ -17,6 +17,7 @@ from app.auth.models import RoleGrant, User
 from app.auth.roles import roles_from_groups
 from app.clock import utcnow
 from app.extensions import db
+from app.text import one_line_problem
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +120,9 @@ def change_local_groups(user: User, add=(), remove=()) -> list[str]:
                 provider=user.provider,
             )
         )
+    for name in add:
+        if problem := one_line_problem(name, _("Group")):
+            raise InvalidGroupName(problem)
     add, remove = [normalise_group(n) for n in add], [normalise_group(n) for n in remove]
     for name in (*add, *remove):
         if not GROUP_NAME.fullmatch(name):
