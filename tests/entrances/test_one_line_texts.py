@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 from app.auth import access_tokens
 from app.auth.access_tokens import AccessToken
 from app.auth.models import User
-from app.catalogue.models import TemplateRevision, TypeLibrary
+from app.catalogue.models import CatalogueTemplate, TemplateRevision, TypeLibrary
 from app.cli_client.main import cli as rcp
 from app.deployments.models import Deployment, DeploymentEvent
 from app.extensions import db
@@ -333,3 +333,28 @@ def test_descriptions_and_help_may_hold_line_breaks_but_no_other_control_charact
 def test_a_name_stored_before_the_rule_is_shown_on_one_line():
     assert flatten("poison\r\nX-A: b") == "poison X-A: b"
     assert flatten(" \x1b[31mred\x1b[0m\u2028") == "[31mred [0m"
+
+
+def test_a_catalogue_folder_whose_sidecar_words_hold_control_characters_is_not_published(
+    emulated, tmp_path
+):
+    folder = tmp_path / "catalogue"
+    folder.mkdir()
+    for number, poison in enumerate(POISONS.values()):
+        (folder / f"app-{number}.yaml").write_text(TEMPLATE)
+        sidecar = SIDECAR + f"translations:\n  it: {{name: {_yaml(poison)}}}\n"
+        (folder / f"app-{number}.portal.yaml").write_text(sidecar)
+    result = emulated.app.test_cli_runner().invoke(args=["catalogue", "import", str(folder)])
+    assert result.exit_code == 0, result.output
+    for number in range(len(POISONS)):
+        assert f"app-{number}.yaml -> app-{number}: invalid: revision 1 not published" in (
+            result.output
+        )
+    assert result.output.count(f"translations.it.name {REFUSED}") == len(POISONS)
+    with emulated.app.app_context():
+        published = db.session.scalars(
+            select(CatalogueTemplate.slug).where(
+                CatalogueTemplate.published_revision_id.is_not(None)
+            )
+        ).all()
+    assert not any(slug.startswith("app-") for slug in published)
