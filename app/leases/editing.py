@@ -27,6 +27,7 @@ from app.leases.policy import (
     levels,
     stored_levels,
 )
+from app.text import one_line_problem
 
 # A field set to UNSET is removed from its level: the next level decides again.
 UNSET = object()
@@ -111,6 +112,8 @@ def set_policy(
     Raises InvalidPolicy (nothing stored) when the reason is empty or the result contradicts
     itself.
     """
+    if problem := one_line_problem(group_name, _("Group")):
+        raise InvalidPolicy(problem)
     slug, group = (template_slug or "").strip(), (group_name or "").strip()
     reason = (reason or "").strip()
     if not reason:

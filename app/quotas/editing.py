@@ -28,6 +28,7 @@ from app.quotas.models import (
     QuotaChange,
     QuotaLimit,
 )
+from app.text import one_line_problem
 from app.tosca.units import read_size
 
 # What an operator types to lift a limit, and to let the next level decide again.
@@ -141,6 +142,8 @@ def set_limits(actor: User | None, scope: str, subject: str, changes: Mapping, r
         )
     subject = "" if scope == SITE else str(subject)
     if scope in (MEMBER, GROUP):
+        if problem := one_line_problem(subject, _("Group")):
+            raise InvalidLimit(problem)
         subject = normalise_group(subject)
         if not subject:
             raise InvalidLimit(_("Name the group whose limits change."))

@@ -144,6 +144,33 @@ def test_the_quota_and_lease_policy_forms_refuse_a_reason_with_control_character
     assert _count(emulated.app, QuotaChange) == _count(emulated.app, LeasePolicyChange) == 0
 
 
+def test_group_limits_and_policies_are_not_kept_under_a_group_name_with_control_characters(
+    emulated,
+):
+    client = _client(emulated, "olga", roles=("operator",))
+    for poison in POISONS.values():
+        if "\x00" in poison:
+            continue  # refused in any address before the page is asked (app.security)
+        group = {"name": f"physics{poison}"}
+        page = client.get("/quotas/group", query_string=group).get_data(as_text=True)
+        quota = client.post(
+            "/quotas/group",
+            query_string=group,
+            data={"csrf_token": csrf_from(page), "scope": "group", "group-cores": "8"}
+            | {"group-reason": "more"},
+        ).get_data(as_text=True)
+        assert _refused(quota, "Group", poison, kept=False), poison
+        where = {"group": f"physics{poison}"}
+        page = client.get("/leases/", query_string=where).get_data(as_text=True)
+        lease = client.post(
+            "/leases/",
+            query_string=where,
+            data={"csrf_token": csrf_from(page), "default": "2d", "reason": "longer"},
+        ).get_data(as_text=True)
+        assert _refused(lease, "Group", poison, kept=False), poison
+    assert _count(emulated.app, QuotaChange) == _count(emulated.app, LeasePolicyChange) == 0
+
+
 def test_the_catalogue_admin_forms_refuse_messages_groups_and_library_names(emulated):
     client = _client(emulated, "root", roles=("admin",))
     edit = "/admin/catalogue/test-notebook/edit"
