@@ -11,7 +11,6 @@ template's TOSCA body, a sidecar file, a list of patterns one per line) are not 
 from __future__ import annotations
 
 import re
-import unicodedata
 
 import click
 from flask_babel import gettext as _
@@ -20,23 +19,21 @@ from wtforms.validators import ValidationError
 
 from app.errors import PortalError
 
-# Cc is C0, DEL and C1 (U+0085, the "next line", among them); Zl and Zp are U+2028 and U+2029,
-# which editors, JavaScript and some mail readers take for line breaks.
-_CATEGORIES = frozenset({"Cc", "Zl", "Zp"})
-_RUNS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
+# Unicode's Cc (C0, DEL and C1, U+0085 "next line" among them), Zl (U+2028) and Zp (U+2029),
+# which editors, JavaScript and some mail readers take for line breaks: the whole of those
+# categories, written as one class so that checking a name is one regular-expression scan.
+_CONTROL = "\x00-\x1f\x7f-\x9f\u2028\u2029"
+_ONE = re.compile(f"[{_CONTROL}]")
+_RUNS = re.compile(f"[{_CONTROL}]+")
 
 
 def is_control(character: str) -> bool:
-    return unicodedata.category(character) in _CATEGORIES
+    return _ONE.fullmatch(character) is not None
 
 
 def control_characters(text: str | None) -> list[str]:
     """The distinct control characters in ``text``, in the order they first appear."""
-    found: list[str] = []
-    for character in text or "":
-        if is_control(character) and character not in found:
-            found.append(character)
-    return found
+    return list(dict.fromkeys(_ONE.findall(text or "")))
 
 
 def code_points(characters: list[str]) -> str:
