@@ -22,6 +22,19 @@ import yaml
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
+TYPE_SECTIONS = (
+    "artifact_types",
+    "data_types",
+    "capability_types",
+    "interface_types",
+    "relationship_types",
+    "node_types",
+    "group_types",
+    "policy_types",
+)
+# Refs that name one state of the files for good: a tag such as v4.0.1, or a commit.
+_FIXED_REF = re.compile(r"v?\d+(\.\d+)*([.-][\w.-]+)?|[0-9a-f]{7,40}")
+
 PATTERN_HELP = _l(
     "A URL starting with https:// or http:// that contains {path} (the file inside the "
     "library) and, optionally, {ref} (any branch, tag or commit)."
@@ -70,6 +83,27 @@ class TypeLibrary:
                 return found["path"]
         return None
 
+    def literal_ref(self, url: str) -> str | None:
+        """The ref a literal-ref pattern answering for ``url`` names (the URL segment before
+        the file path, such as ``master`` or ``v4.0.1``), or ``None``."""
+        for pattern in self.patterns:
+            if "{ref}" not in pattern and compile_pattern(pattern).fullmatch(url.strip()):
+                return pattern.split("{path}", 1)[0].rstrip("/").rsplit("/", 1)[-1] or None
+        return None
+
+    def type_names(self) -> set[str]:
+        """Every type the library's files define, of any kind (unreadable files left out)."""
+        names: set[str] = set()
+        for text in self.files.values():
+            try:
+                document = yaml.safe_load(text)
+            except yaml.YAMLError:
+                continue
+            for section in TYPE_SECTIONS:
+                found = document.get(section) if isinstance(document, dict) else None
+                names.update(str(name) for name in found or () if isinstance(found, dict))
+        return names
+
     def specificity(self, url: str) -> int:
         """2 when a literal-ref pattern answers for ``url``, 1 for a ``{ref}`` one, else 0."""
         for pattern in self.patterns:
@@ -109,25 +143,27 @@ class LibrarySet:
     def resolve(self, url: str, prefer: TypeLibrary | None = None) -> Resolved | None:
         """The library file ``url`` stands for, or ``None`` when no library holds it.
 
-        ``prefer`` (a pinned library) wins whenever it holds the path the URL names.
+        Only libraries whose URL patterns answer for ``url`` are considered, as the
+        orchestrator fetches the very URL an import names: another library holding a file of
+        the same name (another branch, another fork) never stands in for it. A literal-ref
+        pattern beats a ``{ref}`` one; among equals, ``prefer`` (a pinned library) wins, then
+        the order of the set.
         """
         candidates = []
         for position, library in enumerate(self.libraries):
             path = library.match(url)
             if path is not None and path in library.files:
-                candidates.append((-library.specificity(url), position, library, path))
+                rank = (-library.specificity(url), library is not prefer, position)
+                candidates.append((rank, library, path))
         if not candidates:
             return None
-        if prefer is not None:
-            for *_rank, _library, path in candidates:
-                if path in prefer.files:
-                    return Resolved(url, prefer, path)
-        *_rank, library, path = min(candidates, key=lambda c: c[:2])
+        _rank, library, path = min(candidates, key=lambda c: c[0])
         return Resolved(url, library, path)
 
-    def alternatives(self, paths: set[str], exclude: TypeLibrary) -> list[TypeLibrary]:
-        """Other libraries holding every one of ``paths`` (other versions of the same files)."""
-        return [lib for lib in self.libraries if lib is not exclude and paths <= set(lib.files)]
+
+def is_branch(ref: str | None) -> bool:
+    """Whether ``ref`` reads as a branch (which moves on), not a tag or a commit."""
+    return bool(ref) and not _FIXED_REF.fullmatch(ref)
 
 
 def nested_imports(document: dict) -> list[str]:
