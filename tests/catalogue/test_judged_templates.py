@@ -152,3 +152,23 @@ def test_an_elastic_cluster_is_charged_at_its_maximum_and_says_so(app, client, l
     # The front end (2 cores) and five workers of 4 cores, not the 0 workers it starts with.
     assert "Machines 6" in box and "CPU cores 22" in box
     assert "node 'lrms_wn' starts with 0 and can grow to 5 machines; it is charged at 5" in box
+
+
+# --- versions given as a single number ------------------------------------------------------
+
+
+def test_a_version_given_as_a_single_number_is_valid_and_shown_as_written(form_app):
+    parsed = parse("single_number_version.yaml")
+    assert parsed.errors == [] and parsed.warnings == []
+    with form_app.app_context():
+        fields = build_form_class(parsed).input_fields
+        version = fields["os_version"]
+        assert version.check(version.spec.default) == ("7", [])  # sent as written
+    form_class = build_form_class(parsed)
+    with form_app.test_request_context():
+        shown = str(form_class()[field_name("os_version")])
+    assert '<option selected value="7">7</option>' in shown and '"8">8</option>' in shown
+    assert defaults_validate(form_app, parsed) == {}
+    assert "Must be at least 3" in defaults_validate(form_app, parsed, minimum_kernel="2.9")[
+        field_name("minimum_kernel")
+    ][0]

@@ -245,3 +245,15 @@ def test_output_display_comes_from_the_sidecar(parse_text, simple_template):
 def test_preset_values_are_checked_against_the_inputs(parse_text, simple_template):
     parsed = parse_text(simple_template, "presets: [{name: Huge, values: {num_cpus: 64}}]\n")
     assert parsed.errors[0].message == 'Preset "Huge" sets num_cpus to 64: Must be one of: 1, 2, 4.'
+
+
+@pytest.mark.parametrize("version", ["0", "1.0", "1"])
+def test_a_definitions_version_given_as_a_number_is_refused_naming_it(
+    parse_text, simple_template, version
+):
+    text = simple_template.replace("tosca_simple_yaml_1_0", version, 1)
+    (problem,) = parse_text(text).errors
+    assert problem.line == 1
+    assert problem.message.startswith(
+        f"tosca_definitions_version {version} is not a TOSCA Simple Profile version"
+    )
