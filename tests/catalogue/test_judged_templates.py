@@ -169,6 +169,31 @@ def test_a_version_given_as_a_single_number_is_valid_and_shown_as_written(form_a
         shown = str(form_class()[field_name("os_version")])
     assert '<option selected value="7">7</option>' in shown and '"8">8</option>' in shown
     assert defaults_validate(form_app, parsed) == {}
-    assert "Must be at least 3" in defaults_validate(form_app, parsed, minimum_kernel="2.9")[
-        field_name("minimum_kernel")
-    ][0]
+    assert (
+        "Must be at least 3"
+        in defaults_validate(form_app, parsed, minimum_kernel="2.9")[field_name("minimum_kernel")][
+            0
+        ]
+    )
+
+
+# --- keys indented with spaces YAML does not count ------------------------------------------
+
+
+def test_an_output_indented_with_no_break_spaces_is_refused_naming_its_line():
+    parsed = parse("nbsp_output.yaml")
+    [error] = parsed.errors
+    assert error.line == 24
+    assert error.message.startswith(
+        "Line 24 is indented with U+00A0, a space that YAML does not count as indentation"
+    )
+    assert 'the key "node_creds" is read outside the mapping it appears to be in' in (error.message)
+
+
+def test_a_sidecar_key_indented_with_no_break_spaces_is_refused_naming_its_line():
+    text = (JUDGED / "list_of_mappings.yaml").read_text()
+    sidecar = "inputs:\n  packages:\n    label: Packages\n\u00a0\u00a0settings:\n    label: S\n"
+    parsed = parse_template("judged", text, sidecar, types_dir=TYPES_DIR)
+    [error] = parsed.errors
+    assert error.source == "sidecar" and error.line == 4
+    assert 'the key "settings" is read outside the mapping' in error.message
