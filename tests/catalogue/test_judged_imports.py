@@ -183,3 +183,12 @@ def test_a_misspelt_type_names_the_type_it_is_close_to():
     assert 'check its spelling: they define "tosca.nodes.indigo.Compute"' in error.message
     # tosca-parser's own sentences about the typeless node are not shown beside it.
     assert parsed.warnings == []
+
+
+def test_a_folder_import_reports_an_import_by_a_bare_file_name_as_invalid(app, tmp_path):
+    (tmp_path / "vm.yaml").write_text((JUDGED / "relative_import.yaml").read_text())
+    [outcome] = operations.import_folder(tmp_path, "curator")
+    assert outcome.outcome == "invalid"
+    assert 'Import "indigo_custom_types" (custom_types.yaml) is not an absolute URL' in (
+        outcome.detail
+    )
