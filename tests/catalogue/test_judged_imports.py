@@ -192,3 +192,38 @@ def test_a_folder_import_reports_an_import_by_a_bare_file_name_as_invalid(app, t
     assert 'Import "indigo_custom_types" (custom_types.yaml) is not an absolute URL' in (
         outcome.detail
     )
+
+
+# --- in Italian too ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def italian():
+    from flask import Flask
+    from flask_babel import Babel
+
+    portal = Flask(__name__)
+    portal.config["BABEL_TRANSLATION_DIRECTORIES"] = str(Path(__file__).parents[2] / "translations")
+    Babel(portal)
+    return portal
+
+
+@pytest.mark.parametrize(
+    ("name", "italian_start"),
+    [
+        (
+            "relative_import.yaml",
+            'L\'import "indigo_custom_types" (custom_types.yaml) non è un URL',
+        ),
+        ("older_tag_type.yaml", 'Il tipo "tosca.nodes.indigo.MonitoredCompute" non è definito'),
+        ("newer_branch_type.yaml", 'Il tipo "tosca.nodes.indigo.VectorDatabase" non è definito'),
+        ("nbsp_output.yaml", "La riga 24 è rientrata con U+00A0"),
+    ],
+)
+def test_the_refusals_read_in_italian(italian, name, italian_start):
+    from flask_babel import force_locale
+
+    [error] = judge(name, shipped("indigo-2025-08", "indigo-v4.0.1")).errors
+    with italian.test_request_context(), force_locale("it"):
+        assert error.shown.startswith(italian_start)
+        assert "defined" not in error.shown and "import the URL" not in error.shown
