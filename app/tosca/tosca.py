@@ -239,7 +239,8 @@ def validate_template(
         result.warnings.append(unused_pin(prefer, graph))
     if graph.unresolved or result.errors:
         return result  # type findings would only repeat that types are missing
-    findings = undefined.precise(_findings(ready, graph, lines, text), ready)
+    findings = undefined.input_types(_findings(ready, graph, lines, text), ready, lines, graph)
+    findings = undefined.precise(findings, ready)
     if not graph.nested_unresolved and not graph.stand_ins:
         findings = undefined.as_errors(findings, result.errors, graph, libraries)
     result.warnings.extend(findings)

@@ -23,6 +23,45 @@ from app.tosca.yamlsafe import Problem
 # tosca-parser's words for a type no imported file defines (InvalidTypeError).
 _UNDEFINED_TYPE = re.compile(r'Type "([^"]+)" is not a valid type')
 _QUOTED = re.compile(r'"[^"]+"')
+# tosca-parser's sentence on an input of a non-primitive type (it names Python's ``type``).
+_NO_TYPE_NAMED = re.compile(r"Invalid type \"<class '\w+'>\"")
+
+
+def input_types(findings: list[Problem], tpl: dict, lines: dict, graph: ImportGraph) -> list:
+    """``findings`` with tosca-parser's sentence on inputs of a data type replaced by the
+    portal's own: tosca-parser refuses every input whose type is not a primitive one, in words
+    that name no type (``Invalid type "<class 'type'>"``), while the orchestrator accepts a data
+    type that the imports or the TOSCA profile define. An input of a type that neither defines
+    gets the finding of an undefined type, on its line."""
+    from toscaparser.elements.constraints import Schema
+    from toscaparser.elements.entity_type import EntityType
+
+    kept = [problem for problem in findings if not _NO_TYPE_NAMED.search(problem.message)]
+    known = {*Schema.PROPERTY_TYPES, *EntityType.TOSCA_DEF, *_defined(graph)}
+    topology = tpl.get("topology_template") if isinstance(tpl, dict) else None
+    inputs = topology.get("inputs") if isinstance(topology, dict) else None
+    for name, definition in (inputs or {}).items() if isinstance(inputs, dict) else ():
+        kind = definition.get("type") if isinstance(definition, dict) else None
+        if isinstance(kind, str) and kind not in known:
+            kept.append(
+                Problem.of(
+                    N_("Type check: %(finding)s"),
+                    lines.get(("topology_template", "inputs", name, "type")),
+                    finding=f'Type "{kind}" is not a valid type.',
+                )
+            )
+    return kept
+
+
+def _defined(graph: ImportGraph) -> set[str]:
+    """Every type the imported files define."""
+    return {
+        str(type_name)
+        for document in graph.documents.values()
+        for section in TYPE_SECTIONS
+        for type_name in (document.get(section) or {})
+        if isinstance(document.get(section), dict)
+    }
 
 
 def precise(findings: list[Problem], tpl: dict) -> list[Problem]:
@@ -77,14 +116,7 @@ def as_errors(
 
 def _why(name: str, line: int | None, graph: ImportGraph, libraries: LibrarySet) -> Problem:
     imported = ", ".join(graph.libraries)
-    defined = {
-        str(type_name)
-        for document in graph.documents.values()
-        for section in TYPE_SECTIONS
-        for type_name in (document.get(section) or {})
-        if isinstance(document.get(section), dict)
-    }
-    close = difflib.get_close_matches(name, sorted(defined), n=1, cutoff=0.9)
+    close = difflib.get_close_matches(name, sorted(_defined(graph)), n=1, cutoff=0.9)
     if close:
         return Problem.of(
             N_(

@@ -227,3 +227,16 @@ def test_the_refusals_read_in_italian(italian, name, italian_start):
     with italian.test_request_context(), force_locale("it"):
         assert error.shown.startswith(italian_start)
         assert "defined" not in error.shown and "import the URL" not in error.shown
+
+
+def test_an_input_of_a_data_type_is_judged_by_whether_the_imports_define_it():
+    libraries = shipped("indigo-2025-08", "indigo-v4.0.1")
+    parsed = judge("data_type_input.yaml", libraries)
+    assert parsed.errors == [] and parsed.warnings == []
+    text = (JUDGED / "data_type_input.yaml").read_text()
+    undefined = text.replace("tosca.datatypes.indigo.User", "tosca.datatypes.indigo.Person")
+    parsed = parse_template("judged", undefined, libraries=LibrarySet(libraries))
+    [error] = parsed.errors
+    assert error.line == 14
+    assert error.message.startswith('Type "tosca.datatypes.indigo.Person" is defined in none')
+    assert parsed.warnings == []
