@@ -66,6 +66,18 @@ def compile_pattern(pattern: str) -> re.Pattern:
     return re.compile(regex.replace(r"\{path\}", r"(?P<path>[^?#]+)"))
 
 
+# GitHub serves a branch or tag under refs/heads/<branch> or refs/tags/<tag> as under its bare
+# name: the same file, so the same library answers for both.
+_GITHUB_FULL_REF = re.compile(
+    r"^(https?://raw\.githubusercontent\.com/[^/]+/[^/]+/)refs/(?:heads|tags)/"
+)
+
+
+def equivalent(url: str) -> str:
+    """``url`` as the library patterns spell it (a GitHub raw URL by its short ref)."""
+    return _GITHUB_FULL_REF.sub(r"\1", url.strip(), count=1)
+
+
 @dataclass(frozen=True)
 class TypeLibrary:
     """One library: its files (path -> YAML text) and the URL patterns it answers for."""
@@ -78,7 +90,7 @@ class TypeLibrary:
     def match(self, url: str) -> str | None:
         """The file path ``url`` names in this library, or ``None``; literal refs rank first."""
         for pattern in sorted(self.patterns, key=lambda p: "{ref}" in p):
-            found = compile_pattern(pattern).fullmatch(url.strip())
+            found = compile_pattern(pattern).fullmatch(equivalent(url))
             if found and ".." not in found["path"].split("/"):
                 return found["path"]
         return None
@@ -87,7 +99,7 @@ class TypeLibrary:
         """The ref a literal-ref pattern answering for ``url`` names (the URL segment before
         the file path, such as ``master`` or ``v4.0.1``), or ``None``."""
         for pattern in self.patterns:
-            if "{ref}" not in pattern and compile_pattern(pattern).fullmatch(url.strip()):
+            if "{ref}" not in pattern and compile_pattern(pattern).fullmatch(equivalent(url)):
                 return pattern.split("{path}", 1)[0].rstrip("/").rsplit("/", 1)[-1] or None
         return None
 
@@ -107,7 +119,7 @@ class TypeLibrary:
     def specificity(self, url: str) -> int:
         """2 when a literal-ref pattern answers for ``url``, 1 for a ``{ref}`` one, else 0."""
         for pattern in self.patterns:
-            if compile_pattern(pattern).fullmatch(url.strip()):
+            if compile_pattern(pattern).fullmatch(equivalent(url)):
                 return 1 if "{ref}" in pattern else 2
         return 0
 

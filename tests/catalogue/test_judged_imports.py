@@ -240,3 +240,16 @@ def test_an_input_of_a_data_type_is_judged_by_whether_the_imports_define_it():
     assert error.line == 14
     assert error.message.startswith('Type "tosca.datatypes.indigo.Person" is defined in none')
     assert parsed.warnings == []
+
+
+def test_a_github_url_naming_the_full_ref_is_judged_by_the_library_of_that_ref():
+    full = MASTER.replace("/master/", "/refs/heads/master/")
+    libraries = shipped("indigo-2025-08", "indigo-v4.0.1")
+    text = (JUDGED / "older_tag_type.yaml").read_text().replace(MASTER, full)
+    parsed = parse_template("judged", text, libraries=LibrarySet(libraries))
+    [error] = parsed.errors
+    assert 'Type "tosca.nodes.indigo.MonitoredCompute" is defined in none' in error.message
+    assert parsed.libraries == ["indigo-2025-08"] and parsed.unresolved_imports == []
+    tag = MASTER.replace("/master/", "/refs/tags/v4.0.1/")
+    parsed = parse_template("judged", text.replace(full, tag), libraries=LibrarySet(libraries))
+    assert parsed.errors == [] and parsed.libraries == ["indigo-v4.0.1"]
