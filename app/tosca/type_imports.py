@@ -16,14 +16,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from app.tosca.typelibs import (
-    TYPE_SECTIONS,
-    LibrarySet,
-    Resolved,
-    TypeLibrary,
-    absolute,
-    nested_imports,
-)
+from app.tosca.typelibs import LibrarySet, Resolved, TypeLibrary, absolute, nested_imports
 from app.tosca.wording import N_, said
 from app.tosca.yamlsafe import Problem, TemplateError
 
@@ -31,6 +24,16 @@ MAX_DEPTH = 8
 MAX_FILES = 200
 MAX_FILE_BYTES = 4 * 1024 * 1024
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+SECTIONS = (
+    "artifact_types",
+    "data_types",
+    "capability_types",
+    "interface_types",
+    "relationship_types",
+    "node_types",
+    "group_types",
+    "policy_types",
+)
 
 _CACHE: dict[str, dict] = {}  # parsed type files by content digest
 _CACHE_LOCK = threading.Lock()
@@ -189,10 +192,10 @@ def _merged(resolved, libraries, prefer, graph, seen: set, depth: int, budget: l
                 graph.nested_unresolved.append(f"{url} (imported by {where})")
             continue
         found = _merged(inner, libraries, prefer, graph, seen | {key}, depth + 1, budget)
-        for section in TYPE_SECTIONS:
+        for section in SECTIONS:
             if isinstance((found or {}).get(section), dict):
                 merged.setdefault(section, {}).update(found[section])
-    for section in TYPE_SECTIONS:
+    for section in SECTIONS:
         if isinstance(document.get(section), dict):
             merged.setdefault(section, {}).update(document[section])
     document.pop("imports", None)

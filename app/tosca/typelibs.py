@@ -22,16 +22,6 @@ import yaml
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
-TYPE_SECTIONS = (
-    "artifact_types",
-    "data_types",
-    "capability_types",
-    "interface_types",
-    "relationship_types",
-    "node_types",
-    "group_types",
-    "policy_types",
-)
 # Refs that name one state of the files for good: a tag such as v4.0.1, or a commit.
 _FIXED_REF = re.compile(r"v?\d+(\.\d+)*([.-][\w.-]+)?|[0-9a-f]{7,40}")
 
@@ -102,19 +92,6 @@ class TypeLibrary:
             if "{ref}" not in pattern and compile_pattern(pattern).fullmatch(equivalent(url)):
                 return pattern.split("{path}", 1)[0].rstrip("/").rsplit("/", 1)[-1] or None
         return None
-
-    def type_names(self) -> set[str]:
-        """Every type the library's files define, of any kind (unreadable files left out)."""
-        names: set[str] = set()
-        for text in self.files.values():
-            try:
-                document = yaml.safe_load(text)
-            except yaml.YAMLError:
-                continue
-            for section in TYPE_SECTIONS:
-                found = document.get(section) if isinstance(document, dict) else None
-                names.update(str(name) for name in found or () if isinstance(found, dict))
-        return names
 
     def specificity(self, url: str) -> int:
         """2 when a literal-ref pattern answers for ``url``, 1 for a ``{ref}`` one, else 0."""

@@ -15,10 +15,10 @@ from __future__ import annotations
 import difflib
 import re
 
-from app.tosca.type_imports import ImportGraph
-from app.tosca.typelibs import TYPE_SECTIONS, LibrarySet, is_branch
+from app.tosca.type_imports import SECTIONS, ImportGraph, parsed_file
+from app.tosca.typelibs import LibrarySet, Resolved, TypeLibrary, is_branch
 from app.tosca.wording import N_, said
-from app.tosca.yamlsafe import Problem
+from app.tosca.yamlsafe import Problem, TemplateError
 
 # tosca-parser's words for a type no imported file defines (InvalidTypeError).
 _UNDEFINED_TYPE = re.compile(r'Type "([^"]+)" is not a valid type')
@@ -58,10 +58,24 @@ def _defined(graph: ImportGraph) -> set[str]:
     return {
         str(type_name)
         for document in graph.documents.values()
-        for section in TYPE_SECTIONS
+        for section in SECTIONS
         for type_name in (document.get(section) or {})
         if isinstance(document.get(section), dict)
     }
+
+
+def _library_types(library: TypeLibrary) -> set[str]:
+    """Every type a library's files define (unreadable files left out)."""
+    names: set[str] = set()
+    for path in library.files:
+        try:
+            document = parsed_file(Resolved("", library, path))
+        except TemplateError:
+            continue
+        for section in SECTIONS:
+            if isinstance(document.get(section), dict):
+                names.update(str(type_name) for type_name in document[section])
+    return names
 
 
 def precise(findings: list[Problem], tpl: dict) -> list[Problem]:
@@ -132,7 +146,7 @@ def _why(name: str, line: int | None, graph: ImportGraph, libraries: LibrarySet)
     elsewhere = [
         library.name
         for library in libraries.libraries
-        if library.name not in graph.libraries and name in library.type_names()
+        if library.name not in graph.libraries and name in _library_types(library)
     ]
     if elsewhere:
         return Problem.of(
