@@ -32,7 +32,8 @@ def dialect_words(version: object, imports: object = None) -> dict | None:
     orchestrator nor the portal's type libraries hold: saying "no version" would send the
     admin looking for a line that is there.
     """
-    version = str(version or "").strip()
+    # A bare number (``tosca_definitions_version: 1.0``) is a version line all the same.
+    version = str("" if version is None else version).strip()
     if not version or version.startswith("tosca_"):
         return None
     if version.startswith("alien_dsl"):
@@ -73,7 +74,7 @@ def structural_problems(tpl: dict, lines: dict[tuple, int]) -> list[Problem]:
     dialect = dialect_words(tpl.get("tosca_definitions_version"), tpl.get("imports"))
     if dialect:
         problems.append(Problem.of(dialect["msgid"], version_line, **dialect["params"]))
-    elif not tpl.get("tosca_definitions_version"):
+    elif tpl.get("tosca_definitions_version") in (None, ""):
         problems.append(
             Problem.of(
                 N_(

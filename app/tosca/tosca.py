@@ -5,9 +5,11 @@ refuse) and problems the portal itself meets (unreadable files, forms it can't b
 errors. tosca-parser runs against the local copies the type libraries hold (``typelibs``,
 ``type_imports``); what it finds is a warning with its line, named after its row of
 ``leniency.LENIENCIES`` when it is a known leniency. A template whose imports no library holds
-is still publishable, with a warning that its types were not checked; when every import is
-held for the ref it names, a type none of them defines is an error (a misspelling the
-orchestrator refuses).
+is still publishable, with a warning that its types were not checked; an import that is no
+absolute URL is an error, since the orchestrator fetches each import itself. Each import is
+checked against the library registered for the URL it names, never another holding files of
+the same names; when every import is held for the ref it names, a type none of them defines
+is an error (``undefined_types``).
 
 tosca-parser never reaches the network: while it runs its loader is replaced by one that serves
 the resolved library files and refuses anything else. Any exception it raises is caught, and
@@ -23,8 +25,15 @@ import threading
 from dataclasses import dataclass, field
 
 from app.tosca import leniency
+from app.tosca import undefined_types as undefined
 from app.tosca.checks import structural_problems
-from app.tosca.type_imports import ImportGraph, resolve_imports
+from app.tosca.type_imports import (
+    ImportGraph,
+    not_url_problems,
+    resolve_imports,
+    unresolved_problems,
+    unused_pin,
+)
 from app.tosca.typelibs import LibrarySet
 from app.tosca.wording import N_, said
 from app.tosca.yamlsafe import Problem
@@ -190,10 +199,6 @@ def _findings(tpl: dict, graph: ImportGraph, lines: dict, text: str | None) -> l
     return found
 
 
-def _type_findings(problems: list[Problem]) -> bool:
-    return any(not problem.code for problem in problems)
-
-
 def validate_template(
     tpl: dict,
     lines: dict[tuple, int],
@@ -205,9 +210,9 @@ def validate_template(
     """Validate a loaded template; never touches the network and never raises for a template.
 
     ``lines`` comes from ``yamlsafe.load_yaml_lines``; ``text`` helps find lines for messages
-    that quote values. ``pinned`` (the sidecar's ``types_version``) names a library to prefer.
-    When the library the imports name leaves type findings and another version of the same
-    files has none, that one is used with a warning (for a pinned library, a hint is added).
+    that quote values. ``pinned`` (the sidecar's ``types_version``) names the library to prefer
+    among those answering for an import's URL; it never replaces the library registered for
+    the very URL an import names, since that URL is what the orchestrator fetches.
     """
     result = Validation(errors=structural_problems(tpl, lines))
     ready, lenient = leniency.prepare(tpl, lines)
@@ -226,102 +231,17 @@ def validate_template(
     graph = resolve_imports(ready, lines, libraries, prefer)
     result.libraries = graph.libraries
     result.warnings.extend(graph.problems)
-    result.unresolved = [f"{item.url or item.name}" for item in graph.unresolved]
+    result.errors.extend(not_url_problems(graph))
+    result.unresolved = [f"{item.url or item.name}" for item in graph.not_urls + graph.unresolved]
     result.unresolved += graph.nested_unresolved
-    for item in graph.unresolved:
-        result.warnings.append(
-            Problem.of(
-                N_(
-                    'Import "%(name)s" (%(url)s) is in no type library, so its types were not '
-                    "checked; the form and cost come from the template itself. An admin can "
-                    "register the library under Type libraries. It was not downloaded."
-                ),
-                item.line,
-                name=item.name,
-                url=item.url or said(N_("unreadable")),
-            )
-        )
-    if graph.nested_unresolved:
-        result.warnings.append(
-            Problem.of(
-                N_(
-                    "Type files import what no type library holds, so those types were not "
-                    "checked: %(imports)s."
-                ),
-                imports="; ".join(graph.nested_unresolved),
-            )
-        )
+    result.warnings.extend(unresolved_problems(graph))
+    if prefer is not None and graph.resolved and prefer.name not in graph.libraries:
+        result.warnings.append(unused_pin(prefer, graph))
     if graph.unresolved or result.errors:
         return result  # type findings would only repeat that types are missing
-    findings = _findings(ready, graph, lines, text)
-    if _type_findings(findings) and len(graph.libraries) == 1:
-        chosen = libraries.get(graph.libraries[0])
-        for other in libraries.alternatives(graph.paths, exclude=chosen):
-            alt_graph = resolve_imports(ready, lines, libraries, other)
-            alt = _findings(ready, alt_graph, lines, text)
-            if _type_findings(alt):
-                continue
-            if pinned:
-                findings.append(
-                    Problem.of(
-                        N_(
-                            'It validates against type library "%(other)s" instead; pin that one '
-                            "in the sidecar if it is the intended one."
-                        ),
-                        None,
-                        "sidecar",
-                        other=other.name,
-                    )
-                )
-            else:
-                findings = [
-                    Problem.of(
-                        N_(
-                            'Validates only against type library "%(other)s", not "%(chosen)s" '
-                            'which its imports name; checked against "%(other)s". Pin '
-                            "types_version: %(other)s in the sidecar to make this explicit."
-                        ),
-                        other=other.name,
-                        chosen=chosen.name,
-                    ),
-                    *alt,
-                ]
-                result.libraries = alt_graph.libraries
-            break
+    findings = undefined.input_types(_findings(ready, graph, lines, text), ready, lines, graph)
+    findings = undefined.precise(findings, ready)
     if not graph.nested_unresolved and not graph.stand_ins:
-        findings = _undefined_types_as_errors(findings, result)
+        findings = undefined.as_errors(findings, result.errors, graph, libraries)
     result.warnings.extend(findings)
     return result
-
-
-# tosca-parser's words for a type no imported file defines (InvalidTypeError).
-_UNDEFINED_TYPE = re.compile(r'Type "([^"]+)" is not a valid type')
-
-
-def _undefined_types_as_errors(findings: list[Problem], result: Validation) -> list[Problem]:
-    """Move undefined types from ``findings`` to ``result.errors``; return the rest.
-
-    Called only when every import resolved to a library the portal holds for the very ref it
-    names: then a type none of them defines is certainly undefined (a misspelling), and the
-    orchestrator refuses the template. With an unresolved import, or one a library only
-    stands in for (another branch or commit), the type may live there: it stays a warning.
-    """
-    kept = []
-    for problem in findings:
-        match = _UNDEFINED_TYPE.search(problem.message)
-        if match is None or problem.code:
-            kept.append(problem)
-            continue
-        result.errors.append(
-            Problem.of(
-                N_(
-                    'Type "%(type)s" is defined in none of the type libraries this template '
-                    "imports (%(libraries)s), so the orchestrator would refuse it; check its "
-                    "spelling."
-                ),
-                problem.line,
-                type=match.group(1),
-                libraries=", ".join(result.libraries),
-            )
-        )
-    return kept

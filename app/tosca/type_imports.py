@@ -12,6 +12,7 @@ import copy
 import hashlib
 import threading
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -56,7 +57,9 @@ class ImportGraph:
     unresolved: list[TemplateImport] = field(default_factory=list)  # the template's own
     nested_unresolved: list[str] = field(default_factory=list)  # inside type files
     problems: list[Problem] = field(default_factory=list)  # unreadable type files
-    paths: set[str] = field(default_factory=set)  # library paths of the top-level imports
+    # The template's own imports that are no absolute URL: the orchestrator cannot fetch them.
+    not_urls: list[TemplateImport] = field(default_factory=list)
+    resolved: list[Resolved] = field(default_factory=list)  # the template's own, resolved
     # Top-level imports a library answers for only through a ``{ref}`` pattern: it stands in
     # for a branch or commit whose own types may differ.
     stand_ins: list[str] = field(default_factory=list)
@@ -143,11 +146,14 @@ def resolve_imports(
     graph = ImportGraph()
     budget = [MAX_FILES]
     for item in template_imports(tpl, lines):
+        if item.url and urlsplit(item.url).scheme not in ("http", "https"):
+            graph.not_urls.append(item)
+            continue
         resolved = libraries.resolve(item.url, prefer) if item.url else None
         if resolved is None:
             graph.unresolved.append(item)
             continue
-        graph.paths.add(resolved.path)
+        graph.resolved.append(resolved)
         if resolved.library.specificity(item.url) < 2:
             graph.stand_ins.append(item.url)
         document = _merged(resolved, libraries, prefer, graph, set(), 0, budget)
@@ -195,3 +201,64 @@ def _merged(resolved, libraries, prefer, graph, seen: set, depth: int, budget: l
     document.pop("imports", None)
     document.update(merged)
     return document
+
+
+def not_url_problems(graph: ImportGraph) -> list[Problem]:
+    """An error for each of the template's imports that is no http(s) URL: the orchestrator
+    fetches each import itself and refuses the template when it cannot."""
+    return [
+        Problem.of(
+            N_(
+                'Import "%(name)s" (%(url)s) is not an absolute URL such as https://…/'
+                "custom_types.yaml: the orchestrator fetches each import by its URL, so it would "
+                "refuse the template. Give the whole URL of the file."
+            ),
+            item.line,
+            name=item.name,
+            url=item.url,
+        )
+        for item in graph.not_urls
+    ]
+
+
+def unresolved_problems(graph: ImportGraph) -> list[Problem]:
+    """Warnings for the imports no library holds: their types were not checked."""
+    found = [
+        Problem.of(
+            N_(
+                'Import "%(name)s" (%(url)s) is in no type library, so its types were not '
+                "checked; the form and cost come from the template itself. An admin can "
+                "register the library under Type libraries. It was not downloaded."
+            ),
+            item.line,
+            name=item.name,
+            url=item.url or said(N_("unreadable")),
+        )
+        for item in graph.unresolved
+    ]
+    if graph.nested_unresolved:
+        found.append(
+            Problem.of(
+                N_(
+                    "Type files import what no type library holds, so those types were not "
+                    "checked: %(imports)s."
+                ),
+                imports="; ".join(graph.nested_unresolved),
+            )
+        )
+    return found
+
+
+def unused_pin(pinned: TypeLibrary, graph: ImportGraph) -> Problem:
+    """The warning for a sidecar's types_version that answers for none of the imports."""
+    return Problem.of(
+        N_(
+            'types_version "%(pinned)s" answers for none of the template\'s imports, so it was '
+            "not used: the orchestrator fetches the URLs the imports name, and they were checked "
+            "against the libraries registered for them (%(libraries)s)."
+        ),
+        None,
+        "sidecar",
+        pinned=pinned.name,
+        libraries=", ".join(graph.libraries),
+    )

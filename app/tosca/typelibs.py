@@ -22,6 +22,9 @@ import yaml
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
+# Refs that name one state of the files for good: a tag such as v4.0.1, or a commit.
+_FIXED_REF = re.compile(r"v?\d+(\.\d+)*([.-][\w.-]+)?|[0-9a-f]{7,40}")
+
 PATTERN_HELP = _l(
     "A URL starting with https:// or http:// that contains {path} (the file inside the "
     "library) and, optionally, {ref} (any branch, tag or commit)."
@@ -53,6 +56,18 @@ def compile_pattern(pattern: str) -> re.Pattern:
     return re.compile(regex.replace(r"\{path\}", r"(?P<path>[^?#]+)"))
 
 
+# GitHub serves a branch or tag under refs/heads/<branch> or refs/tags/<tag> as under its bare
+# name: the same file, so the same library answers for both.
+_GITHUB_FULL_REF = re.compile(
+    r"^(https?://raw\.githubusercontent\.com/[^/]+/[^/]+/)refs/(?:heads|tags)/"
+)
+
+
+def equivalent(url: str) -> str:
+    """``url`` as the library patterns spell it (a GitHub raw URL by its short ref)."""
+    return _GITHUB_FULL_REF.sub(r"\1", url.strip(), count=1)
+
+
 @dataclass(frozen=True)
 class TypeLibrary:
     """One library: its files (path -> YAML text) and the URL patterns it answers for."""
@@ -65,15 +80,23 @@ class TypeLibrary:
     def match(self, url: str) -> str | None:
         """The file path ``url`` names in this library, or ``None``; literal refs rank first."""
         for pattern in sorted(self.patterns, key=lambda p: "{ref}" in p):
-            found = compile_pattern(pattern).fullmatch(url.strip())
+            found = compile_pattern(pattern).fullmatch(equivalent(url))
             if found and ".." not in found["path"].split("/"):
                 return found["path"]
+        return None
+
+    def literal_ref(self, url: str) -> str | None:
+        """The ref a literal-ref pattern answering for ``url`` names (the URL segment before
+        the file path, such as ``master`` or ``v4.0.1``), or ``None``."""
+        for pattern in self.patterns:
+            if "{ref}" not in pattern and compile_pattern(pattern).fullmatch(equivalent(url)):
+                return pattern.split("{path}", 1)[0].rstrip("/").rsplit("/", 1)[-1] or None
         return None
 
     def specificity(self, url: str) -> int:
         """2 when a literal-ref pattern answers for ``url``, 1 for a ``{ref}`` one, else 0."""
         for pattern in self.patterns:
-            if compile_pattern(pattern).fullmatch(url.strip()):
+            if compile_pattern(pattern).fullmatch(equivalent(url)):
                 return 1 if "{ref}" in pattern else 2
         return 0
 
@@ -109,25 +132,27 @@ class LibrarySet:
     def resolve(self, url: str, prefer: TypeLibrary | None = None) -> Resolved | None:
         """The library file ``url`` stands for, or ``None`` when no library holds it.
 
-        ``prefer`` (a pinned library) wins whenever it holds the path the URL names.
+        Only libraries whose URL patterns answer for ``url`` are considered, as the
+        orchestrator fetches the very URL an import names: another library holding a file of
+        the same name (another branch, another fork) never stands in for it. A literal-ref
+        pattern beats a ``{ref}`` one; among equals, ``prefer`` (a pinned library) wins, then
+        the order of the set.
         """
         candidates = []
         for position, library in enumerate(self.libraries):
             path = library.match(url)
             if path is not None and path in library.files:
-                candidates.append((-library.specificity(url), position, library, path))
+                rank = (-library.specificity(url), library is not prefer, position)
+                candidates.append((rank, library, path))
         if not candidates:
             return None
-        if prefer is not None:
-            for *_rank, _library, path in candidates:
-                if path in prefer.files:
-                    return Resolved(url, prefer, path)
-        *_rank, library, path = min(candidates, key=lambda c: c[:2])
+        _rank, library, path = min(candidates, key=lambda c: c[0])
         return Resolved(url, library, path)
 
-    def alternatives(self, paths: set[str], exclude: TypeLibrary) -> list[TypeLibrary]:
-        """Other libraries holding every one of ``paths`` (other versions of the same files)."""
-        return [lib for lib in self.libraries if lib is not exclude and paths <= set(lib.files)]
+
+def is_branch(ref: str | None) -> bool:
+    """Whether ``ref`` reads as a branch (which moves on), not a tag or a commit."""
+    return bool(ref) and not _FIXED_REF.fullmatch(ref)
 
 
 def nested_imports(document: dict) -> list[str]:

@@ -14,11 +14,14 @@ from flask_babel import gettext as _
 
 from app.tosca.numbers import whole
 
-_VERSION_RE = re.compile(r"(\d+)\.(\d+)(?:\.(\d+)(?:\.([A-Za-z0-9_]+)(?:-(\d+))?)?)?")
+# The minor version may be left out: "7" is version 7.0 to tosca-parser, and a valid version
+# to the orchestrator's parser, so templates write ``version: 7`` and deploy.
+_VERSION_RE = re.compile(r"(\d+)(?:\.(\d+)(?:\.(\d+)(?:\.([A-Za-z0-9_]+)(?:-(\d+))?)?)?)?")
 
 
 def parse_version(value) -> tuple:
-    """Parse a TOSCA version ``major.minor[.fix[.qualifier[-build]]]`` into a sortable tuple.
+    """Parse a TOSCA version ``major[.minor[.fix[.qualifier[-build]]]]`` into a sortable tuple
+    (a missing minor version counts as 0, so 7 equals 7.0).
 
     Raises ``ValueError`` for anything else.
     """
@@ -28,7 +31,7 @@ def parse_version(value) -> tuple:
     if not match:
         raise ValueError(_("must be a version such as 1.0 or 2.1.3"))
     major, minor, fix, qualifier, build = match.groups()
-    return (whole(major), whole(minor), whole(fix or 0), qualifier or "", whole(build or 0))
+    return (whole(major), whole(minor or 0), whole(fix or 0), qualifier or "", whole(build or 0))
 
 
 def parse_timestamp(value) -> dt.datetime:

@@ -103,6 +103,7 @@ class _LimitedLoader(yaml.SafeLoader):
                 if isinstance(key_node, ScalarNode) and key_node.tag not in _SPECIAL_KEY_TAGS:
                     key = self.construct_object(key_node)
                     line = _line(key_node.start_mark)
+                    _check_indentation(key, key_node, line)
                     if key in seen:
                         if self._strict_keys:
                             raise TemplateError.of(
@@ -124,6 +125,30 @@ class _LimitedLoader(yaml.SafeLoader):
                         )
                     seen.setdefault(key, line)
         return super().construct_mapping(node, deep=deep)
+
+
+def _check_indentation(key: Any, key_node: ScalarNode, line: int | None) -> None:
+    """Refuse a key indented with a space YAML does not count as indentation.
+
+    YAML indents with ASCII spaces only: a no-break space (U+00A0, as pasted from a web page
+    or a word processor) is read as part of the key, which then silently leaves the mapping it
+    appears to be in (an output moves out of ``outputs:``). The orchestrator's reader does the
+    same, so the template would not be what it looks like.
+    """
+    if not isinstance(key, str) or key_node.style is not None or not key[:1].isspace():
+        return
+    raise TemplateError.of(
+        N_(
+            "Line %(number)d is indented with %(code)s, a space that YAML does not count as "
+            "indentation (such as the no-break space that web pages and word processors paste): "
+            'the key "%(key)s" is read outside the mapping it appears to be in. Indent it with '
+            "ordinary spaces."
+        ),
+        line,
+        number=line or 0,
+        code=f"U+{ord(key[0]):04X}",
+        key=key.strip(),
+    )
 
 
 def _expanded_size(root: Node) -> int:

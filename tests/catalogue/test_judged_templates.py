@@ -152,3 +152,48 @@ def test_an_elastic_cluster_is_charged_at_its_maximum_and_says_so(app, client, l
     # The front end (2 cores) and five workers of 4 cores, not the 0 workers it starts with.
     assert "Machines 6" in box and "CPU cores 22" in box
     assert "node 'lrms_wn' starts with 0 and can grow to 5 machines; it is charged at 5" in box
+
+
+# --- versions given as a single number ------------------------------------------------------
+
+
+def test_a_version_given_as_a_single_number_is_valid_and_shown_as_written(form_app):
+    parsed = parse("single_number_version.yaml")
+    assert parsed.errors == [] and parsed.warnings == []
+    with form_app.app_context():
+        fields = build_form_class(parsed).input_fields
+        version = fields["os_version"]
+        assert version.check(version.spec.default) == ("7", [])  # sent as written
+    form_class = build_form_class(parsed)
+    with form_app.test_request_context():
+        shown = str(form_class()[field_name("os_version")])
+    assert '<option selected value="7">7</option>' in shown and '"8">8</option>' in shown
+    assert defaults_validate(form_app, parsed) == {}
+    assert (
+        "Must be at least 3"
+        in defaults_validate(form_app, parsed, minimum_kernel="2.9")[field_name("minimum_kernel")][
+            0
+        ]
+    )
+
+
+# --- keys indented with spaces YAML does not count ------------------------------------------
+
+
+def test_an_output_indented_with_no_break_spaces_is_refused_naming_its_line():
+    parsed = parse("nbsp_output.yaml")
+    [error] = parsed.errors
+    assert error.line == 24
+    assert error.message.startswith(
+        "Line 24 is indented with U+00A0, a space that YAML does not count as indentation"
+    )
+    assert 'the key "node_creds" is read outside the mapping it appears to be in' in (error.message)
+
+
+def test_a_sidecar_key_indented_with_no_break_spaces_is_refused_naming_its_line():
+    text = (JUDGED / "list_of_mappings.yaml").read_text()
+    sidecar = "inputs:\n  packages:\n    label: Packages\n\u00a0\u00a0settings:\n    label: S\n"
+    parsed = parse_template("judged", text, sidecar, types_dir=TYPES_DIR)
+    [error] = parsed.errors
+    assert error.source == "sidecar" and error.line == 4
+    assert 'the key "settings" is read outside the mapping' in error.message

@@ -1,6 +1,7 @@
 """One field class per TOSCA input type: conversion, validation, hints and pre-filling."""
 
 import base64
+import re
 import struct
 
 import pytest
@@ -194,6 +195,9 @@ def test_version_accepts_tosca_versions(make_spec):
     field = field_for(make_spec("v", "version"))
     assert field.check("1.2.3") == ("1.2.3", [])
     assert field.check("1.0.0.beta-2") == ("1.0.0.beta-2", [])
+    # A single number is a version (7.0 to tosca-parser), sent as written.
+    assert field.check(7) == ("7", []) and field.check("7") == ("7", [])
+    assert re.fullmatch(field.render_kw()["pattern"], "7")
     assert field.check("v1")[1] == ["Must be a version such as 1.0 or 2.1.3."]
 
 

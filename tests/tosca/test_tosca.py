@@ -80,13 +80,14 @@ def test_imports_no_library_holds_leave_types_unchecked_but_publishable(
 
 
 @pytest.mark.parametrize("target", ["/etc/passwd", "file:///etc/passwd", "../secret.yaml"])
-def test_local_file_imports_are_never_read(parse_text, simple_template, target):
+def test_local_file_imports_are_never_read_and_refused(parse_text, simple_template, target):
     parsed = parse_text(simple_template.replace(MASTER, target))
     assert parsed.unresolved_imports == [target]
-    assert "types were not checked" in parsed.warnings[0].message
+    (error,) = parsed.errors
+    assert f"({target}) is not an absolute URL" in error.message
 
 
-def test_a_template_that_only_validates_against_an_older_library_falls_back_with_a_warning(
+def test_a_template_that_only_validates_against_an_older_library_keeps_its_named_library(
     parse_text, simple_template
 ):
     text = simple_template.replace(
@@ -95,11 +96,12 @@ def test_a_template_that_only_validates_against_an_older_library_falls_back_with
         "      properties:\n        zabbix_server: example.org\n",
     )
     parsed = parse_text(text)
-    assert parsed.errors == [] and parsed.types_version == "indigo-v4.0.1"
-    assert 'Validates only against type library "indigo-v4.0.1"' in parsed.warnings[0].message
-    pinned = parse_text(text, "types_version: indigo-2025-08\n")
+    assert parsed.errors == [] and parsed.types_version == "indigo-2025-08"
+    (warning,) = parsed.warnings
+    assert 'contains unknown field "zabbix_server"' in warning.message
+    pinned = parse_text(text, "types_version: indigo-v4.0.1\n")
     assert pinned.types_version == "indigo-2025-08"
-    assert 'validates against type library "indigo-v4.0.1" instead' in pinned.warnings[-1].message
+    assert any("answers for none of the template's imports" in w.message for w in pinned.warnings)
 
 
 def test_an_unknown_pinned_library_is_a_sidecar_error(parse_text, simple_template):
@@ -243,3 +245,15 @@ def test_output_display_comes_from_the_sidecar(parse_text, simple_template):
 def test_preset_values_are_checked_against_the_inputs(parse_text, simple_template):
     parsed = parse_text(simple_template, "presets: [{name: Huge, values: {num_cpus: 64}}]\n")
     assert parsed.errors[0].message == 'Preset "Huge" sets num_cpus to 64: Must be one of: 1, 2, 4.'
+
+
+@pytest.mark.parametrize("version", ["0", "1.0", "1"])
+def test_a_definitions_version_given_as_a_number_is_refused_naming_it(
+    parse_text, simple_template, version
+):
+    text = simple_template.replace("tosca_simple_yaml_1_0", version, 1)
+    (problem,) = parse_text(text).errors
+    assert problem.line == 1
+    assert problem.message.startswith(
+        f"tosca_definitions_version {version} is not a TOSCA Simple Profile version"
+    )

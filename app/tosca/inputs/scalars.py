@@ -208,14 +208,15 @@ class BooleanInput(InputField):
 
 
 class VersionInput(StringInput):
-    """``version``: text such as 1.2 or 2.0.1, checked as a TOSCA version."""
+    """``version``: text such as 7, 1.2 or 2.0.1, checked as a TOSCA version; a number in the
+    template (``default: 7``) is the version it was written as."""
 
     kind = "version"
     widgets = ("text", "select", "radio")
 
     def render_kw(self) -> dict[str, Any]:
         hints = super().render_kw()
-        hints.setdefault("pattern", r"\d+\.\d+(\.\d+(\.\w+(-\d+)?)?)?")
+        hints.setdefault("pattern", r"\d+(\.\d+(\.\d+(\.\w+(-\d+)?)?)?)?")
         return hints
 
     def coerce(self, value: Any, *, strict: bool = False) -> str:
