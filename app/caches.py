@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
 from cachetools import LRUCache
@@ -35,3 +35,25 @@ def cached(name: str, maxsize: int, key: Hashable, compute: Callable[[], Any]) -
     with _lock:
         cache[key] = value
     return value
+
+
+def cached_many(
+    name: str, maxsize: int, keys: Iterable[Hashable], compute: Callable[[set], dict]
+) -> dict:
+    """The values of ``keys`` in the current app's cache ``name``; those not in it yet are
+    computed together by ``compute(missing_keys)`` (a mapping; a key it leaves out is kept as
+    None). Only for values that never change for a given key."""
+    cache = app_cache(name, maxsize)
+    found, missing = {}, set()
+    with _lock:
+        for key in keys:
+            if key in cache:
+                found[key] = cache[key]
+            else:
+                missing.add(key)
+    if missing:
+        computed = compute(missing)
+        with _lock:
+            for key in missing:
+                found[key] = cache[key] = computed.get(key)
+    return found

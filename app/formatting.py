@@ -8,10 +8,12 @@ language is the one ``flask_babel.force_locale`` sets and the zone is passed as 
 
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
+from babel import numbers
 from babel.dates import format_skeleton
-from flask_babel import format_decimal, format_timedelta, get_locale, get_timezone
+from flask_babel import format_timedelta, get_locale, get_timezone
 
 from app.clock import utcnow
 
@@ -19,6 +21,11 @@ from app.clock import utcnow
 # flavour's "8 GB"), then whole binary ones ("2 GiB"), else one decimal place.
 _WHOLE_UNITS = (("TB", 10**12), ("TiB", 2**40), ("GB", 10**9), ("GiB", 2**30))
 _ROUGH_UNITS = (("TB", 10**12, "#,##0.#"), ("GB", 10**9, "#,##0.#"), ("MB", 10**6, "#,##0"))
+# Formatted moments and numbers kept per process, by value, zone and language: a page shows
+# dozens (every row's dates, every quota's figures), mostly the same ones as the page before,
+# and Babel builds each from the language's data anew (tens of microseconds apiece). A given
+# value, zone and language always give the same text, so nothing kept can be stale.
+_KEPT = 4096
 
 
 def _zone(zone: str | None):
@@ -34,8 +41,12 @@ def when(value: datetime | None, zone: str | None = None) -> str:
     "Nov 25, 2026, 14:05 CET" in English, "25 nov 2026, 14:05 CET" in Italian."""
     if value is None:
         return ""
-    local = _as_utc(value).astimezone(_zone(zone))
-    locale = get_locale()
+    return _moment(_as_utc(value), _zone(zone), get_locale())
+
+
+@lru_cache(maxsize=_KEPT)
+def _moment(value: datetime, zone, locale) -> str:
+    local = value.astimezone(zone)
     # A 24-hour clock in both languages, joined to the date as the language joins them; the
     # zone by its own abbreviation ("CET", "UTC", "EST"), shorter and more familiar than CLDR's
     # localised names, and the same in both languages.
@@ -51,7 +62,24 @@ def day(value: date | datetime | None, zone: str | None = None) -> str:
         return ""
     if isinstance(value, datetime):
         value = _as_utc(value).astimezone(_zone(zone)).date()
-    return format_skeleton("yMMMd", value, locale=get_locale())
+    return _day(value, get_locale())
+
+
+@lru_cache(maxsize=_KEPT)
+def _day(value: date, locale) -> str:
+    return format_skeleton("yMMMd", value, locale=locale)
+
+
+def format_decimal(value: int | float | Decimal, format: str | None = None) -> str:
+    """``value`` with the separators of the language being served (Flask-Babel's
+    ``format_decimal``), kept once formatted."""
+    # The type is part of the key: True and 1, 1 and 1.0 are equal keys but not the same text.
+    return _decimal(type(value), value, format, get_locale())
+
+
+@lru_cache(maxsize=_KEPT)
+def _decimal(_kind: type, value, format: str | None, locale) -> str:
+    return numbers.format_decimal(value, format=format, locale=locale)
 
 
 def relative(value: datetime | timedelta | None, now: datetime | None = None) -> str:

@@ -13,6 +13,7 @@ from bench import (
     quotas,
     sessions,
     sync,
+    translation,
 )
 
 if __name__ == "__main__":
@@ -25,4 +26,5 @@ if __name__ == "__main__":
     mail.main(quick="--quick" in sys.argv)
     api.main(quick="--quick" in sys.argv)
     leases.main(quick="--quick" in sys.argv)
+    translation.main(quick="--quick" in sys.argv)
     crowd.main(quick="--quick" in sys.argv)

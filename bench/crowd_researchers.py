@@ -2,10 +2,12 @@
 
 Started by bench/crowd.py in a process of its own (locust patches the standard library with
 gevent), with a JSON description of the run; prints the figures as one JSON line at the end.
-Each researcher logs in on one of the hosts, then, every 5 to 15 seconds, does one of: the
-catalogue, My deployments page 1 or 2, one of their deployments, the launch form and its cost
-box, or now and then a launch; meanwhile their list's rows poll every 5 seconds, sending back
-the change tag the rows carry, as htmx does. A probe fetches the trivial page once a second.
+Each researcher logs in on one of the hosts, in English or, for a share of them
+(``italian_share``, 0.3 unless told), in Italian as their browser asks (``Accept-Language``);
+then, every 5 to 15 seconds, does one of: the catalogue, My deployments page 1 or 2, one of
+their deployments, the launch form and its cost box, or now and then a launch; meanwhile their
+list's rows poll every 5 seconds, sending back the change tag the rows carry, as htmx does. A
+probe fetches the trivial page once a second.
 
 What is measured is a window of steady state: the requests that start inside it, however long
 they take. The ramp-up (logins hash passwords, costly by design) leaves a queue behind it, and
@@ -22,12 +24,13 @@ import re
 import sys
 import time
 from collections import Counter, defaultdict
-from html.parser import HTMLParser
 
 import gevent
 from locust import FastHttpUser, between, events, task
 from locust.contrib.fasthttp import FastHttpSession
 from locust.env import Environment
+
+from bench.forms import FormFields
 
 SETTINGS = json.loads(sys.argv[1]) if __name__ == "__main__" else {}
 HOSTS = itertools.cycle(SETTINGS.get("hosts", ["http://127.0.0.1"]))
@@ -37,6 +40,10 @@ LAUNCHED: Counter = Counter()  # over the whole run
 LOGGED_IN: Counter = Counter()
 LOGIN_REFUSALS: Counter = Counter()  # failed login attempts during the ramp-up, by answer
 CSRF = re.compile(r'name="csrf_token"[^>]*value="([^"]+)"')
+# What each language's browser sends; every n-th researcher is Italian, spread evenly.
+ACCEPT_LANGUAGE = {"en": "en-GB,en;q=0.9", "it": "it-IT,it;q=0.9,en;q=0.5"}
+ITALIAN_SHARE = SETTINGS.get("italian_share", 0.3)
+RESEARCHER_NUMBERS = itertools.count()
 # After the last login, time for the queue the ramp-up left to drain before measuring.
 SETTLE_SECONDS = 10
 # After the window, how long its last requests may take to be answered; any still unanswered
@@ -45,43 +52,9 @@ IN_FLIGHT_SECONDS = 120
 WINDOW = {"start": None, "end": None}  # seconds since the epoch, as locust's start_time
 PENDING = Counter()  # requests started inside the window and not answered yet
 TIMES: defaultdict[str, list[float]] = defaultdict(list)  # ms, by kind, for the window's requests
+# The same by language: (kind, language) -> ms.
+LANGUAGE_TIMES: defaultdict[tuple[str, str], list[float]] = defaultdict(list)
 FAILURES: Counter = Counter()  # (kind, error) for the window's requests
-
-
-class FormFields(HTMLParser):
-    """The values a browser would submit from the launch form (its first form with a
-    ``csrf_token``): inputs, checked boxes, selected options and text areas."""
-
-    def __init__(self):
-        super().__init__()
-        self.fields: dict[str, str] = {}
-        self._select = self._textarea = None
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        name = attrs.get("name")
-        if tag == "input" and name and attrs.get("type") not in ("submit", "button", "file"):
-            if attrs.get("type") in ("checkbox", "radio") and "checked" not in attrs:
-                return
-            self.fields.setdefault(name, attrs.get("value") or "")
-        elif tag == "select" and name:
-            self._select = name
-        elif tag == "option" and self._select:
-            if "selected" in attrs or self._select not in self.fields:
-                self.fields[self._select] = attrs.get("value") or ""
-        elif tag == "textarea" and name:
-            self._textarea = name
-            self.fields.setdefault(name, "")
-
-    def handle_endtag(self, tag):
-        if tag == "select":
-            self._select = None
-        elif tag == "textarea":
-            self._textarea = None
-
-    def handle_data(self, data):
-        if self._textarea and not self.fields[self._textarea]:
-            self.fields[self._textarea] = data.strip()
 
 
 class Researcher(FastHttpUser):
@@ -90,7 +63,21 @@ class Researcher(FastHttpUser):
 
     def __init__(self, environment):
         self.host = next(HOSTS)  # before the client is made for it
+        number = next(RESEARCHER_NUMBERS)
+        italian = math.floor((number + 1) * ITALIAN_SHARE) > math.floor(number * ITALIAN_SHARE)
+        self.language = "it" if italian else "en"
+        self.default_headers = {"Accept-Language": ACCEPT_LANGUAGE[self.language]}
         super().__init__(environment)
+
+    def context(self) -> dict:
+        return {"language": self.language}
+
+    def _check_language(self, page: str) -> None:
+        # A page that says it is in another language than the one asked for is counted.
+        if f'<html lang="{self.language}"' in page[:300]:
+            OUTCOMES[f"pages in {self.language}"] += 1
+        else:
+            OUTCOMES[f"pages not in {self.language}"] += 1
 
     def on_start(self):
         username = next(USERNAMES)
@@ -153,7 +140,8 @@ class Researcher(FastHttpUser):
 
     @task(2)
     def my_deployments(self):
-        page = self.client.get("/deployments/", name="my deployments p1").text
+        page = self.client.get("/deployments/", name="my deployments p1").text or ""
+        self._check_language(page)
         self.deployment_ids = [int(n) for n in re.findall(r'id="deployment-(\d+)"', page)]
 
     @task(1)
@@ -169,7 +157,8 @@ class Researcher(FastHttpUser):
             self.client.get(f"/deployments/{chosen}", name="deployment page")
 
     def _launch_form(self) -> dict[str, str]:
-        page = self.client.get(f"/catalogue/{self.slug}/", name="launch form").text
+        page = self.client.get(f"/catalogue/{self.slug}/", name="launch form").text or ""
+        self._check_language(page)
         parser = FormFields()
         parser.feed(page)
         return parser.fields
@@ -242,13 +231,15 @@ FastHttpSession.request = _counted_request
 
 
 @events.request.add_listener
-def _measure(name, response_time, start_time=None, exception=None, **_meta):
+def _measure(name, response_time, start_time=None, exception=None, context=None, **_meta):
     opened, closed = WINDOW["start"], WINDOW["end"]
     if opened is None or start_time is None or start_time < opened:
         return
     if closed is not None and start_time >= closed:
         return
     TIMES[name].append(response_time)
+    if language := (context or {}).get("language"):
+        LANGUAGE_TIMES[(name, language)].append(response_time)
     if exception is not None:
         FAILURES[(name, str(exception))] += 1
 
@@ -269,8 +260,16 @@ def _figures() -> dict:
             "p50": _percentile(times, 0.5),
             "p95": _percentile(times, 0.95),
         }
+    languages: dict[str, dict] = defaultdict(dict)
+    for (name, language), times in sorted(LANGUAGE_TIMES.items()):
+        languages[language][name] = {"requests": len(times), "p95": _percentile(times, 0.95)}
     errors = {f"{name}: {error}": n for (name, error), n in FAILURES.items()}
-    return {"kinds": kinds, "errors": errors, "outcomes": dict(OUTCOMES)}
+    return {
+        "kinds": kinds,
+        "languages": languages,
+        "errors": errors,
+        "outcomes": dict(OUTCOMES),
+    }
 
 
 def run() -> None:

@@ -1,6 +1,7 @@
 """Dates, times, numbers and sizes read in the person's language and time zone."""
 
 from datetime import date, datetime, timedelta
+from decimal import Decimal
 
 import pytest
 from flask import render_template_string
@@ -213,3 +214,85 @@ def test_code_and_templates_read_the_same_catalogue_and_hear_a_language_switch(a
         assert gettext("Catalogue") == "Catalogue"
     with app.app_context():  # no request: the portal's commands speak English
         assert gettext("Catalogue") == "Catalogue"
+
+
+def _calls(function) -> int:
+    """The Python function calls ``function()`` makes: a cost that does not depend on how busy
+    the machine is."""
+    import cProfile
+    import pstats
+
+    profile = cProfile.Profile()
+    profile.runcall(function)
+    return pstats.Stats(profile).total_calls
+
+
+@pytest.mark.parametrize("language", ["en", "it"])
+def test_a_word_costs_a_page_a_few_function_calls_in_templates_and_code(app, language):
+    """A page shows two hundred words or more, each looked up in the catalogue of the page's
+    language: finding that catalogue must not cost more than the look-up (it used to go through
+    Flask's context proxies several times for every word)."""
+    from flask_babel import gettext, lazy_gettext
+    from jinja2.nodes import EvalContext
+
+    template_gettext = app.jinja_env.globals["_"]
+    html = EvalContext(app.jinja_env)
+    html.autoescape = True
+    lazy = lazy_gettext("Catalogue")
+    expected = "Catalogo" if language == "it" else "Catalogue"
+    with app.test_request_context("/", headers={"Accept-Language": language}):
+        assert gettext("Catalogue") == template_gettext(html, "Catalogue") == expected
+        per_template_word = _calls(
+            lambda: [template_gettext(html, "Catalogue") for _n in range(200)]
+        )
+        per_code_word = _calls(lambda: [gettext("Catalogue") for _n in range(200)])
+        per_lazy_word = _calls(lambda: [str(lazy) for _n in range(200)])
+    # Each measures 200 words (and the one call of the list being built).
+    assert per_template_word / 200 <= 16
+    assert per_code_word / 200 <= 16
+    assert per_lazy_word / 200 <= 18
+
+
+def test_a_moment_or_number_shown_again_is_not_built_again(in_request, monkeypatch):
+    """Every row of a list shows its dates again at every poll: once written in a language and
+    zone, a moment (and a number) is not built from the language's data again."""
+    built = []
+    monkeypatch.setattr(
+        formatting, "format_skeleton", lambda *a, **k: built.append(a) or "x", raising=True
+    )
+    moment = datetime(2026, 3, 4, 5, 6, 7)
+    with force_locale("it"):
+        first = formatting.when(moment, "Asia/Tokyo")
+        assert len(built) == 2
+        assert formatting.when(moment, "Asia/Tokyo") == first
+        assert len(built) == 2
+        formatting.when(moment, "Europe/Rome")  # another zone is another text
+        assert len(built) == 4
+    with force_locale("en"):
+        formatting.when(moment, "Asia/Tokyo")  # and so is another language
+        assert len(built) == 6
+
+
+def test_a_number_shown_again_is_not_built_again_and_each_is_still_babels(in_request):
+    """Equal numbers of different types (1, 1.0, Decimal("1.50")) and equal values in two
+    languages are each written as Babel writes them, whichever was written first; and a number
+    written once in a language is not built from the language's data again."""
+    from babel import numbers
+
+    for language in ("it", "en", "it"):
+        with force_locale(language):
+            for value in (1, 1.0, Decimal("1.50"), 1234.5, 0.5, 2, 2.0, Decimal("2")):
+                assert formatting.number(value) == numbers.format_decimal(value, locale=language)
+                assert formatting.number(value, places=2) == numbers.format_decimal(
+                    value, format="#,##0.00", locale=language
+                )
+    built = []
+    real = numbers.format_decimal
+    numbers.format_decimal = lambda *a, **k: built.append(a) or real(*a, **k)
+    try:
+        with force_locale("it"):
+            first = formatting.number(98765.4321)
+            assert formatting.number(98765.4321) == first == "98.765,432"
+    finally:
+        numbers.format_decimal = real
+    assert len(built) == 1

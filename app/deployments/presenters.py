@@ -16,12 +16,10 @@ from flask import url_for
 from flask_babel import format_decimal, ngettext
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import select
 
-from app.catalogue.models import TemplateRevision
+from app.deployments import tracking
 from app.deployments.models import Deployment
 from app.deployments.status import Status
-from app.extensions import db
 from app.tosca import display
 from app.tosca.metadata import humanise
 from app.tosca.parsed import OutputSpec, ParsedTemplate
@@ -182,22 +180,10 @@ def _shown(name: str, value: Any, spec: OutputSpec | None) -> ShownOutput:
 
 
 def parsed_templates(revision_ids: set[int]) -> dict[int, ParsedTemplate]:
-    """Parsed templates by revision id, read in one query, in the current request's language
+    """Parsed templates by revision id, in the current request's language
     (``ParsedTemplate.localised``); revisions unreadable now are skipped."""
-    found: dict[int, ParsedTemplate] = {}
-    if not revision_ids:
-        return found
-    rows = db.session.execute(
-        select(TemplateRevision.id, TemplateRevision.parsed).where(
-            TemplateRevision.id.in_(revision_ids)
-        )
-    )
-    for revision_id, parsed in rows:
-        try:
-            found[revision_id] = ParsedTemplate.from_json(parsed).localised()
-        except ValueError:
-            continue  # stored in an older format; names stand in for labels
-    return found
+    found = tracking.parsed_templates(set(revision_ids))
+    return {revision_id: parsed.localised() for revision_id, parsed in found.items()}
 
 
 def in_template_order(values: dict, names: list[str]) -> list[str]:

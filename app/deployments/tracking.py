@@ -12,7 +12,7 @@ from flask import current_app
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from app.caches import cached
+from app.caches import cached_many
 from app.catalogue.models import TemplateRevision
 from app.clock import utcnow
 from app.deployments import words
@@ -23,24 +23,38 @@ from app.extensions import db
 from app.orchestrator import schemas
 from app.tosca.parsed import ParsedTemplate
 
+# Parsed templates kept per app, by revision (revisions never change).
+PARSED_TEMPLATES = 256
+
 
 def parsed_template(revision_id: int | None) -> ParsedTemplate | None:
     """The parsed template of a revision (cached: revisions never change); ``None`` if gone."""
     if revision_id is None:
         return None
-    return cached("parsed_templates", 256, revision_id, lambda: _parsed(revision_id))
+    return parsed_templates({revision_id}).get(revision_id)
 
 
-def _parsed(revision_id: int) -> ParsedTemplate | None:
-    text = db.session.scalar(
-        select(TemplateRevision.parsed).where(TemplateRevision.id == revision_id)
+def parsed_templates(revision_ids: set[int]) -> dict[int, ParsedTemplate]:
+    """The parsed templates of revisions, by id, the missing ones read in one query and kept
+    (revisions never change); revisions gone or stored in an older format are left out. Each
+    keeps its words per language once made (``ParsedTemplate.localised``)."""
+    found = cached_many("parsed_templates", PARSED_TEMPLATES, revision_ids, _parsed)
+    return {revision_id: parsed for revision_id, parsed in found.items() if parsed is not None}
+
+
+def _parsed(revision_ids: set[int]) -> dict[int, ParsedTemplate]:
+    rows = db.session.execute(
+        select(TemplateRevision.id, TemplateRevision.parsed).where(
+            TemplateRevision.id.in_(revision_ids)
+        )
     )
-    if text is None:
-        return None
-    try:
-        return ParsedTemplate.from_json(text)
-    except ValueError:
-        return None
+    found = {}
+    for revision_id, text in rows:
+        try:
+            found[revision_id] = ParsedTemplate.from_json(text)
+        except ValueError:
+            continue  # stored in an older format; names stand in for labels
+    return found
 
 
 def poll_interval() -> timedelta:

@@ -176,7 +176,9 @@ def test_the_list_costs_the_same_queries_for_many_rows_as_for_few(
         return count[0]
 
     # What a worker reads once and keeps (the catalogue, each revision's template for its
-    # name in the reader's language) is read by a first visit.
+    # name in the reader's language) is read by a first visit; the catalogue's check for
+    # changes, due every few seconds, is not the list's (a slow machine would see it due).
+    app.config["CATALOGUE_RELOAD_SECONDS"] = 3600
     statements("/deployments/")
     few = statements("/deployments/")
     for _ in range(20):
@@ -232,3 +234,32 @@ def test_the_rows_bring_the_usage_figures_along_so_a_finished_delete_frees_them(
     # The full page has the panel itself, figures not marked for swapping.
     page = page_text(client, "/deployments/")
     assert page.count('id="usage-summary"') == 1 and "hx-swap-oob" not in page
+
+
+def test_a_deployment_seen_again_does_not_read_its_template_again(
+    app, client, login_as, make_deployment
+):
+    """A revision never changes: its parsed template (output labels, the name in the reader's
+    language) is read once per worker, not at every view of the page or the list."""
+    user_id = login_as()
+    outputs = {"jupyter_endpoint": "https://nb.example.org/", "node_ip": "192.0.2.7"}
+    deployment_id = make_deployment(user_id, outputs=outputs)
+    read = []
+
+    def reading_templates(_conn, _cursor, statement, *_args):
+        if "template_revisions.parsed" in statement:
+            read.append(statement)
+
+    page_text(client, f"/deployments/{deployment_id}")
+    page_text(client, "/deployments/")
+    with app.app_context():
+        engine = db.engine
+    event.listen(engine, "before_cursor_execute", reading_templates)
+    try:
+        for language in ("en", "it", "en"):
+            client.get(f"/deployments/{deployment_id}", headers={"Accept-Language": language})
+            client.get("/deployments/", headers={"Accept-Language": language})
+    finally:
+        event.remove(engine, "before_cursor_execute", reading_templates)
+
+    assert read == []
