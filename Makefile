@@ -25,7 +25,7 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-$(VENV)/.installed: $(BIN)/python setup.cfg pyproject.toml
+$(VENV)/.installed: $(BIN)/python setup.cfg setup.py pyproject.toml
 	$(BIN)/pip install -q -e .
 	@touch $@
 
@@ -33,11 +33,12 @@ $(VENV)/.installed-test: $(VENV)/.installed
 	$(BIN)/pip install -q -e '.[test]'
 	@touch $@
 
-# The compiled catalogues the portal reads; `make translations` refreshes the sources.
+# The compiled catalogues the portal reads; `make translations` refreshes the sources. Installing
+# the portal (setup.py) and starting it (create_app) compile them too, with the same code.
 MO_FILES := $(patsubst %.po,%.mo,$(wildcard translations/*/LC_MESSAGES/messages.po))
 
 translations/%.mo: translations/%.po $(VENV)/.installed
-	$(BIN)/pybabel -q compile -i $< -o $@
+	$(BIN)/python -m app.catalogues
 
 # Babel skips folders whose name starts with "_" unless told which to skip: templates/_macros
 # holds words too. tests/test_translations.py extracts with the same flags.
