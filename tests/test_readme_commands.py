@@ -214,16 +214,24 @@ def checkout_for(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def demo_install(tmp_path):
+def demo_install(tmp_path, closed_port):
     """`make setup` (the steps `make run` takes before serving) into a temporary instance
-    folder and catalogue, then a shell without PORTAL_ORCHESTRATOR_URL in the checkout."""
+    folder and catalogue, then a shell without PORTAL_ORCHESTRATOR_URL in the checkout.
+
+    The set-up runs with mail turned on and nothing else, as someone who read only that mails
+    need a server and a sender would: `make` gives the portal's address itself."""
     if shutil.which("make") is None:
         pytest.fail("make is missing: the README's commands start with `make run`.")
     shell = base_shell(tmp_path)
+    mail_on = {
+        "PORTAL_MAIL_SERVER": "127.0.0.1",
+        "PORTAL_MAIL_PORT": str(closed_port),
+        "PORTAL_MAIL_DEFAULT_SENDER": "Research Cloud Portal <cloud@example.org>",
+    }
     setup = subprocess.run(
         ["make", "setup", f"VENV={VENV}"],
         cwd=ROOT,
-        env=shell,
+        env=shell | mail_on,
         capture_output=True,
         text=True,
         timeout=600,
