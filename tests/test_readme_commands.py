@@ -329,9 +329,10 @@ def wait_until_serving(running: subprocess.Popen, url: str, log: Path) -> None:
         if running.poll() is not None:
             pytest.fail(f"make run stopped ({running.returncode}):\n{log.read_text()}")
         try:
-            if requests.get(url, timeout=5).status_code == 200:
+            # A worker's first page can take long on a busy machine: wait for it.
+            if requests.get(url, timeout=60).status_code == 200:
                 return
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout):
             pass
         time.sleep(1)
     pytest.fail(f"make run did not serve {url}:\n{log.read_text()}")
