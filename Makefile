@@ -7,11 +7,15 @@ PORT ?= 5000
 WORKERS ?= 2
 # Where gunicorn's workers and the sync worker write their metrics, added up at /metrics;
 # emptied at each start (figures of processes from an earlier run would be added in).
-METRICS_DIR := $(abspath instance/metrics)
+METRICS_DIR := $(abspath $(or $(PORTAL_INSTANCE_PATH),instance)/metrics)
 export FLASK_APP := wsgi
 # `make run` and its setup use the built-in demo orchestrator unless told otherwise
 # (make run PORTAL_ORCHESTRATOR_URL=https://orchestrator.example.org).
 setup run: export PORTAL_ORCHESTRATOR_URL ?= demo
+# Mails and the orchestrator's callbacks link to the portal's own address: the one `make run`
+# serves on, unless given (`make run PORTAL_PORTAL_BASE_URL=https://portal.example.org`). The
+# set-up needs it too: with mail turned on, every `flask` command checks that mails can link.
+setup run: export PORTAL_PORTAL_BASE_URL ?= http://$(HOST):$(PORT)
 # Debian packages the test suite starts or drives: a real LDAP server and a real browser.
 TEST_APT_PACKAGES := slapd ldap-utils chromium fonts-dejavu-core
 
@@ -25,7 +29,7 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-$(VENV)/.installed: $(BIN)/python setup.cfg pyproject.toml
+$(VENV)/.installed: $(BIN)/python setup.cfg setup.py pyproject.toml
 	$(BIN)/pip install -q -e .
 	@touch $@
 
@@ -33,11 +37,12 @@ $(VENV)/.installed-test: $(VENV)/.installed
 	$(BIN)/pip install -q -e '.[test]'
 	@touch $@
 
-# The compiled catalogues the portal reads; `make translations` refreshes the sources.
+# The compiled catalogues the portal reads; `make translations` refreshes the sources. Installing
+# the portal (setup.py) and starting it (create_app) compile them too, with the same code.
 MO_FILES := $(patsubst %.po,%.mo,$(wildcard translations/*/LC_MESSAGES/messages.po))
 
 translations/%.mo: translations/%.po $(VENV)/.installed
-	$(BIN)/pybabel -q compile -i $< -o $@
+	$(BIN)/python -m app.catalogues
 
 # Babel skips folders whose name starts with "_" unless told which to skip: templates/_macros
 # holds words too. tests/test_translations.py extracts with the same flags.
@@ -65,8 +70,7 @@ setup: $(VENV)/.installed $(MO_FILES)
 ## run: set up, then serve the portal on http://$(HOST):$(PORT)/
 run: setup
 	@echo "Serving the portal on http://$(HOST):$(PORT)/ with its sync and mail workers (Ctrl-C stops all three)"
-	@export PORTAL_PORTAL_BASE_URL=http://$(HOST):$(PORT); \
-	export PROMETHEUS_MULTIPROC_DIR=$(METRICS_DIR); rm -rf $(METRICS_DIR); mkdir -p $(METRICS_DIR); \
+	@export PROMETHEUS_MULTIPROC_DIR=$(METRICS_DIR); rm -rf $(METRICS_DIR); mkdir -p $(METRICS_DIR); \
 	$(BIN)/flask deployments sync --loop & sync=$$!; \
 	$(BIN)/flask notifications send --loop & mail=$$!; \
 	trap 'kill $$sync $$mail 2>/dev/null; wait $$sync $$mail' EXIT; \

@@ -19,6 +19,11 @@ from markupsafe import Markup, escape
 
 # The languages the portal speaks, by code, each named in itself (as the switch shows them).
 LANGUAGES = {"en": "English", "it": "Italiano"}
+# The language the words are written in (code and templates): it needs no catalogue. Another
+# language is offered only when its catalogue loads (app.catalogues), so that a page never
+# claims a language it is not written in.
+SOURCE_LOCALE = "en"
+_OFFERED = "i18n.offered"
 # Outside a request (flask commands, the workers) the portal speaks English whatever
 # DEFAULT_LOCALE says: operators' scripts read what commands print, and operators quote it in
 # tickets. What is written for a person outside their requests (e-mails) goes through read_by,
@@ -58,24 +63,36 @@ def _person():
     return current_user if current_user else None
 
 
+def offered_languages() -> dict[str, str]:
+    """The languages pages are served in: ``LANGUAGES`` less those whose catalogue did not load."""
+    return current_app.extensions[_OFFERED]
+
+
+def _site_locale() -> str:
+    default = current_app.config["DEFAULT_LOCALE"]
+    return default if default in offered_languages() else SOURCE_LOCALE
+
+
 def chosen_locale() -> str | None:
     """The language the person picked (on their account, or in this session), if any."""
     if not has_request_context():
         return None
+    offered = offered_languages()
     stored = getattr(_person(), "locale", None)
-    if stored in LANGUAGES:
+    if stored in offered:
         return stored
     picked = session.get(SESSION_KEY)
-    return picked if picked in LANGUAGES else None
+    return picked if picked in offered else None
 
 
 def browser_locale() -> str | None:
     """The first language the browser asks for that the portal speaks, by the browser's order:
     "de-DE, it-CH;q=0.8, en;q=0.5" is Italian (a regional variant counts as its language, as
     Werkzeug's best_match would count it only after every exact match)."""
+    offered = offered_languages()
     for tag, _quality in request.accept_languages:
         code = tag.replace("_", "-").split("-", 1)[0].lower()
-        if code in LANGUAGES:
+        if code in offered:
             return code
     return None
 
@@ -83,7 +100,7 @@ def browser_locale() -> str | None:
 def select_locale() -> str:
     if not has_request_context():
         return COMMAND_LOCALE
-    return chosen_locale() or browser_locale() or current_app.config["DEFAULT_LOCALE"]
+    return chosen_locale() or browser_locale() or _site_locale()
 
 
 def select_timezone() -> str:
@@ -97,7 +114,7 @@ def select_timezone() -> str:
 def read_by(user) -> Iterator[None]:
     """Words, dates and times as ``user`` reads them, for what is written outside their own
     requests (the mail worker's e-mails): their language and time zone, else the site's."""
-    locale = user.locale if user.locale in LANGUAGES else current_app.config["DEFAULT_LOCALE"]
+    locale = user.locale if user.locale in offered_languages() else _site_locale()
     zone = user.timezone if is_timezone(user.timezone) else current_app.config["DEFAULT_TIMEZONE"]
     outer = g.get(_READER_ZONE)
     with force_locale(locale):
@@ -301,6 +318,16 @@ def _install_template_gettext(app: Flask) -> None:
     )
 
 
+def _offer_languages(app: Flask) -> None:
+    # Before Flask-Babel reads where the catalogues are: they may be compiled elsewhere.
+    from app.catalogues import init_catalogues
+
+    readable = init_catalogues(app, set(LANGUAGES) - {SOURCE_LOCALE})
+    app.extensions[_OFFERED] = {
+        code: name for code, name in LANGUAGES.items() if code == SOURCE_LOCALE or code in readable
+    }
+
+
 def init_i18n(app: Flask) -> None:
     from app.extensions import babel
 
@@ -319,6 +346,7 @@ def init_i18n(app: Flask) -> None:
             f"DEFAULT_TIMEZONE is {app.config['DEFAULT_TIMEZONE']!r}, which is not an IANA time "
             "zone name (such as 'UTC' or 'Europe/Rome')."
         )
+    _offer_languages(app)
     babel.init_app(app, locale_selector=select_locale, timezone_selector=select_timezone)
     flask_babel._get_current_context = _babel_context
     babel.domain_instance = _PageDomain(domain=app.extensions["babel"].default_domain)

@@ -5,7 +5,7 @@ from flask_babel import get_locale
 
 from app import formatting
 from app.clock import utcnow
-from app.i18n import LANGUAGES, timezone_groups
+from app.i18n import offered_languages, timezone_groups
 
 # Features lend the navigation bar menus of their own (the notifications bell): each fills this
 # slot at start with a template, drawn before the person's own menu.
@@ -22,7 +22,7 @@ def _page_globals() -> dict:
         "navigation_menus": current_app.extensions.get(NAVIGATION_MENUS, ()),
         # The language the page is written in, for <html lang> and the switch.
         "current_locale": str(get_locale() or current_app.config["DEFAULT_LOCALE"]),
-        "languages": LANGUAGES,
+        "languages": offered_languages(),
     }
 
 

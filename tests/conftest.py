@@ -159,22 +159,11 @@ TRANSLATIONS = Path(__file__).resolve().parents[1] / "translations"
 
 
 def compile_stale_catalogues(root: Path = TRANSLATIONS) -> None:
-    """Compile each messages.po whose .mo is missing or older, so that tests run after editing
-    a translation read the new one (what ``make`` does for the portal itself)."""
-    from babel.messages.mofile import write_mo
-    from babel.messages.pofile import read_po
+    """Compile each messages.po whose .mo is missing or older before the test workers start, so
+    that they do not all compile it at once (each app would, at its start)."""
+    from app.catalogues import compile_stale
 
-    for po in root.glob("*/LC_MESSAGES/messages.po"):
-        mo = po.with_suffix(".mo")
-        if mo.exists() and mo.stat().st_mtime >= po.stat().st_mtime:
-            continue
-        with po.open("rb") as source:
-            catalog = read_po(source)
-        # Written aside and moved in: test workers starting together may each compile it.
-        partial = mo.with_name(f"messages.{secrets.token_hex(4)}.mo")
-        with partial.open("wb") as target:
-            write_mo(target, catalog)
-        partial.replace(mo)
+    compile_stale(root)
 
 
 @pytest.fixture
