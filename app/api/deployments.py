@@ -14,6 +14,7 @@ from marshmallow import ValidationError
 
 from app.api import bp, launching, schemas
 from app.api.auth import caller, requires
+from app.api.bodies import read_body
 from app.api.idempotency_views import idempotent
 from app.api.leases import lease_body
 from app.api.openapi import operation
@@ -25,21 +26,6 @@ from app.deployments import operations, presenters, queries, secret_items
 from app.deployments.models import Deployment
 from app.leases import operations as leases
 from app.leases.presenters import LeaseSummary, summaries
-
-
-def read_body(schema: schemas.Schema) -> dict:
-    """The JSON body read by ``schema``; raises Problem with each field's message."""
-    data = request.get_json(silent=True)
-    if not isinstance(data, dict):
-        raise Problem("bad-request", _("Send a JSON object as the request body."))
-    try:
-        return schema.load(data)
-    except ValidationError as error:
-        raise Problem(
-            "bad-request",
-            _("The request body is not valid; nothing was done."),
-            extra={"errors": field_errors(error.messages)},
-        ) from error
 
 
 def _summary(deployment: Deployment, owners: dict[int, str], lease: LeaseSummary) -> dict:
