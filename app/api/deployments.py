@@ -8,7 +8,7 @@ page's Extend button calls.
 
 from __future__ import annotations
 
-from flask import jsonify, request, url_for
+from flask import jsonify, request
 from flask_babel import gettext as _
 from marshmallow import ValidationError
 
@@ -17,6 +17,7 @@ from app.api.auth import caller, requires
 from app.api.bodies import read_body
 from app.api.idempotency_views import idempotent
 from app.api.leases import lease_body
+from app.api.links import absolute_url
 from app.api.openapi import operation
 from app.api.paging import page_links, read_query
 from app.api.problems import Problem
@@ -41,7 +42,7 @@ def _summary(deployment: Deployment, owners: dict[int, str], lease: LeaseSummary
         "site": deployment.site,
         "owner": owners.get(deployment.user_id, ""),
         "created_at": deployment.created_at,
-        "links": {"self": url_for(".get_deployment", deployment_id=deployment.id, _external=True)},
+        "links": {"self": absolute_url(".get_deployment", deployment_id=deployment.id)},
         "lease": lease_body(lease),
     }
 
@@ -82,9 +83,7 @@ def _detail_answer(deployment: Deployment, status: int = 200):
     response = jsonify(schemas.DeploymentDetail().dump(_detail(deployment)))
     response.status_code = status
     if status == 201:
-        response.headers["Location"] = url_for(
-            ".get_deployment", deployment_id=deployment.id, _external=True
-        )
+        response.headers["Location"] = absolute_url(".get_deployment", deployment_id=deployment.id)
     return response
 
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, json, request, url_for
+from flask import Response, json, request
 from flask_babel import lazy_gettext as _l
 from werkzeug.exceptions import HTTPException
 
+from app.api.links import absolute_url
 from app.deployments.errors import DeploymentError, LaunchError, TooManyLaunches
 from app.errors import NotAllowed, NotFound, PortalError
 from app.leases.errors import ExtendRefused
@@ -84,7 +85,7 @@ class Problem(Exception):
 
 
 def type_uri(kind: str) -> str:
-    return url_for("api.problem_kind", kind=kind, _external=True)
+    return absolute_url("api.problem_kind", kind=kind)
 
 
 def from_portal_error(error: PortalError) -> Problem:
