@@ -25,6 +25,7 @@ from app.api.templates import visible_entry
 from app.api.validation import field_errors
 from app.deployments import operations, presenters, queries, secret_items
 from app.deployments.models import Deployment
+from app.errors import NotFound
 from app.leases import operations as leases
 from app.leases.presenters import LeaseSummary, summaries
 
@@ -258,7 +259,8 @@ def reveal_secrets(deployment_id: int):
     description=(
         "Adds the policy's extend step when extending is open (see lease.can_extend and "
         "lease.extend_refusal); an empty body is enough. Operators and admins may extend past "
-        "the policy with past_policy, hours and a reason; the owner is told."
+        "the policy with past_policy, hours and a reason; the owner is told. An operator "
+        "who cannot read the deployment is answered its id, name, status, owner and lease only."
     ),
     response=schemas.DeploymentDetail,
     body=schemas.ExtendRequest,
@@ -288,5 +290,17 @@ def extend_lease(deployment_id: int):
         by=hours * 60 if hours is not None else None,
         reason=body["reason"],
     )
-    # The operation checked who may extend (the owner, admins, operators past the policy).
-    return _detail_answer(lease.deployment)
+    # The operation checked who may extend (the owner, admins, operators past the policy); an
+    # operator extending someone else's deployment is answered only what operators may see.
+    try:
+        return _detail_answer(operations.visible_deployment(user, deployment_id))
+    except NotFound:
+        return jsonify(schemas.DeploymentSummary().dump(_lease_only(lease.deployment)))
+
+
+def _lease_only(deployment: Deployment) -> dict:
+    """What an operator may see of a deployment they cannot read: whose it is, its name and
+    status, and its lease (as on the operators' pages); no parameters, outputs or timeline."""
+    owners = queries.usernames({deployment.user_id})
+    summary = _summary(deployment, owners, summaries([deployment])[deployment.id])
+    return {key: summary[key] for key in ("id", "name", "status", "owner", "lease")}
