@@ -51,7 +51,16 @@ def authenticate() -> Caller:
     token = token.strip()
     if not token.startswith(access_tokens.PREFIX):
         # An identity provider's own access token: the person themself, so every scope.
-        user = provider_tokens.user_for(token)
+        try:
+            user = provider_tokens.user_for(token)
+        except provider_tokens.NotAnAccessToken:
+            raise _unauthenticated(
+                _(
+                    "This is an ID token, which tells the portal who logged in; the API takes "
+                    "access tokens only. Send your identity provider's access token, or a "
+                    "personal access token from your Account page."
+                )
+            ) from None
         if user is None:
             raise _unauthenticated(
                 _(
