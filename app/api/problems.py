@@ -37,6 +37,7 @@ KINDS: dict[str, tuple[int, Any]] = {
     "invalid-parameters": (422, _l("Some values are not valid")),
     "launch-refused": (422, _l("Nothing was launched")),
     "rate-limited": (429, _l("Too many launches")),
+    "too-many-attempts": (429, _l("Too many attempts")),
     "orchestrator-failed": (502, _l("The orchestrator could not do it")),
     "server-error": (500, _l("Something went wrong on our side")),
 }

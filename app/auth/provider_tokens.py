@@ -33,7 +33,7 @@ from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 from sqlalchemy import select
 
-from app.auth import oidc
+from app.auth import oidc, throttle
 from app.auth.errors import ProviderError
 from app.auth.models import User
 from app.extensions import db
@@ -57,7 +57,8 @@ class NotAnAccessToken(Exception):
 def user_for(token: str) -> User | None:
     """The active user ``token`` (a provider's access token) stands for, or None.
 
-    Raises NotAnAccessToken for an ID token.
+    Raises NotAnAccessToken for an ID token, ApiThrottled when the provider may not be asked
+    about an unknown token now.
     """
     if not current_app.config["OIDC_PROVIDERS"]:
         return None
@@ -87,7 +88,10 @@ def _identify(token: str) -> tuple[str, str | None]:
     payload = _unverified_payload(token)
     if payload is not None:
         return _check_jwt(token, payload)
-    for provider in oidc.enabled_providers():
+    providers = oidc.enabled_providers()
+    if providers:
+        throttle.take_provider_check()  # raises ApiThrottled when this minute's are spent
+    for provider in providers:
         subject = _ask_userinfo(provider, token)
         if subject is not None:
             return provider.name, subject
