@@ -31,7 +31,8 @@ class IdConverter(IntegerConverter):
 
 def init_bounds(app: Flask) -> None:
     """Make ``<int:...>`` in every route refuse ids the database cannot hold (before any
-    blueprint adds its rules: converters are looked up as rules are added)."""
+    blueprint adds its rules: converters are looked up as rules are added), and every JSON
+    body read refuse a document nested too deep."""
     app.url_map.converters["int"] = IdConverter
     app.json = BoundedJSONProvider(app)
 

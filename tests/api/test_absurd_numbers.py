@@ -146,13 +146,21 @@ def test_a_deep_json_body_is_refused_in_italian_too(portal):
 
 
 def test_a_deep_json_callback_is_refused_not_failed(portal):
+    from app.deployments.models import Deployment
+    from app.extensions import db
+
+    deployment_id = portal.api.launch("called-back").get_json()["id"]
+    with portal.app.app_context():
+        secret = db.session.get(Deployment, deployment_id).callback_secret
+    assert secret
+
     answer = portal.pages.post(
-        "/deployments/callback/1/secret",
+        f"/deployments/callback/{deployment_id}/{secret}",
         data="[" * 100_000,
         headers={"Content-Type": "application/json"},
     )
 
-    assert answer.status_code == 404
+    assert answer.status_code == 400
 
 
 def test_a_token_lifetime_of_a_trillion_days_is_refused_in_words(portal):
