@@ -49,19 +49,20 @@ class BoundedJSONProvider(DefaultJSONProvider):
             value = super().loads(s, **kwargs)
         except RecursionError as error:
             raise TooDeep(f"nested deeper than {JSON_MAX_DEPTH} levels") from error
-        if _depth(value) > JSON_MAX_DEPTH:
+        if nesting_depth(value, JSON_MAX_DEPTH) > JSON_MAX_DEPTH:
             raise TooDeep(f"nested deeper than {JSON_MAX_DEPTH} levels")
         return value
 
 
-def _depth(value) -> int:
-    """How deeply ``value``'s lists and objects nest, without recursion (stops past the limit)."""
+def nesting_depth(value, limit: int) -> int:
+    """How deeply ``value``'s lists and mappings nest, found without recursion; the walk stops
+    once past ``limit``."""
     deepest, stack = 0, [(value, 1)]
     while stack:
         item, level = stack.pop()
         if isinstance(item, dict | list):
             deepest = max(deepest, level)
-            if deepest > JSON_MAX_DEPTH:
+            if deepest > limit:
                 return deepest
             inner = item.values() if isinstance(item, dict) else item
             stack.extend((child, level + 1) for child in inner)
