@@ -205,3 +205,19 @@ def test_absurd_numbers_in_api_bodies_and_extends_are_refused_in_words(portal):
         assert 300 <= answer.status_code < 500, (name, answer.status_code)
         if answer.mimetype.endswith("json"):
             assert answer.get_json()["detail"], name
+
+
+@pytest.mark.parametrize("number", ["1e400", "NaN", "-Infinity", "9" * 5000])
+def test_numbers_json_cannot_hold_exactly_are_refused_in_words(portal, number):
+    body = (
+        '{"template": "test-notebook", "name": "n", "parameters": '
+        f'{{"num_cpus": {number}, "jupyter_password": "s3cret-passw0rd"}}}}'
+    )
+
+    answer = portal.api.post(
+        "/api/v1/deployments", data=body, headers={"Content-Type": "application/json"}
+    )
+
+    assert 400 <= answer.status_code < 500, answer.get_json()
+    assert answer.get_json()["detail"]
+    assert portal.api.get("/api/v1/deployments").get_json()["items"] == []
