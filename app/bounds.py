@@ -57,15 +57,16 @@ class BoundedJSONProvider(DefaultJSONProvider):
 def nesting_depth(value, limit: int) -> int:
     """How deeply ``value``'s lists and mappings nest, found without recursion; the walk stops
     once past ``limit``."""
-    deepest, stack = 0, [(value, 1)]
+    deepest, stack = 0, [(value, 1)] if isinstance(value, dict | list) else []
     while stack:
         item, level = stack.pop()
-        if isinstance(item, dict | list):
-            deepest = max(deepest, level)
+        if level > deepest:
+            deepest = level
             if deepest > limit:
                 return deepest
-            inner = item.values() if isinstance(item, dict) else item
-            stack.extend((child, level + 1) for child in inner)
+        inner = item.values() if isinstance(item, dict) else item
+        # Only containers are kept: most of a large document is scalars.
+        stack.extend((child, level + 1) for child in inner if isinstance(child, dict | list))
     return deepest
 
 
