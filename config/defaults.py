@@ -224,6 +224,15 @@ API_PAGE_SIZE_MAX = 200
 # Hours during which a repeated Idempotency-Key returns the first answer instead of acting again.
 API_IDEMPOTENCY_HOURS = 24
 
+# A client address whose tokens the API refused this many times within the window is refused
+# before its token is looked at, until the window has passed (429 with Retry-After).
+API_MAX_FAILURES_PER_ADDRESS = 30
+API_THROTTLE_WINDOW_SECONDS = 5 * 60
+
+# Calls a minute, for the whole site, to an identity provider's userinfo endpoint about access
+# tokens the portal cannot read itself; answers are kept a minute per token.
+API_PROVIDER_CHECKS_PER_MINUTE = 120
+
 # Audience an identity provider's access token must name to be accepted by the API (as the
 # orchestrator's own clients send them); empty: the provider's client_id.
 API_OIDC_AUDIENCE = ""

@@ -15,7 +15,7 @@ from flask import g, request
 from flask_babel import gettext as _
 
 from app.api.problems import Problem
-from app.auth import access_tokens, provider_tokens
+from app.auth import access_tokens, provider_tokens, throttle
 from app.auth.models import User
 from app.i18n import speak_as
 
@@ -27,8 +27,13 @@ class Caller:
     token_id: int | None
 
 
+class RefusedToken(Problem):
+    """A token was sent and refused: counted against the caller's address by ``authenticate``
+    (a request without any token is not: it guesses nothing)."""
+
+
 def _unauthenticated(detail: str) -> Problem:
-    return Problem(
+    return RefusedToken(
         "unauthenticated",
         detail,
         headers={"WWW-Authenticate": 'Bearer realm="api", error="invalid_token"'},
@@ -36,7 +41,23 @@ def _unauthenticated(detail: str) -> Problem:
 
 
 def authenticate() -> Caller:
-    """The caller of this request; raises Problem "unauthenticated" without a valid token."""
+    """The caller of this request; raises Problem "unauthenticated" without a valid token, or
+    "too-many-attempts" when its address had too many tokens refused (see ``auth.throttle``).
+    """
+    address = request.remote_addr or ""
+    try:
+        throttle.refuse_throttled_api_address(address)
+        return _authenticate()
+    except RefusedToken:
+        throttle.record_api_failure(address)
+        raise
+    except throttle.ApiThrottled as error:
+        raise Problem(
+            "too-many-attempts", error.message, headers={"Retry-After": str(error.retry_after)}
+        ) from None
+
+
+def _authenticate() -> Caller:
     header = request.headers.get("Authorization", "")
     scheme, _sep, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
@@ -51,7 +72,16 @@ def authenticate() -> Caller:
     token = token.strip()
     if not token.startswith(access_tokens.PREFIX):
         # An identity provider's own access token: the person themself, so every scope.
-        user = provider_tokens.user_for(token)
+        try:
+            user = provider_tokens.user_for(token)
+        except provider_tokens.NotAnAccessToken:
+            raise _unauthenticated(
+                _(
+                    "This is an ID token, which tells the portal who logged in; the API takes "
+                    "access tokens only. Send your identity provider's access token, or a "
+                    "personal access token from your Account page."
+                )
+            ) from None
         if user is None:
             raise _unauthenticated(
                 _(

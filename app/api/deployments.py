@@ -8,14 +8,16 @@ page's Extend button calls.
 
 from __future__ import annotations
 
-from flask import jsonify, request, url_for
+from flask import jsonify, request
 from flask_babel import gettext as _
 from marshmallow import ValidationError
 
 from app.api import bp, launching, schemas
 from app.api.auth import caller, requires
+from app.api.bodies import read_body
 from app.api.idempotency_views import idempotent
 from app.api.leases import lease_body
+from app.api.links import absolute_url
 from app.api.openapi import operation
 from app.api.paging import page_links, read_query
 from app.api.problems import Problem
@@ -23,23 +25,9 @@ from app.api.templates import visible_entry
 from app.api.validation import field_errors
 from app.deployments import operations, presenters, queries, secret_items
 from app.deployments.models import Deployment
+from app.errors import NotFound
 from app.leases import operations as leases
 from app.leases.presenters import LeaseSummary, summaries
-
-
-def read_body(schema: schemas.Schema) -> dict:
-    """The JSON body read by ``schema``; raises Problem with each field's message."""
-    data = request.get_json(silent=True)
-    if not isinstance(data, dict):
-        raise Problem("bad-request", _("Send a JSON object as the request body."))
-    try:
-        return schema.load(data)
-    except ValidationError as error:
-        raise Problem(
-            "bad-request",
-            _("The request body is not valid; nothing was done."),
-            extra={"errors": field_errors(error.messages)},
-        ) from error
 
 
 def _summary(deployment: Deployment, owners: dict[int, str], lease: LeaseSummary) -> dict:
@@ -55,7 +43,7 @@ def _summary(deployment: Deployment, owners: dict[int, str], lease: LeaseSummary
         "site": deployment.site,
         "owner": owners.get(deployment.user_id, ""),
         "created_at": deployment.created_at,
-        "links": {"self": url_for(".get_deployment", deployment_id=deployment.id, _external=True)},
+        "links": {"self": absolute_url(".get_deployment", deployment_id=deployment.id)},
         "lease": lease_body(lease),
     }
 
@@ -96,9 +84,7 @@ def _detail_answer(deployment: Deployment, status: int = 200):
     response = jsonify(schemas.DeploymentDetail().dump(_detail(deployment)))
     response.status_code = status
     if status == 201:
-        response.headers["Location"] = url_for(
-            ".get_deployment", deployment_id=deployment.id, _external=True
-        )
+        response.headers["Location"] = absolute_url(".get_deployment", deployment_id=deployment.id)
     return response
 
 
@@ -273,7 +259,8 @@ def reveal_secrets(deployment_id: int):
     description=(
         "Adds the policy's extend step when extending is open (see lease.can_extend and "
         "lease.extend_refusal); an empty body is enough. Operators and admins may extend past "
-        "the policy with past_policy, hours and a reason; the owner is told."
+        "the policy with past_policy, hours and a reason; the owner is told. An operator "
+        "who cannot read the deployment is answered its id, name, status, owner and lease only."
     ),
     response=schemas.DeploymentDetail,
     body=schemas.ExtendRequest,
@@ -303,5 +290,17 @@ def extend_lease(deployment_id: int):
         by=hours * 60 if hours is not None else None,
         reason=body["reason"],
     )
-    # The operation checked who may extend (the owner, admins, operators past the policy).
-    return _detail_answer(lease.deployment)
+    # The operation checked who may extend (the owner, admins, operators past the policy); an
+    # operator extending someone else's deployment is answered only what operators may see.
+    try:
+        return _detail_answer(operations.visible_deployment(user, deployment_id))
+    except NotFound:
+        return jsonify(schemas.DeploymentSummary().dump(_lease_only(lease.deployment)))
+
+
+def _lease_only(deployment: Deployment) -> dict:
+    """What an operator may see of a deployment they cannot read: whose it is, its name and
+    status, and its lease (as on the operators' pages); no parameters, outputs or timeline."""
+    owners = queries.usernames({deployment.user_id})
+    summary = _summary(deployment, owners, summaries([deployment])[deployment.id])
+    return {key: summary[key] for key in ("id", "name", "status", "owner", "lease")}

@@ -19,8 +19,8 @@ from app.api import schemas
 from app.api.problems import KINDS, MEDIA_TYPE
 
 API_VERSION = "1.0.0"
-# Kinds every authenticated route can answer with.
-COMMON_PROBLEMS = ("unauthenticated", "missing-scope")
+# Kinds every authenticated route can answer with (too-many-attempts: see auth.throttle).
+COMMON_PROBLEMS = ("unauthenticated", "missing-scope", "too-many-attempts")
 BASE = "/api/v1"
 _RULE_ARGUMENT = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>")
 
@@ -169,7 +169,7 @@ def _problem_responses(kinds) -> dict:
             "description": "; ".join(f"{name}: {KINDS[name][1]}" for name in names),
             "content": {MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
         }
-        if "rate-limited" in names or "idempotency-key-in-use" in names:
+        if {"rate-limited", "idempotency-key-in-use", "too-many-attempts"} & set(names):
             response["headers"] = {
                 "Retry-After": {"description": "Seconds to wait", "schema": {"type": "integer"}}
             }

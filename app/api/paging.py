@@ -5,11 +5,12 @@ orchestrator counts from 0); a page past the end answers with the last one.
 
 from __future__ import annotations
 
-from flask import current_app, url_for
+from flask import current_app
 from flask_babel import gettext as _
 from marshmallow import ValidationError
 
 from app.api import schemas
+from app.api.links import absolute_url
 from app.api.problems import Problem
 from app.api.validation import field_errors
 from app.deployments.queries import SORT_COLUMNS, STATUS_GROUPS, Filters, ListPage
@@ -60,7 +61,7 @@ def page_links(endpoint: str, listed: ListPage, args) -> dict:
     kept["size"] = listed.size
 
     def link(page: int) -> str:
-        return url_for(endpoint, **kept, page=page, _external=True)
+        return absolute_url(endpoint, **kept, page=page)
 
     return {
         "self": link(listed.page),

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, json, request, url_for
+from flask import Response, json, request
 from flask_babel import lazy_gettext as _l
 from werkzeug.exceptions import HTTPException
 
+from app.api.links import absolute_url
 from app.deployments.errors import DeploymentError, LaunchError, TooManyLaunches
 from app.errors import NotAllowed, NotFound, PortalError
 from app.leases.errors import ExtendRefused
@@ -36,6 +37,7 @@ KINDS: dict[str, tuple[int, Any]] = {
     "invalid-parameters": (422, _l("Some values are not valid")),
     "launch-refused": (422, _l("Nothing was launched")),
     "rate-limited": (429, _l("Too many launches")),
+    "too-many-attempts": (429, _l("Too many attempts")),
     "orchestrator-failed": (502, _l("The orchestrator could not do it")),
     "server-error": (500, _l("Something went wrong on our side")),
 }
@@ -84,7 +86,7 @@ class Problem(Exception):
 
 
 def type_uri(kind: str) -> str:
-    return url_for("api.problem_kind", kind=kind, _external=True)
+    return absolute_url("api.problem_kind", kind=kind)
 
 
 def from_portal_error(error: PortalError) -> Problem:

@@ -3,11 +3,12 @@ from static/vendor), and a page for each problem type."""
 
 from __future__ import annotations
 
-from flask import abort, current_app, jsonify, render_template, request
+from flask import abort, current_app, jsonify, render_template
 from flask_babel import force_locale
 from flask_babel import gettext as _
 
 from app.api import bp, openapi
+from app.api.links import portal_root
 from app.api.problems import KINDS
 
 
@@ -16,7 +17,7 @@ from app.api.problems import KINDS
 def openapi_document():
     # Developer documentation, in English whatever the caller's language (see README).
     with force_locale("en"):
-        document = openapi.build(current_app, request.url_root.rstrip("/") + bp.url_prefix)
+        document = openapi.build(current_app, portal_root() + bp.url_prefix)
     return jsonify(document)
 
 

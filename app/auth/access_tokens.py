@@ -105,6 +105,24 @@ def parse_lifetime(text: str) -> timedelta:
     )
 
 
+def lifetime_in_days(days: int) -> timedelta:
+    """``days`` as a token lifetime; raises InvalidToken past ``API_TOKEN_MAX_DAYS``.
+
+    The number is checked before it becomes a timedelta: a lifetime of 10^12 days cannot even
+    be built.
+    """
+    longest = current_app.config["API_TOKEN_MAX_DAYS"]
+    if days > longest:
+        raise _too_long(longest)
+    return timedelta(days=days)
+
+
+def _too_long(longest: int) -> InvalidToken:
+    return InvalidToken(
+        _("A token can live %(days)d days at most on this portal.", days=longest), "expires"
+    )
+
+
 def create(
     user: User, name: str, scopes: list[str], lifetime: timedelta
 ) -> tuple[AccessToken, str]:
@@ -121,9 +139,7 @@ def create(
     scopes = parse_scopes(scopes)
     longest = current_app.config["API_TOKEN_MAX_DAYS"]
     if lifetime > timedelta(days=longest):
-        raise InvalidToken(
-            _("A token can live %(days)d days at most on this portal.", days=longest), "expires"
-        )
+        raise _too_long(longest)
     if not user.active:
         raise InvalidToken(_("This account is disabled; it cannot have tokens."))
     token = PREFIX + secrets.token_urlsafe(32)

@@ -10,6 +10,7 @@ from app.auth.errors import GroupsNotEditable, InvalidGroupName
 from app.auth.models import User
 from app.auth.operations import change_local_groups, grant_role, revoke_role, set_active
 from app.auth.roles import GRANTABLE_ROLES, role_required
+from app.bounds import page_number
 from app.errors import NotFound
 from app.extensions import db
 
@@ -28,7 +29,7 @@ def _user(user_id: int) -> User:
 @role_required("admin")
 def index():
     query = request.args.get("q", "").strip()[:100]
-    page = max(1, request.args.get("page", 1, type=int))
+    page = page_number(request.args.get("page"))
     statement = select(User)
     if query:
         pattern = f"%{query.lower()}%"

@@ -8,6 +8,12 @@ cannot be read, so the provider is asked (its userinfo endpoint): a token it ans
 to the subject it names; its audience cannot be checked, which the README says. Either way the
 token's subject must be a person who has logged in here, still active. Answers are kept a
 minute per token (by digest), so that a busy script does not cost a provider call per request.
+
+Access tokens only: a provider's ID token says who logged in to the portal, is addressed to the
+portal's client id and is often handed to other programs; it must not open the API. A JWT typed
+``at+jwt`` is an access token; any other JWT carrying an ID token's own claims (``nonce``, which
+the portal's logins always send, ``at_hash``, ``c_hash``, or Keycloak's ``typ: ID``) is refused
+as ``NotAnAccessToken``.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 from sqlalchemy import select
 
-from app.auth import oidc
+from app.auth import oidc, throttle
 from app.auth.errors import ProviderError
 from app.auth.models import User
 from app.extensions import db
@@ -38,8 +44,22 @@ _remembered: dict[str, tuple[float, str, str | None]] = {}
 _lock = threading.Lock()
 
 
+ACCESS_TOKEN_TYPES = ("at+jwt", "application/at+jwt")
+ID_TOKEN_CLAIMS = ("nonce", "at_hash", "c_hash")
+# A subject kept for a token found to be an ID token: never a person's.
+_ID_TOKEN = object()
+
+
+class NotAnAccessToken(Exception):
+    """The token is a provider's ID token, not an access token."""
+
+
 def user_for(token: str) -> User | None:
-    """The active user ``token`` (a provider's access token) stands for, or None."""
+    """The active user ``token`` (a provider's access token) stands for, or None.
+
+    Raises NotAnAccessToken for an ID token, ApiThrottled when the provider may not be asked
+    about an unknown token now.
+    """
     if not current_app.config["OIDC_PROVIDERS"]:
         return None
     key = hashlib.sha256(token.encode()).hexdigest()
@@ -53,6 +73,8 @@ def user_for(token: str) -> User | None:
             if len(_remembered) > 10_000:
                 _remembered.clear()
             _remembered[key] = (time.monotonic() + REMEMBER_SECONDS, provider_name, subject)
+    if subject is _ID_TOKEN:
+        raise NotAnAccessToken
     if subject is None:
         return None
     user = db.session.scalar(
@@ -66,7 +88,10 @@ def _identify(token: str) -> tuple[str, str | None]:
     payload = _unverified_payload(token)
     if payload is not None:
         return _check_jwt(token, payload)
-    for provider in oidc.enabled_providers():
+    providers = oidc.enabled_providers()
+    if providers:
+        throttle.take_provider_check()  # raises ApiThrottled when this minute's are spent
+    for provider in providers:
         subject = _ask_userinfo(provider, token)
         if subject is not None:
             return provider.name, subject
@@ -80,9 +105,16 @@ def _unverified_payload(token: str) -> dict | None:
     try:
         padded = parts[1] + "=" * (-len(parts[1]) % 4)
         payload = json.loads(base64.urlsafe_b64decode(padded))
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, RecursionError):
         return None
     return payload if isinstance(payload, dict) else None
+
+
+def _is_id_token(header: dict, claims: dict) -> bool:
+    """Whether a verified JWT is an ID token rather than an access token (module docstring)."""
+    if str(header.get("typ", "")).lower() in ACCESS_TOKEN_TYPES:
+        return False
+    return any(name in claims for name in ID_TOKEN_CLAIMS) or claims.get("typ") == "ID"
 
 
 def _check_jwt(token: str, payload: dict) -> tuple[str, str | None]:
@@ -94,7 +126,8 @@ def _check_jwt(token: str, payload: dict) -> tuple[str, str | None]:
     try:
         client = oidc.ready_client(provider)
         keys = KeySet.import_key_set(client.fetch_jwk_set())
-        claims = jwt.decode(token, keys).claims
+        decoded = jwt.decode(token, keys)
+        claims = decoded.claims
         jwt.JWTClaimsRegistry(
             leeway=30,
             iss={"essential": True, "values": [provider.issuer, issuer]},
@@ -105,6 +138,9 @@ def _check_jwt(token: str, payload: dict) -> tuple[str, str | None]:
     except (JoseError, ProviderError, requests.RequestException, ValueError) as error:
         log.info("Provider token from %s refused: %s", provider.name, error)
         return provider.name, None
+    if _is_id_token(decoded.header, claims):
+        log.info("An ID token from %s was sent as an access token: refused", provider.name)
+        return provider.name, _ID_TOKEN
     return provider.name, str(claims["sub"])
 
 

@@ -2,8 +2,6 @@
 listed and revoked by admins on a user's page. A new token is shown in the answer to the form
 that created it, never flashed (a flash would put it in the session cookie)."""
 
-from datetime import timedelta
-
 from flask import flash, redirect, url_for
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
@@ -25,8 +23,9 @@ def create_token():
     new_token, status = None, 400
     if form.validate_on_submit():
         try:
+            lifetime = access_tokens.lifetime_in_days(form.days.data)
             _record, new_token = access_tokens.create(
-                current_user, form.name.data, form.scopes.data, timedelta(days=form.days.data)
+                current_user, form.name.data, form.scopes.data, lifetime
             )
             status = 201
             form = TokenForm(formdata=None)

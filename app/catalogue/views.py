@@ -12,6 +12,7 @@ from flask import (
 )
 from flask_login import current_user, login_required
 
+from app.bounds import page_number
 from app.catalogue.loader import Entry, catalogue
 
 bp = Blueprint("catalogue", __name__, url_prefix="/catalogue")
@@ -43,7 +44,7 @@ def index():
     entries = catalogue().visible_entries(current_user)
     query, tag = request.args.get("q", "").strip(), request.args.get("tag", "").strip()
     shown = filter_entries(entries, query, tag)
-    page = max(request.args.get("page", 1, type=int), 1)
+    page = page_number(request.args.get("page"))
     size = current_app.config["CATALOGUE_PAGE_SIZE"]
     context = {
         "entries": shown[(page - 1) * size : page * size],

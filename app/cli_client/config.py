@@ -46,8 +46,29 @@ def _from_file(path: Path) -> dict[str, str]:
     try:
         parser.read(path, encoding="utf-8")
     except configparser.Error as error:
-        raise ConfigError(f"{path} is not a valid config file: {error}") from error
+        # Never the line itself: it may be the token.
+        raise ConfigError(
+            f"{path} is not a valid config file ({_where(error)}). Write it as a [portal] "
+            "section with the lines url = ... and token = ...; its contents are not shown "
+            "because they may hold your token."
+        ) from None
     return dict(parser["portal"]) if parser.has_section("portal") else {}
+
+
+def _where(error: configparser.Error) -> str:
+    """Where ``error`` is in the file and what kind it is, without any of the file's text."""
+    lines = sorted({number for number, _line in getattr(error, "errors", ())})
+    if getattr(error, "lineno", None):
+        lines = [error.lineno]
+    kinds = {
+        configparser.MissingSectionHeaderError: "no [portal] line before the first setting",
+        configparser.DuplicateSectionError: "a section written twice",
+        configparser.DuplicateOptionError: "a setting written twice",
+        configparser.ParsingError: "a line that is not name = value",
+    }
+    kind = next((text for cls, text in kinds.items() if isinstance(error, cls)), "unreadable")
+    where = ", ".join(str(number) for number in lines)
+    return f"{kind}, line {where}" if where else kind
 
 
 def load() -> Settings:
@@ -63,5 +84,9 @@ def load() -> Settings:
             "Create a token on the portal's Account page."
         )
     if not url.startswith(("http://", "https://")):
-        raise ConfigError(f"RCP_URL must start with https:// (or http://), not {url!r}.")
+        # Not echoed: a token written on the url line would be printed.
+        raise ConfigError(
+            f"The portal's address (RCP_URL, or url in {config_path()}) must start with "
+            "https:// (or http://)."
+        )
     return Settings(url.rstrip("/"), token.strip())

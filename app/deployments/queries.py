@@ -17,6 +17,7 @@ from sqlalchemy import func, or_, select
 from sqlalchemy.orm import load_only, with_expression
 
 from app.auth.models import User
+from app.bounds import page_number
 from app.catalogue.loader import catalogue
 from app.deployments.models import Deployment
 from app.deployments.status import Status
@@ -97,10 +98,7 @@ class Filters:
         owner = args.get("user", "").strip()[:255] if may_see_others else ""
         if owner.lower() in EVERYONE_WORDS or owner.lower() == gettext("Everyone").lower():
             owner = EVERYONE
-        try:
-            page = max(int(args.get("page", 1)), 1)
-        except ValueError:
-            page = 1
+        page = page_number(args.get("page"))
         return cls(
             status=status if status in STATUS_GROUPS else "",
             template=args.get("template", "").strip()[:100],

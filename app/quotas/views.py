@@ -24,6 +24,7 @@ from sqlalchemy import select
 from app.auth.groups import normalise_group
 from app.auth.models import User
 from app.auth.roles import role_required
+from app.bounds import page_number
 from app.errors import NotFound
 from app.extensions import db
 from app.quotas.amounts import amount_text, charge_text
@@ -125,7 +126,7 @@ def index():
     query = request.args.get("q", "").strip()
     sort = request.args.get("sort", "name")
     sort = sort if sort in SORTS else "name"
-    page = max(request.args.get("page", 1, type=int), 1)
+    page = page_number(request.args.get("page"))
     size = current_app.config["QUOTA_USERS_PAGE_SIZE"]
     rows, total = users_page(query, sort, page, size)
     context = {

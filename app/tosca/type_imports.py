@@ -16,9 +16,10 @@ from urllib.parse import urlsplit
 
 import yaml
 
+from app.bounds import nesting_depth
 from app.tosca.typelibs import LibrarySet, Resolved, TypeLibrary, absolute, nested_imports
 from app.tosca.wording import N_, said
-from app.tosca.yamlsafe import Problem, TemplateError
+from app.tosca.yamlsafe import Limits, Problem, TemplateError
 
 MAX_DEPTH = 8
 MAX_FILES = 200
@@ -136,6 +137,12 @@ def _load_types(text: str) -> dict:
         ) from None
     if not isinstance(data, dict):
         raise TemplateError.of(N_("the file is not a YAML mapping."))
+    # libyaml allows 1000 levels; copying or walking that deep would exhaust Python's stack.
+    if nesting_depth(data, Limits.max_depth) > Limits.max_depth:
+        raise TemplateError.of(
+            N_("its lists and mappings nest more than %(limit)d levels deep."),
+            limit=Limits.max_depth,
+        )
     return data
 
 

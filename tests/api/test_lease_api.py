@@ -196,3 +196,31 @@ def test_an_idempotency_key_extends_once(app, callers, clock):
     assert now["extends_used"] == 1
     other = ada.post(path, json={"hours": 1}, headers=headers)
     assert other.status_code == 422 and _kind(other) == "idempotency-key-reused"
+
+
+def test_an_operator_extending_past_the_policy_is_answered_only_what_operators_may_see(
+    app, callers, clock
+):
+    from app.auth.models import User
+    from app.auth.operations import grant_role
+
+    _policy(app, default="3h", extend_step="1h", max_extends="0")
+    ada = callers("ada")
+    deployment_id = _ready(app, ada, clock)["id"]
+    operator = callers("olga")
+    with app.app_context():
+        grant_role(db.session.get(User, operator.user_id), "operator", granted_by="test")
+        db.session.commit()
+    path = f"/api/v1/deployments/{deployment_id}/lease"
+
+    answer = operator.post(path, json={"past_policy": True, "hours": 4, "reason": "deadline"})
+
+    assert answer.status_code == 200, answer.get_json()
+    body = answer.get_json()
+    assert set(body) == {"id", "name", "status", "owner", "lease"}
+    assert (body["id"], body["name"], body["owner"]) == (deployment_id, "leased", "ada")
+    assert body["lease"]["extends_used"] == 1
+    assert operator.get(f"/api/v1/deployments/{deployment_id}").status_code == 404
+    # The owner still reads the whole deployment, the operator's extend in its timeline.
+    owner_view = ada.get(f"/api/v1/deployments/{deployment_id}").get_json()
+    assert "parameters" in owner_view and "timeline" in owner_view

@@ -79,3 +79,58 @@ def test_a_made_up_token_and_a_forged_jwt_are_refused(oidc_app, oidc_provider):
     answer = _get(oidc_app, "/api/v1/templates", forged)
     assert answer.status_code == 401
     assert answer.get_json()["type"].endswith("/problems/unauthenticated")
+
+
+def _tokens_issued_to_the_portal(oidc_provider, person: str) -> dict:
+    """The provider's answer to the portal's client for ``person``: an ID token (with the
+    nonce the portal always sends) and an access token, as a login receives them."""
+    import requests
+
+    from tests.fixtures.oidc_provider import CLIENT_ID, CLIENT_SECRET
+
+    redirect = "http://localhost/login/oidc/mock/callback"
+    query = {
+        "response_type": "code",
+        "client_id": CLIENT_ID,
+        "redirect_uri": redirect,
+        "scope": "openid profile",
+        "nonce": "a-login-nonce",
+        "state": "a-state",
+    }
+    authorize = requests.Request("GET", oidc_provider.url + "/oauth2/authorize", params=query)
+    callback = oidc_provider.sign_in(authorize.prepare().url, person)
+    answer = requests.post(
+        oidc_provider.url + "/oauth2/token",
+        data={
+            "grant_type": "authorization_code",
+            "code": oidc_provider.query_of(callback)["code"],
+            "redirect_uri": redirect,
+        },
+        auth=(CLIENT_ID, CLIENT_SECRET),
+        timeout=5,
+    )
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def test_an_id_token_issued_to_the_portal_is_refused_while_its_access_token_works(
+    oidc_app, oidc_provider
+):
+    _logged_in_token(oidc_app, oidc_provider, "grace")
+    issued = _tokens_issued_to_the_portal(oidc_provider, "grace")
+
+    refused = _get(oidc_app, "/api/v1/templates", issued["id_token"])
+    again = _get(oidc_app, "/api/v1/templates", issued["id_token"])  # remembered, same words
+    accepted = _get(oidc_app, "/api/v1/templates", issued["access_token"])
+
+    assert refused.status_code == again.status_code == 401
+    assert refused.get_json()["detail"].startswith("This is an ID token")
+    assert "access tokens only" in again.get_json()["detail"]
+    assert accepted.status_code == 200, accepted.get_json()
+
+
+def test_a_jwt_typed_as_an_access_token_is_not_taken_for_an_id_token():
+    assert provider_tokens._is_id_token({"typ": "at+jwt"}, {"nonce": "n", "sub": "s"}) is False
+    assert provider_tokens._is_id_token({"typ": "JWT"}, {"sub": "s", "scope": "openid"}) is False
+    assert provider_tokens._is_id_token({"typ": "JWT"}, {"sub": "s", "at_hash": "h"}) is True
+    assert provider_tokens._is_id_token({}, {"sub": "s", "typ": "ID"}) is True
