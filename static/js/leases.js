@@ -76,5 +76,7 @@
     tick();
     setInterval(tick, 30000);
   });
-  document.addEventListener("htmx:afterSwap", function (event) { localise(event.target); tick(); });
+  // A poll of the deployment's status swaps its lease panel in out of band, beside the target.
+  document.addEventListener("htmx:afterSwap", function () { localise(document); tick(); });
+  document.addEventListener("htmx:oobAfterSwap", function () { localise(document); tick(); });
 })();

@@ -71,6 +71,18 @@ def _over_quota(page):
     yield ""
 
 
+def _with_errors(page):
+    """The launch form sent back with a value to change (a notebook password too short), on
+    the tab that holds it."""
+    page.locator("html.js-ready").wait_for(state="attached")
+    page.locator("#jupyter_password").fill("short")
+    page.locator("#launch-button").click()
+    expect(page.locator("#jupyter_password.is-invalid")).to_be_visible(timeout=WAIT)
+    page.locator("html.js-ready").wait_for(state="attached")
+    settled(page)
+    yield ""
+
+
 def _new_token(page):
     """The account page answering the token form with the token just made."""
     form = page.locator("form[action$='/account/tokens#tokens']")
@@ -108,14 +120,23 @@ VISITS = [
     Visit("login", None, "/login"),
     Visit("catalogue", "ada", "/catalogue/"),
     Visit("navigation", "grace", "/catalogue/", _menus_open),
-    Visit("launch-form", "ada", "/catalogue/jupyter-vm/", _every_tab),
+    Visit("launch-form", "newcomer", "/catalogue/jupyter-vm/", _every_tab),
+    Visit("launch-form-last-time", "ada", "/catalogue/jupyter-vm/", _every_tab),
+    Visit("launch-form-errors", "newcomer", "/catalogue/jupyter-vm/", _with_errors),
     Visit("launch-summary-over-quota", "ada", "/catalogue/jupyter-vm/", _over_quota),
     Visit("launch-job", "ada", "/catalogue/chronos-gpu-job/", _every_tab),
     Visit("deployments-empty", "newcomer", "/deployments/"),
     Visit("deployments", "ada", "/deployments/"),
+    Visit("deployment-submitting", "ada", "/deployments/{submitting}"),
+    Visit("deployment-creating", "ada", "/deployments/{creating}"),
     Visit("deployment-ready", "ada", "/deployments/{ready}"),
     Visit("deployment-failed", "ada", "/deployments/{failed}"),
+    Visit("deployment-deleting", "ada", "/deployments/{deleting}"),
+    Visit("deployment-deleted", "ada", "/deployments/{deleted}"),
+    Visit("deployment-job-queued", "ada", "/deployments/{job_queued}"),
     Visit("deployment-job", "ada", "/deployments/{job}"),
+    Visit("deployment-job-succeeded", "ada", "/deployments/{job_succeeded}"),
+    Visit("deployment-job-failed", "ada", "/deployments/{job_failed}"),
     Visit("deployment-delete", "ada", "/deployments/{ready}/delete"),
     Visit("account", "ada", "/account/"),
     Visit("tokens", "ada", "/account/", _new_token),
