@@ -152,8 +152,13 @@ def build_tour(tmp_path, starter_catalogue_db) -> Tour:
     )
     # A deployment in each of the other states a person sees, services and jobs.
     for key, slug, parameters, name, state in (
-        ("submitting", "jupyter-vm", JUPYTER, "Notebook on its way", "SUBMITTING"),
-        ("creating", "jupyter-vm", JUPYTER, "Notebook being made", {"status": "CREATE_IN_PROGRESS"}),
+        (
+            "creating",
+            "jupyter-vm",
+            JUPYTER,
+            "Notebook being made",
+            {"status": "CREATE_IN_PROGRESS"},
+        ),
         (
             "deleting",
             "jupyter-vm",
@@ -168,7 +173,13 @@ def build_tour(tmp_path, starter_catalogue_db) -> Tour:
             "Notebook deleted",
             {"status": "DELETE_COMPLETE", "site": "RECAS-BARI"},
         ),
-        ("job_queued", "chronos-gpu-job", JOB, "Training in line", {"status": "CREATE_IN_PROGRESS"}),
+        (
+            "job_queued",
+            "chronos-gpu-job",
+            JOB,
+            "Training in line",
+            {"status": "CREATE_IN_PROGRESS"},
+        ),
         (
             "job_succeeded",
             "chronos-gpu-job",
@@ -187,6 +198,15 @@ def build_tour(tmp_path, starter_catalogue_db) -> Tour:
                 "deployment_type": "CHRONOS",
                 "status_reason": "Chronos job 0f1e2d3c failed to execute",
             },
+        ),
+        # Last, and with settings of its own: until it is confirmed, the same launch again
+        # would be refused as a possible double.
+        (
+            "submitting",
+            "jupyter-vm",
+            {**JUPYTER, "num_cpus": 1},
+            "Notebook on its way",
+            "SUBMITTING",
         ),
     ):
         tour.deployments[key] = tour.deploy("ada", slug, parameters, name, state)
