@@ -2,8 +2,9 @@
 the states people see (a launch form filled from last time, sent back with errors, over quota; a
 deployment and a job in each status): axe-core (shipped by axe-playwright-python, no CDN) finds
 nothing serious or critical, the page never scrolls sideways at 390 px, no id is said twice, no
-button, link of the navigation or badge has text that does not fit its box, and no field's
-placeholder is cut off. Italian pages are saved as screenshots at both widths.
+button, link of the navigation or badge has text that does not fit its box, no field's
+placeholder is cut off, and no time of day is shown without its zone. Italian pages are saved
+as screenshots at both widths.
 
 One live portal serves the whole module (tests/e2e/tour.py fills it); each person logs in
 once and every page opens in a browser context of its own, with the language asked for the way
@@ -237,6 +238,21 @@ PLACEHOLDERS = """
 """
 
 
+# A time of day shown without its zone: the README promises every time names it ("14:05 CET",
+# "02:00 UTC"). Addresses and ports ("203.0.113.7:8888") are not times.
+ZONELESS = r"""
+() => {
+  const times = /(^|[^\d:.])(\d{1,2}:\d\d)(?![\d:])(?!\s*(?:[A-Z]{2,5}\b|GMT|[+-]\d))/g;
+  const found = [];
+  for (const match of document.body.innerText.matchAll(times)) {
+    const at = match.index + match[1].length;
+    found.push(`a time without its zone: "${document.body.innerText.slice(at - 30, at + 20)}"`);
+  }
+  return found;
+}
+"""
+
+
 def serious_violations(page) -> list[str]:
     results = _axe.run(page)
     return [
@@ -280,6 +296,7 @@ def test_the_page_reads_well_for_everyone(tour, browser, visit, language, width)
             + page.evaluate(TWICE)
             + overflow(page)
             + page.evaluate(PLACEHOLDERS)
+            + ([] if visit.name == "api-reference" else page.evaluate(ZONELESS))
         )
         if found:
             problems[label] = found
