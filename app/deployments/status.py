@@ -77,6 +77,12 @@ def deletable(status: str | None, uuid: str | None) -> bool:
     return bool(uuid) or status not in AWAITING_ANSWER
 
 
+def reachable(status: str | None, *, deleted: bool = False) -> bool:
+    """Whether the ways in a deployment gave (its address, its ssh line) are still offered:
+    not once its delete has started, when they lead nowhere or soon will."""
+    return not deleted and status not in (Status.DELETE_IN_PROGRESS, Status.DELETE_COMPLETE)
+
+
 def resettable(status: str | None) -> bool:
     """Whether a stuck delete can be reset: the orchestrator resets one still under way (to
     DELETE_FAILED, after which it can be deleted again); a failed delete is deleted again."""

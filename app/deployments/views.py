@@ -79,6 +79,9 @@ def _list_context(filters: queries.Filters) -> dict:
     size = current_app.config["DEPLOYMENTS_PAGE_SIZE"]
     listed = queries.list_page(current_user, filters, size)
     outputs = presenters.shown_outputs(listed.deployments)
+    for deployment in listed.deployments:
+        if not statuses.reachable(deployment.status, deleted=deployment.deleted):
+            outputs[deployment.id] = []
     owners = {d.user_id for d in listed.deployments} if listed.owners_shown else set()
     in_progress = {d.id for d in listed.deployments if d.in_progress}
     empty = not listed.deployments and not filters.narrowed
@@ -181,7 +184,9 @@ def _portal_version() -> str:
 def _detail_context(deployment: Deployment, revealed: dict[str, str] | None = None) -> dict:
     parsed = presenters.parsed_templates({deployment.revision_id} - {None})
     template = parsed.get(deployment.revision_id)
-    outputs = presenters.shown_outputs([deployment], parsed)[deployment.id]
+    # Once its delete has started, what it gave leads nowhere: nothing to open or copy.
+    reachable = statuses.reachable(deployment.status, deleted=deployment.deleted)
+    outputs = presenters.shown_outputs([deployment], parsed)[deployment.id] if reachable else []
     secrets = secret_items.secret_items(deployment, template)
     secret_names = {item.name for item in secrets}
     if revealed is not None:
@@ -198,7 +203,8 @@ def _detail_context(deployment: Deployment, revealed: dict[str, str] | None = No
         "plan": jobs.plan_of(deployment),
         "plain_reason": presenters.plain_reason(deployment.status_reason),
         "outputs": [o for o in outputs if o.name not in secret_names],
-        "main_link": presenters.main_link(outputs),
+        "main_link": presenters.main_link(outputs) if reachable else None,
+        "reachable": reachable,
         "secrets": secrets,
         "revealed": None if revealed is None else secret_items.revealed_secrets(revealed, template),
         "owner_view": deployment.user_id == current_user.id,

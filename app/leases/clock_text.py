@@ -1,13 +1,12 @@
 """Lease times as the pages and the timeline write them: ISO 8601 in UTC for machines and
-``<time datetime>``, ``Thu 27 Nov 14:00 UTC`` for people, in their language (``gio 27 nov
-14:00 UTC``; the page's script turns that into the reader's own time zone)."""
+``<time datetime>``; for people, as every other time of the portal (``app.formatting.when``:
+their language and time zone, the zone named)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
-from babel.dates import format_datetime
-from flask_babel import get_locale
+from app.formatting import when
 
 
 def iso(moment: datetime | None) -> str | None:
@@ -20,11 +19,8 @@ def from_iso(text: str | None) -> datetime | None:
 
 
 def shown(moment: datetime | None) -> str:
-    """``Thu 27 Nov 14:00 UTC``: the text shown until the browser's time zone is known."""
-    if not moment:
-        return ""
-    text = format_datetime(moment, "EEE d MMM HH:mm", tzinfo=UTC, locale=get_locale() or "en")
-    return f"{text} UTC"
+    """``Nov 27, 2026, 15:00 CET``: in the reader's language and zone, as the rest of the page."""
+    return when(moment)
 
 
 def recorded(moment: datetime | None) -> str:

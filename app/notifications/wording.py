@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from flask_babel import format_datetime, ngettext
 from flask_babel import gettext as _
+from flask_babel import ngettext
 
+from app import formatting
 from app.deployments import presenters
 from app.notifications import kinds
 from app.notifications.models import Notification
@@ -26,15 +27,16 @@ class Message:
 
 
 def when(iso: str | None) -> str:
-    """An ISO 8601 UTC time as the reader reads it, in their language and time zone:
-    "Thu 27 Nov 14:00 UTC", "gio 27 nov 15:00 CET"; "" for none."""
+    """An ISO 8601 UTC time as the reader reads it, as every time of the portal is written
+    (``app.formatting.when``): "Nov 27, 2026, 14:00 UTC", "27 nov 2026, 15:00 CET"; "" for
+    none."""
     if not iso:
         return ""
     try:
         moment = datetime.fromisoformat(iso.replace("Z", "+00:00"))
     except ValueError:
         return iso
-    return format_datetime(moment, "EEE d MMM HH:mm zzz")
+    return formatting.when(moment)
 
 
 def distance(minutes: int) -> str:

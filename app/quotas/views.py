@@ -64,6 +64,18 @@ def quota_number(value, digits: int | None = None) -> str:
     )
 
 
+@bp.app_template_filter("chart_figure")
+def chart_figure(value) -> str:
+    """A chart's figure with the decimals its size needs: "12", "2.5", "0.3", "0.04", so that
+    no bar and no scale above one reads "0"."""
+    value = value or 0
+    if value >= 10:
+        return format_decimal(value, format="#,##0")
+    if value >= 1:
+        return format_decimal(value, format="#,##0.#")
+    return format_decimal(value, format="#,##0.##" if value >= 0.005 or value == 0 else "#,##0.###")
+
+
 @bp.app_context_processor
 def _quota_helpers():
     return {

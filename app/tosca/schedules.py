@@ -14,6 +14,7 @@ from flask import has_app_context
 from flask_babel import format_datetime, ngettext
 from flask_babel import gettext as _
 
+from app.formatting import when
 from app.tosca.numbers import whole
 
 _SHAPE = re.compile(r"R(?P<repeats>\d*)/(?P<start>[^/]*)/(?P<period>P[^/]+)")
@@ -122,8 +123,11 @@ def _utc(moment: datetime, pattern: str) -> str:
 
 
 def plain_time(moment: datetime) -> str:
-    """``26 Nov 2026, 02:00 UTC`` (``26 nov 2026, 02:00 UTC`` in Italian)."""
-    return _("%(when)s UTC", when=_utc(moment, "d MMM y, HH:mm"))
+    """``Nov 26, 2026, 02:00 UTC`` (``26 nov 2026, 02:00 UTC`` in Italian): written as every
+    time of the portal (``app.formatting.when``), kept in UTC, where a schedule runs."""
+    if has_app_context():
+        return when(moment, zone="UTC")
+    return moment.strftime("%d %b %Y, %H:%M UTC")
 
 
 def parse_schedule(text: str) -> Schedule:

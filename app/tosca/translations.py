@@ -37,7 +37,7 @@ _LANGUAGE_KEYS = {
 }
 _INPUT_KEYS = dict.fromkeys(INPUT_WORDS, str)
 _PRESET_KEYS = {"name": str, "description": str}
-_OUTPUT_KEYS = {"label": str}
+_OUTPUT_KEYS = {"label": str, "description": str}
 # TOSCA metadata values are strings: ``display_name_it``, ``description_it``, ``tags_it``.
 TOSCA_KEYS = {"display_name": "name", "description": "description", "tags": "tags"}
 
@@ -256,6 +256,8 @@ def missing_words(parsed, language: str) -> list[str]:
             if preset.get(key) and not given.get(key):
                 missing.append(f"presets.{preset['name']}.{key}")
     for output in parsed.outputs:
-        if output.label and not words.get("outputs", {}).get(output.name, {}).get("label"):
-            missing.append(f"outputs.{output.name}.label")
+        given = words.get("outputs", {}).get(output.name, {})
+        for key in ("label", "description"):
+            if getattr(output, key) and not given.get(key):
+                missing.append(f"outputs.{output.name}.{key}")
     return missing

@@ -27,4 +27,21 @@
     field.select();
     try { document.execCommand("copy"); copied(button); } finally { field.remove(); }
   });
+
+  // My deployments' usage panel: its figures come with each poll of the rows, out of band.
+  // When they change (a delete finished), what holds them is read again, if it was shown.
+  function usageFigures() {
+    var summary = document.getElementById("usage-summary");
+    return summary ? summary.textContent.replace(/\s+/g, " ").trim() : null;
+  }
+  var figures = usageFigures();
+  document.body.addEventListener("htmx:afterSettle", function () {
+    var now = usageFigures();
+    if (now === figures) return;
+    figures = now;
+    var details = document.getElementById("usage-details");
+    if (details && details.querySelector(".quota-holders, h2") && window.htmx) {
+      window.htmx.trigger(details, "usage-changed");
+    }
+  });
 })();

@@ -1,13 +1,10 @@
-// Lease times: end times in the reader's own time zone, and countdowns kept current. The page
-// is complete without this file (UTC times, the countdown as drawn by the server).
+// Lease countdowns kept current. The page is complete without this file (the countdown as drawn
+// by the server; times are written by the server, in the reader's zone, the zone named).
 (function () {
   "use strict";
 
-  // The page's language (the portal sets <html lang>): dates, numbers and plural forms follow it.
+  // The page's language (the portal sets <html lang>): numbers and plural forms follow it.
   var lang = document.documentElement.lang || undefined;
-  var format = new Intl.DateTimeFormat(lang, {
-    weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit"
-  });
   var numbers = new Intl.NumberFormat(lang);
   var plurals = new Intl.PluralRules(lang);
 
@@ -33,17 +30,6 @@
         .replace("%(mins)s", unit(element, "minute", minutes % 60));
     }
     return unit(element, "minute", minutes);
-  }
-
-  function localise(root) {
-    root.querySelectorAll("time[data-local]").forEach(function (element) {
-      var moment = new Date(element.getAttribute("datetime"));
-      if (isNaN(moment)) return;
-      element.textContent = format.format(moment);
-      element.title = moment.toISOString().replace(".000Z", "Z");
-    });
-    root.querySelectorAll("[data-zone-note]").forEach(function (note) { note.hidden = false; });
-    root.querySelectorAll("[data-utc-note]").forEach(function (note) { note.hidden = true; });
   }
 
   // The server's clock decides when leases end: count from its time, not the reader's, which
@@ -72,9 +58,10 @@
   }
 
   document.addEventListener("DOMContentLoaded", function () {
-    localise(document);
     tick();
     setInterval(tick, 30000);
   });
-  document.addEventListener("htmx:afterSwap", function (event) { localise(event.target); tick(); });
+  // A poll of the deployment's status swaps its lease panel in out of band, beside the target.
+  document.addEventListener("htmx:afterSwap", tick);
+  document.addEventListener("htmx:oobAfterSwap", tick);
 })();

@@ -7,12 +7,23 @@
     var button = event.target.closest("[data-copy]");
     if (!button) return;
     var source = document.getElementById(button.getAttribute("data-copy"));
-    if (!source || !navigator.clipboard) return;
-    navigator.clipboard.writeText(source.value || source.textContent.trim()).then(function () {
+    if (!source) return;
+    function copied() {
       var original = button.textContent;
       button.textContent = document.body.getAttribute("data-word-copied") || "Copied";
       setTimeout(function () { button.textContent = original; }, 1500);
-    });
+    }
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(source.value || source.textContent.trim()).then(copied);
+      return;
+    }
+    // Plain-HTTP pages (a portal tried on a laptop) have no clipboard API: select and copy.
+    var selection = window.getSelection();
+    var range = document.createRange();
+    range.selectNodeContents(source);
+    selection.removeAllRanges();
+    selection.addRange(range);
+    try { if (document.execCommand("copy")) copied(); } finally { selection.removeAllRanges(); }
   });
 
   // Controls that do nothing without scripts (.js-only) appear once every script on the page

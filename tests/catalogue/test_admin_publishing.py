@@ -118,6 +118,17 @@ def test_the_history_lists_every_revision_with_author_time_and_message(app, clie
     assert "More cores" in html and "First" in html and "seed" in html
 
 
+def test_a_templates_pages_are_titled_by_its_name_with_the_slug_beside_it(app, client, admin):
+    save(app, "vm", create=True)
+    for path in ("/admin/catalogue/vm/", "/admin/catalogue/vm/edit"):
+        html = page_text(client, path)
+        title = re.search(r"<title>(.*?)</title>", html, re.S).group(1)
+        heading = re.search(r"<h1[^>]*>(.*?)</h1>", html, re.S).group(1)
+        assert "Virtual machine" in heading and ">vm</span>" in heading, path
+        if path.endswith("/vm/"):
+            assert title.startswith("Virtual machine"), title
+
+
 def test_the_diff_between_two_revisions_shows_added_and_removed_lines(app, client, admin):
     save(app, "vm", create=True)
     save(app, "vm", VM.replace("default: 2", "default: 4"), VM_SIDECAR + "tags: [x]\n")

@@ -148,7 +148,8 @@ def test_a_rejected_form_asks_for_its_password_again(client, researcher):
     html = response.get_data(as_text=True)
     assert response.status_code == 400
     field = re.search(r'<input[^>]*name="jupyter_password"[^>]*>', html).group(0)
-    assert 'placeholder="Type it again: passwords are not sent back to the page"' in field
+    assert 'placeholder="Type it again"' in field
+    assert "Passwords are not sent back to the page: type it again." in html
     assert "a-fine-passw0rd" not in html and "Leave empty to generate one" not in field
 
 

@@ -53,14 +53,14 @@ def test_a_job_at_a_site_whose_schedule_has_started_is_running():
 def test_a_job_scheduled_later_says_when_it_first_runs():
     look = jobs.look_of(job("CREATE_IN_PROGRESS", "R10/2026-11-26T02:00:00Z/PT6H"))
     assert look.label == "Scheduled"
-    assert look.meaning == "Its first run is on 26 Nov 2026, 02:00 UTC."
+    assert look.meaning == "Its first run is on Nov 26, 2026, 02:00 UTC."
 
 
 def test_a_job_run_once_has_succeeded_and_a_repeating_one_says_when_it_runs_next():
     assert jobs.look_of(job("CREATE_COMPLETE")).meaning == "It ran and succeeded."
     daily = jobs.look_of(job("CREATE_COMPLETE", "R5//P1D"))
     assert daily.label == "Succeeded"
-    assert daily.meaning == "Its first run succeeded. It runs next on 26 Nov 2026, 09:00 UTC."
+    assert daily.meaning == "Its first run succeeded. It runs next on Nov 26, 2026, 09:00 UTC."
 
 
 def test_a_failed_job_says_it_ran_and_failed():
@@ -72,7 +72,7 @@ def test_a_failed_job_says_it_ran_and_failed():
 def test_the_plan_of_a_job_words_its_schedule_and_keeps_the_iso_text_for_admins():
     plan = jobs.plan_of(job("CREATE_IN_PROGRESS", "R10/2026-11-26T02:00:00Z/PT6H"))
     assert plan == {
-        "words": "Every 6 hours, 10 times, from 26 Nov 2026, 02:00 UTC",
+        "words": "Every 6 hours, 10 times, from Nov 26, 2026, 02:00 UTC",
         "next": None,  # the status says when its first run is
         "iso": "R10/2026-11-26T02:00:00Z/PT6H",
     }

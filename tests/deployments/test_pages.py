@@ -42,6 +42,24 @@ def test_the_list_shows_each_deployment_with_what_a_researcher_needs(
     assert "ssh 192.0.2.7" in row
 
 
+def test_a_deployment_being_deleted_offers_no_way_in_on_its_row_or_its_page(
+    client, login_as, make_deployment, no_orchestrator
+):
+    user_id = login_as()
+    deployment_id = make_deployment(
+        user_id,
+        status="DELETE_IN_PROGRESS",
+        outputs={"jupyter_endpoint": "https://nb.example.org/", "node_ip": "192.0.2.7"},
+    )
+
+    row = row_of(page_text(client, "/deployments/"), deployment_id)
+    page = page_text(client, f"/deployments/{deployment_id}")
+
+    assert "Open Notebook" not in row and 'href="https://nb.example.org/"' not in row
+    assert "ssh 192.0.2.7" not in row
+    assert "Open Notebook" not in page
+
+
 @pytest.mark.parametrize(
     ("status", "words", "spinner"),
     [

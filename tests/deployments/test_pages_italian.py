@@ -83,6 +83,29 @@ def test_the_deployment_page_reads_in_italian(client, login_as, make_deployment,
     assert "Eliminare Test notebook?" in delete and "Conservalo" in delete
 
 
+def test_the_kept_secrets_are_listed_by_their_names_in_a_whole_italian_sentence(
+    client, login_as, make_deployment, no_orchestrator
+):
+    deployment_id = make_deployment(
+        login_as(),
+        secrets={"jupyter_password": "pw-1"},
+        secret_outputs={"node_creds": {"user": "cloudadm", "token": "tok-1"}},
+    )
+
+    html = page(client, f"/deployments/{deployment_id}", **ITALIAN)
+    panel = html[
+        html.index('id="deployment-secrets"') : html.index(
+            "</section>", html.index('id="deployment-secrets"')
+        )
+    ]
+
+    # No word agrees with names it cannot know the gender of ("cifrati", "generati").
+    assert "cifrati" not in text_of(panel) and "generati" not in text_of(panel)
+    assert "Il portale conserva in forma cifrata quanto segue" in text_of(panel)
+    items = re.findall(r"<li>([^<]*)</li>", panel)
+    assert len(items) == 2 and all(item[:1].isupper() for item in items), items
+
+
 def _record(app, deployment_id: int, **fields) -> None:
     with app.app_context():
         db.session.add(DeploymentEvent(deployment_id=deployment_id, at=utcnow(), **fields))

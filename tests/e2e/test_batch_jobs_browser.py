@@ -132,7 +132,7 @@ def test_a_batch_job_reads_as_a_job_from_launch_to_result(
         shot=lambda: shot("job-launch-form-repeating"),
     )
     the_portal_checks(portal)
-    when = f"{tomorrow.day} {tomorrow:%b %Y}, 02:00 UTC"
+    when = f"{tomorrow:%b} {tomorrow.day}, {tomorrow:%Y}, 02:00 UTC"
     expect(badge).to_have_text("Scheduled")
     expect(page.locator("#deployment-status")).to_contain_text(f"Its first run is on {when}.")
     expect(page.locator(".job-schedule")).to_contain_text(f"Every 6 hours, 10 times, from {when}")

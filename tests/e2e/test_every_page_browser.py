@@ -1,7 +1,10 @@
-"""Every kind of page the portal has, in English and Italian, at laptop and phone width: axe-core
-(shipped by axe-playwright-python, no CDN) finds nothing serious or critical, the page never
-scrolls sideways at 390 px, no id is said twice, and no button, link of the navigation or
-badge has text that does not fit its box. Italian pages are saved as screenshots at both widths.
+"""Every kind of page the portal has, in English and Italian, at laptop and phone width, and in
+the states people see (a launch form filled from last time, sent back with errors, over quota; a
+deployment and a job in each status): axe-core (shipped by axe-playwright-python, no CDN) finds
+nothing serious or critical, the page never scrolls sideways at 390 px, no id is said twice, no
+button, link of the navigation or badge has text that does not fit its box, no field's
+placeholder is cut off, and no time of day is shown without its zone. Italian pages are saved
+as screenshots at both widths.
 
 One live portal serves the whole module (tests/e2e/tour.py fills it); each person logs in
 once and every page opens in a browser context of its own, with the language asked for the way
@@ -71,6 +74,18 @@ def _over_quota(page):
     yield ""
 
 
+def _with_errors(page):
+    """The launch form sent back with a value to change (a notebook password too short), on
+    the tab that holds it."""
+    page.locator("html.js-ready").wait_for(state="attached")
+    page.locator("#jupyter_password").fill("short")
+    page.locator("#launch-button").click()
+    expect(page.locator("#jupyter_password.is-invalid")).to_be_visible(timeout=WAIT)
+    page.locator("html.js-ready").wait_for(state="attached")
+    settled(page)
+    yield ""
+
+
 def _new_token(page):
     """The account page answering the token form with the token just made."""
     form = page.locator("form[action$='/account/tokens#tokens']")
@@ -108,14 +123,23 @@ VISITS = [
     Visit("login", None, "/login"),
     Visit("catalogue", "ada", "/catalogue/"),
     Visit("navigation", "grace", "/catalogue/", _menus_open),
-    Visit("launch-form", "ada", "/catalogue/jupyter-vm/", _every_tab),
+    Visit("launch-form", "newcomer", "/catalogue/jupyter-vm/", _every_tab),
+    Visit("launch-form-last-time", "ada", "/catalogue/jupyter-vm/", _every_tab),
+    Visit("launch-form-errors", "newcomer", "/catalogue/jupyter-vm/", _with_errors),
     Visit("launch-summary-over-quota", "ada", "/catalogue/jupyter-vm/", _over_quota),
     Visit("launch-job", "ada", "/catalogue/chronos-gpu-job/", _every_tab),
     Visit("deployments-empty", "newcomer", "/deployments/"),
     Visit("deployments", "ada", "/deployments/"),
+    Visit("deployment-submitting", "ada", "/deployments/{submitting}"),
+    Visit("deployment-creating", "ada", "/deployments/{creating}"),
     Visit("deployment-ready", "ada", "/deployments/{ready}"),
     Visit("deployment-failed", "ada", "/deployments/{failed}"),
+    Visit("deployment-deleting", "ada", "/deployments/{deleting}"),
+    Visit("deployments-gone", "ada", "/deployments/?status=gone"),
+    Visit("deployment-job-queued", "ada", "/deployments/{job_queued}"),
     Visit("deployment-job", "ada", "/deployments/{job}"),
+    Visit("deployment-job-succeeded", "ada", "/deployments/{job_succeeded}"),
+    Visit("deployment-job-failed", "ada", "/deployments/{job_failed}"),
     Visit("deployment-delete", "ada", "/deployments/{ready}/delete"),
     Visit("account", "ada", "/account/"),
     Visit("tokens", "ada", "/account/", _new_token),
@@ -192,6 +216,43 @@ TWICE = """
 """
 
 
+# Placeholders cut off: a field's hint wider than the room inside the field. Neither scrollWidth
+# nor clientWidth sees a placeholder, so its text is measured in the field's own font.
+PLACEHOLDERS = """
+() => {
+  const context = document.createElement("canvas").getContext("2d");
+  const found = [];
+  for (const el of document.querySelectorAll("input[placeholder]")) {
+    if (!el.placeholder || !el.checkVisibility({visibilityProperty: true})) continue;
+    const style = getComputedStyle(el);
+    context.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    const text = context.measureText(el.placeholder).width;
+    const room = el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    if (text > room + 1) {
+      found.push(`the placeholder "${el.placeholder}" of #${el.id}: ${Math.ceil(text)}px`
+        + ` in ${Math.floor(room)}px`);
+    }
+  }
+  return found;
+}
+"""
+
+
+# A time of day shown without its zone: the README promises every time names it ("14:05 CET",
+# "02:00 UTC"). Addresses and ports ("203.0.113.7:8888") are not times.
+ZONELESS = r"""
+() => {
+  const times = /(^|[^\d:.])(\d{1,2}:\d\d)(?![\d:])(?!\s*(?:[A-Z]{2,5}\b|GMT|[+-]\d))/g;
+  const found = [];
+  for (const match of document.body.innerText.matchAll(times)) {
+    const at = match.index + match[1].length;
+    found.push(`a time without its zone: "${document.body.innerText.slice(at - 30, at + 20)}"`);
+  }
+  return found;
+}
+"""
+
+
 def serious_violations(page) -> list[str]:
     results = _axe.run(page)
     return [
@@ -230,7 +291,13 @@ def test_the_page_reads_well_for_everyone(tour, browser, visit, language, width)
     problems = {}
     for state in visit.steps(page):
         label = "-".join(filter(None, [visit.name, state]))
-        found = serious_violations(page) + page.evaluate(TWICE) + overflow(page)
+        found = (
+            serious_violations(page)
+            + page.evaluate(TWICE)
+            + overflow(page)
+            + page.evaluate(PLACEHOLDERS)
+            + ([] if visit.name == "api-reference" else page.evaluate(ZONELESS))
+        )
         if found:
             problems[label] = found
         if language == "it":

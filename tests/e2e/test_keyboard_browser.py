@@ -145,6 +145,26 @@ def test_the_launch_form_is_filled_in_switched_between_tabs_and_sent_by_keyboard
     expect(page.locator("h1")).to_contain_text("Typed by keyboard", timeout=WAIT)
 
 
+def test_without_scripts_enter_in_a_launch_field_launches_rather_than_applying_a_preset(
+    tour, browser, shot
+):
+    context = browser.new_context(
+        viewport=LAPTOP, storage_state=tour.logins["ada"], java_script_enabled=False
+    )
+    page = context.new_page()
+    page.set_default_timeout(WAIT)
+    page.goto(tour.url + "/catalogue/jupyter-vm/?defaults=1")
+    assert page.locator(".preset-button").count() > 0  # a preset's button is in the form
+    page.locator("#jupyter_password").fill("a-long-notebook-password")
+    name = page.locator("#deployment_name")
+    name.fill("Sent with Enter, no scripts")
+    name.press("Enter")
+
+    expect(page).to_have_url(re.compile(r"/deployments/\d+$"), timeout=WAIT)
+    expect(page.locator("h1")).to_contain_text("Sent with Enter, no scripts", timeout=WAIT)
+    shot("no-scripts-launched-with-enter", page)
+
+
 def test_the_deployment_list_is_filtered_opened_and_a_deployment_deleted_by_keyboard(
     tour, as_user, shot
 ):

@@ -74,3 +74,26 @@ def test_a_researcher_chooses_what_comes_by_mail_on_the_account_page(
     expect(page.get_by_label("A deployment is ready")).to_be_checked()
     expect(page.get_by_label("A deployment failed to start")).not_to_be_checked()
     shot("account-email-choices")
+
+
+def test_on_a_phone_the_bell_stays_beside_the_menu_button_and_opens_on_the_screen(
+    app, people, live_server, browser, shot
+):
+    ada = people.create("ada", PASSWORD, display_name="Ada Lovelace", email="ada@example.org")
+    _news_for(Portal(app), ada)
+    phone = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    log_in(phone, live_server.url, "ada", PASSWORD)
+
+    expect(phone.locator(".navbar-toggler")).to_be_visible()
+    expect(phone.locator("#main-nav")).to_be_hidden()  # the rest of the bar is folded away
+    bell = phone.get_by_role("button", name="Notifications")
+    expect(bell).to_be_visible()
+    expect(bell).to_contain_text("3")
+    phone.locator("html.js-ready").wait_for(state="attached")
+    bell.click()
+    menu = phone.locator(".notifications-menu")
+    expect(menu).to_be_visible()
+    box = menu.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+    assert phone.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")
+    shot("notifications-menu-phone", target=phone, full_page=False)

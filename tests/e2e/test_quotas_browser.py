@@ -134,6 +134,36 @@ def test_my_deployments_shows_my_usage(live_server, page, shot, ada):
     shot_of(panel, "quota-usage-panel")
 
 
+def test_what_holds_my_usage_drops_a_deployment_once_its_delete_finishes(
+    app, live_server, page, ada
+):
+    from sqlalchemy import select
+
+    from app.auth.models import User
+    from app.deployments.models import Deployment
+    from app.extensions import db
+
+    app.config["DEPLOYMENTS_POLL_SECONDS"] = 1
+    with app.app_context():
+        ada_id = db.session.scalar(select(User.id).where(User.username == "ada"))
+    going = ada.hold(
+        ada_id, charge(cores=4), status="DELETE_IN_PROGRESS", name="notebook going away"
+    )
+    log_in(page, live_server.url, "ada", "correct horse battery")
+    page.goto(live_server.url + "/deployments/")
+    holders = page.locator(".quota-panel .quota-holders")
+    expect(holders.get_by_role("link", name="notebook going away")).to_be_visible()
+
+    with app.app_context():
+        deployment = db.session.get(Deployment, going)
+        deployment.status, deployment.deleted = "DELETE_COMPLETE", True
+        db.session.commit()
+
+    # No reload: the list's own poll brings the figures, and what holds them follows.
+    expect(holders.get_by_role("link", name="notebook going away")).to_have_count(0, timeout=15_000)
+    expect(holders.get_by_role("link", name="old notebook")).to_be_visible()
+
+
 def test_an_operator_finds_the_heaviest_gpu_user_and_changes_their_limit(
     live_server, page, shot, ada, people
 ):

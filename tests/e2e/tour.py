@@ -38,19 +38,37 @@ class Tour:
     # Each person's browser state once logged in: a context opened with it is logged in.
     logins: dict[str, dict] = field(default_factory=dict)
 
-    def deploy(self, username: str, slug: str, parameters: dict, name: str, state=None) -> int:
+    def deploy(
+        self,
+        username: str,
+        slug: str,
+        parameters: dict,
+        name: str,
+        state=None,
+        remember: bool = False,
+    ) -> int:
         """Launch ``slug`` for ``username`` on the demo orchestrator; ``state`` (status,
-        reason, outputs, deployment type) is then what the orchestrator reports of it."""
+        reason, outputs, deployment type) is then what the orchestrator reports of it, or
+        "SUBMITTING" for a launch whose answer has not come yet. With ``remember`` the launch
+        form fills itself with these values next time, as after a launch from the form."""
         from app.auth.models import User
         from app.catalogue.loader import catalogue
+        from app.deployments.status import Status
+        from app.deployments.timeline import record_event
         from app.deployments.tracking import apply_state
         from app.launch.workflow import launch
         from app.orchestrator.schemas import DeploymentState
 
         with self.app.app_context():
             user = db.session.get(User, self.users[username])
-            deployment = launch(user, catalogue().get(slug), dict(parameters), name=name)
-            if state:
+            deployment = launch(
+                user, catalogue().get(slug), dict(parameters), name=name, remember=remember
+            )
+            if state == Status.SUBMITTING:
+                deployment.uuid = None
+                record_event(deployment, Status.SUBMITTING, source="launch")
+                db.session.commit()
+            elif state:
                 apply_state(
                     deployment,
                     DeploymentState(uuid=deployment.uuid, **state),
@@ -112,6 +130,7 @@ def build_tour(tmp_path, starter_catalogue_db) -> Tour:
             "site": "RECAS-BARI",
             "outputs": {"jupyter_endpoint": "https://203.0.113.7:8888", "node_ip": "203.0.113.7"},
         },
+        remember=True,
     )
     tour.deployments["failed"] = tour.deploy(
         "ada",
@@ -131,6 +150,66 @@ def build_tour(tmp_path, starter_catalogue_db) -> Tour:
         "Training run",
         {"status": "CREATE_IN_PROGRESS", "site": "RECAS-BARI", "deployment_type": "CHRONOS"},
     )
+    # A deployment in each of the other states a person sees, services and jobs.
+    for key, slug, parameters, name, state in (
+        (
+            "creating",
+            "jupyter-vm",
+            JUPYTER,
+            "Notebook being made",
+            {"status": "CREATE_IN_PROGRESS"},
+        ),
+        (
+            "deleting",
+            "jupyter-vm",
+            JUPYTER,
+            "Notebook being deleted",
+            {"status": "DELETE_IN_PROGRESS", "site": "RECAS-BARI"},
+        ),
+        (
+            "deleted",
+            "jupyter-vm",
+            JUPYTER,
+            "Notebook deleted",
+            {"status": "DELETE_COMPLETE", "site": "RECAS-BARI"},
+        ),
+        (
+            "job_queued",
+            "chronos-gpu-job",
+            JOB,
+            "Training in line",
+            {"status": "CREATE_IN_PROGRESS"},
+        ),
+        (
+            "job_succeeded",
+            "chronos-gpu-job",
+            JOB,
+            "Training that succeeded",
+            {"status": "CREATE_COMPLETE", "site": "RECAS-BARI", "deployment_type": "CHRONOS"},
+        ),
+        (
+            "job_failed",
+            "chronos-gpu-job",
+            JOB,
+            "Training that failed",
+            {
+                "status": "CREATE_FAILED",
+                "site": "RECAS-BARI",
+                "deployment_type": "CHRONOS",
+                "status_reason": "Chronos job 0f1e2d3c failed to execute",
+            },
+        ),
+        # Last, and with settings of its own: until it is confirmed, the same launch again
+        # would be refused as a possible double.
+        (
+            "submitting",
+            "jupyter-vm",
+            {**JUPYTER, "num_cpus": 1},
+            "Notebook on its way",
+            "SUBMITTING",
+        ),
+    ):
+        tour.deployments[key] = tour.deploy("ada", slug, parameters, name, state)
     return tour
 
 

@@ -110,8 +110,8 @@ def test_the_expiry_notice_says_when_the_deployment_will_be_deleted(portal):
     portal.record(deployment, None, source="portal", kind="lease-expired", details=details)
     with portal.app.app_context():
         text = " ".join(compose(portal.notifications(ada)[0]).paragraphs)
-    assert "ended at Fri 27 Nov 14:00 UTC" in text
-    assert "deleted at Fri 27 Nov 16:00 UTC" in text
+    assert "ended at Nov 27, 2026, 14:00 UTC" in text
+    assert "deleted at Nov 27, 2026, 16:00 UTC" in text
 
 
 def test_an_owner_extending_their_own_lease_is_not_told_but_an_operator_extending_it_is(portal):
@@ -134,7 +134,7 @@ def test_an_owner_extending_their_own_lease_is_not_told_but_an_operator_extendin
     assert notice.kind == "lease-extended"
     with portal.app.app_context():
         text = " ".join(compose(notice).paragraphs)
-    assert "now ends at Sat 28 Nov 14:00 UTC" in text
+    assert "now ends at Nov 28, 2026, 14:00 UTC" in text
     assert "Their reason: thesis deadline" in text
 
 

@@ -200,3 +200,19 @@ def test_usage_charts_name_their_months_and_carry_a_scale_and_a_text_alternative
     assert "<caption>Core-hours per month, whole site</caption>" in page
     assert 'class="quota-chart-scale' in page and ">0</span>" in page
     assert long == utcnow().strftime("%B %Y")
+
+
+def test_a_chart_of_a_fraction_of_an_hour_reads_that_fraction_not_zero(operator, quotas):
+    import re
+    from datetime import timedelta
+
+    from app.clock import utcnow
+
+    user = quotas.user("brief-user")
+    quotas.hold(user, charge(cores=1), created_at=utcnow() - timedelta(minutes=18))
+    page = operator.get("/quotas/usage").get_data(as_text=True)
+
+    scale = re.search(r'class="quota-chart-scale[^"]*">\s*<span>([^<]*)</span>', page).group(1)
+    assert re.fullmatch(r"0\.[1-3]\d? h", scale), scale
+    labels = re.search(r'class="d-flex quota-chart-labels".*?</div>', page, re.S).group(0)
+    assert re.search(r'<span class="d-block">0\.[1-3]\d?</span>', labels), labels

@@ -226,7 +226,7 @@ def test_a_schedules_refusals_read_in_italian(app, make_spec):
         ("R1//P1D", "Once, now", "Una volta, subito"),
         (
             "R1/2026-11-26T02:00:00Z/P1D",
-            "Once, on 26 Nov 2026, 02:00 UTC",
+            "Once, on Nov 26, 2026, 02:00 UTC",
             "Una volta, il 26 nov 2026, 02:00 UTC",
         ),
         (
@@ -241,7 +241,7 @@ def test_a_schedules_refusals_read_in_italian(app, make_spec):
         ),
         (
             "R1/2026-11-26T02:00:00Z/PT1H",
-            "Once, on 26 Nov 2026, 02:00 UTC",
+            "Once, on Nov 26, 2026, 02:00 UTC",
             "Una volta, il 26 nov 2026, 02:00 UTC",
         ),
         (

@@ -40,10 +40,10 @@ def job_form():
     ("text", "words"),
     [
         ("R1//P1D", "Once, now"),
-        ("R1/2026-11-26T02:00:00Z/P1D", "Once, on 26 Nov 2026, 02:00 UTC"),
+        ("R1/2026-11-26T02:00:00Z/P1D", "Once, on Nov 26, 2026, 02:00 UTC"),
         ("R/2026-11-26T02:00:00Z/P1D", "Every day at 02:00 UTC, until deleted, from 26 Nov 2026"),
         ("R10//PT6H", "Every 6 hours, 10 times, starting now"),
-        ("R10/2026-11-26T02:00:00Z/PT6H", "Every 6 hours, 10 times, from 26 Nov 2026, 02:00 UTC"),
+        ("R10/2026-11-26T02:00:00Z/PT6H", "Every 6 hours, 10 times, from Nov 26, 2026, 02:00 UTC"),
     ],
 )
 def test_a_schedule_reads_in_plain_words_and_is_sent_unchanged(babel_app, text, words):

@@ -41,7 +41,7 @@ translations:
     presets:
       Small: {name: Piccola, description: 1 core}
     outputs:
-      node_ip: {label: Indirizzo IP}
+      node_ip: {label: Indirizzo IP, description: Dove raggiungere la macchina.}
 """
 
 
@@ -76,6 +76,7 @@ def test_an_italian_reader_gets_the_italian_words_and_an_english_one_the_english
     assert italian.input("num_cpus").help == "Quanti core."
     assert italian.presets[0]["name"] == "Piccola"
     assert italian.outputs[0].label == "Indirizzo IP"
+    assert italian.outputs[0].description == "Dove raggiungere la macchina."
     assert (english.name, english.tags) == ("Small machine", ["compute", "test"])
     assert english.input("num_cpus").label == "Cores"
     assert english.presets[0]["name"] == "Small"
@@ -205,7 +206,7 @@ def test_the_toscas_own_metadata_may_carry_an_italian_name_and_description(
         ),
         (
             "translations:\n  it: {outputs: {node_ip: {show: link}}}\n",
-            'Translations "it": Output "node_ip": unknown key "show" (known: label).',
+            'Translations "it": Output "node_ip": unknown key "show" (known: label, description).',
         ),
         (
             "translations:\n  it: {tabs: {Basic: [Base]}}\n",

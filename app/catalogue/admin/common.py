@@ -1,6 +1,7 @@
 """What the catalogue admin pages share: template states, the current author, errors shown
 beside their field, and a revision's problems as numbered listings."""
 
+import json
 from dataclasses import dataclass, field
 
 from flask_babel import lazy_gettext as _l
@@ -47,6 +48,22 @@ def template_states_of(template: CatalogueTemplate) -> tuple:
         latest.number if latest else None,
         published.number if published else None,
     )
+
+
+def parsed_summary(parsed_json: str | None, slug: str) -> tuple[str, int]:
+    """The display name and the number of warnings of a stored parse result."""
+    # Read loosely: the pages need only these two, even from an older format.
+    try:
+        data = json.loads(parsed_json)
+        return str(data.get("name") or slug), len(data.get("warnings") or [])
+    except (TypeError, ValueError, AttributeError):
+        return slug, 0
+
+
+def shown_name(template: CatalogueTemplate) -> str:
+    """The name a template's pages are titled by: its latest revision's, else its slug."""
+    latest = operations.latest_revision(template)
+    return parsed_summary(latest.parsed if latest else None, template.slug)[0]
 
 
 def author() -> str:

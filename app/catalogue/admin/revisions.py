@@ -16,6 +16,7 @@ from app.catalogue.admin.common import (
     author,
     parsed_of,
     problems_view,
+    shown_name,
     template_states_of,
 )
 from app.catalogue.admin.forms import ActionForm, CompareForm, PublishForm, VisibilityForm
@@ -50,6 +51,7 @@ def _page(name: str, template, **context):
         template=template,
         states=template_states_of(template),
         state_labels=STATES,
+        template_name=shown_name(template),
         action=ActionForm(),
         **context,
     )

@@ -8,7 +8,6 @@ other change: the "who sees it" form saves a revision with that one line rewritt
 (``operations.set_visible_groups``), published at once when the latest revision was live.
 """
 
-import json
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -24,7 +23,9 @@ from app.catalogue.admin.common import (
     STATES,
     attach_error,
     author,
+    parsed_summary,
     problems_view,
+    shown_name,
     template_states,
     template_states_of,
 )
@@ -48,16 +49,6 @@ class Row:
     updated_at: datetime
     warnings: int = 0
     source: str = ""
-
-
-def _summary(parsed_json: str | None, slug: str) -> tuple[str, int]:
-    """The display name and the number of warnings of a stored parse result."""
-    # Read loosely: the list needs only these two, even from an older format.
-    try:
-        data = json.loads(parsed_json)
-        return str(data.get("name") or slug), len(data.get("warnings") or [])
-    except (TypeError, ValueError, AttributeError):
-        return slug, 0
 
 
 def list_rows() -> list[Row]:
@@ -88,7 +79,7 @@ def list_rows() -> list[Row]:
     )
     rows = []
     for template, number, valid, parsed, published_number in db.session.execute(query):
-        name, warnings = _summary(parsed, template.slug)
+        name, warnings = parsed_summary(parsed, template.slug)
         states = template_states(template.hidden, valid, number, published_number)
         rows.append(
             Row(
@@ -278,6 +269,7 @@ def _render_edit(template, latest, form, status=200):
             shown=shown,
             states=template_states_of(template),
             state_labels=STATES,
+            template_name=shown_name(template),
         ),
         status,
     )
