@@ -22,6 +22,7 @@ from app.deployments.models import Deployment
 from app.deployments.presenters import StatusLook, status_look
 from app.tosca.schedules import Schedule, plain_time
 
+
 def is_job(deployment: Deployment) -> bool:
     """Whether ``deployment`` is a Chronos batch job rather than a service.
 
