@@ -163,3 +163,20 @@ def test_the_operators_leases_page_reads_in_italian_help_and_levels_included(emu
     assert [sentence for sentence in english if sentence in shown] == []
     # Words, not the command line's spelling.
     assert "default 2d" not in shown and "warn 1d,1h" not in shown
+
+
+def test_a_policy_for_an_unknown_template_is_refused_in_italian_on_the_page(emulated):
+    from tests.conftest import csrf_from
+
+    client = _operator(emulated)
+    url = "/leases/?template=nessuno"
+    token = csrf_from(client.get(url, headers=ITALIAN).get_data(as_text=True))
+
+    refused = client.post(
+        url, data={"csrf_token": token, "default": "8h", "reason": "prova"}, headers=ITALIAN
+    )
+
+    assert refused.status_code == 400
+    assert "Il catalogo non ha nessun template chiamato “nessuno”" in words(
+        refused.get_data(as_text=True)
+    )
