@@ -8,7 +8,17 @@ from __future__ import annotations
 
 from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
 
+from app.formatting import machine_time
+
 NAME_MAX = 120
+
+
+class Time(fields.DateTime):
+    """A moment as every API answer writes it (``app.formatting.machine_time``): in UTC, with
+    its zone."""
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        return machine_time(value)
 
 
 class Out(Schema):
@@ -103,13 +113,13 @@ class DeploymentSummary(Out):
     group = fields.String(allow_none=True)
     site = fields.String(allow_none=True)
     owner = fields.String()
-    created_at = fields.DateTime(format="iso")
+    created_at = Time()
     links = fields.Nested(Links)
     lease = fields.Nested(Lease, metadata={"description": "Its time limit (state none: none)"})
 
 
 class Event(Out):
-    at = fields.DateTime(format="iso")
+    at = Time()
     status = fields.String(allow_none=True)
     previous_status = fields.String(allow_none=True)
     kind = fields.String(allow_none=True)
