@@ -275,7 +275,7 @@ class ListQuery(Schema):
         metadata={"description": "createdAt, name or status, then ,asc or ,desc"},
     )
     status = fields.String(
-        load_default="", metadata={"description": "progress, ready, failed or gone"}
+        load_default="", metadata={"description": "progress, ready, succeeded, failed or gone"}
     )
     template = fields.String(load_default="", metadata={"description": "A template slug"})
     q = fields.String(load_default="", metadata={"description": "Words in name, site, group"})
