@@ -36,6 +36,19 @@ def _as_utc(value: datetime) -> datetime:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value
 
 
+# How machines read a moment (the API, ``rcp --json``, ``<time datetime>``, timeline details):
+# ISO 8601 in UTC, to the second, its zone always written.
+MACHINE_TIME = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def machine_time(value: datetime | None) -> str | None:
+    """``2026-11-27T14:00:00Z``: the one way a moment is written for machines (a naive moment
+    is UTC, the database's convention; an aware one is moved to UTC first)."""
+    if value is None:
+        return None
+    return _as_utc(value).astimezone(UTC).strftime(MACHINE_TIME)
+
+
 def when(value: datetime | None, zone: str | None = None) -> str:
     """A moment with its date, hour and minute in the person's zone, the zone named:
     "Nov 25, 2026, 14:05 CET" in English, "25 nov 2026, 14:05 CET" in Italian."""

@@ -8,9 +8,18 @@ from __future__ import annotations
 
 from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
 
+from app.formatting import machine_time
 from app.text import one_line_api
 
 NAME_MAX = 120
+
+
+class Time(fields.DateTime):
+    """A moment as every API answer writes it (``app.formatting.machine_time``): in UTC, with
+    its zone."""
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        return machine_time(value)
 
 
 class Out(Schema):
@@ -105,13 +114,13 @@ class DeploymentSummary(Out):
     group = fields.String(allow_none=True)
     site = fields.String(allow_none=True)
     owner = fields.String()
-    created_at = fields.DateTime(format="iso")
+    created_at = Time()
     links = fields.Nested(Links)
     lease = fields.Nested(Lease, metadata={"description": "Its time limit (state none: none)"})
 
 
 class Event(Out):
-    at = fields.DateTime(format="iso")
+    at = Time()
     status = fields.String(allow_none=True)
     previous_status = fields.String(allow_none=True)
     kind = fields.String(allow_none=True)
@@ -274,7 +283,7 @@ class ListQuery(Schema):
         metadata={"description": "createdAt, name or status, then ,asc or ,desc"},
     )
     status = fields.String(
-        load_default="", metadata={"description": "progress, ready, failed or gone"}
+        load_default="", metadata={"description": "progress, ready, succeeded, failed or gone"}
     )
     template = fields.String(load_default="", metadata={"description": "A template slug"})
     q = fields.String(load_default="", metadata={"description": "Words in name, site, group"})

@@ -6,9 +6,15 @@ from flask_login import current_user
 from sqlalchemy import func, or_, select
 
 from app.auth import access_tokens, logins, role_label
-from app.auth.errors import GroupsNotEditable, InvalidGroupName
+from app.auth.errors import EmailNotEditable, GroupsNotEditable, InvalidEmail, InvalidGroupName
 from app.auth.models import User
-from app.auth.operations import change_local_groups, grant_role, revoke_role, set_active
+from app.auth.operations import (
+    change_local_groups,
+    grant_role,
+    revoke_role,
+    set_active,
+    set_email,
+)
 from app.auth.roles import GRANTABLE_ROLES, role_required
 from app.bounds import page_number
 from app.errors import NotFound
@@ -57,7 +63,26 @@ def show(user_id: int):
         tokens=access_tokens.tokens_of(user),
         grantable=GRANTABLE_ROLES,
         group_text=request.args.get("group", ""),
+        email_text=request.args.get("email"),
     )
+
+
+@bp.post("/<int:user_id>/email")
+@role_required("admin")
+def change_email(user_id: int):
+    user = _user(user_id)
+    typed = request.form.get("email", "")[:300]
+    try:
+        address = set_email(user, typed)
+    except (EmailNotEditable, InvalidEmail) as error:
+        flash(error.message, "danger")
+        # What was typed comes back in the field, so nothing is lost.
+        return redirect(url_for("users_admin.show", user_id=user.id, email=typed))
+    if address:
+        flash(_("Notices for %(user)s now go to %(email)s.", user=user.username, email=address))
+    else:
+        flash(_("%(user)s has no e-mail address now.", user=user.username))
+    return redirect(url_for("users_admin.show", user_id=user.id))
 
 
 @bp.post("/<int:user_id>/groups")

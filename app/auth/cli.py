@@ -8,7 +8,14 @@ from flask.cli import AppGroup
 from sqlalchemy import select
 
 from app.auth import local
-from app.auth.errors import AccountExists, GroupsNotEditable, InvalidGroupName, PasswordRefused
+from app.auth.errors import (
+    AccountExists,
+    EmailNotEditable,
+    GroupsNotEditable,
+    InvalidEmail,
+    InvalidGroupName,
+    PasswordRefused,
+)
 from app.auth.models import User
 from app.auth.operations import (
     change_local_groups,
@@ -17,6 +24,7 @@ from app.auth.operations import (
     grant_role,
     revoke_role,
     set_active,
+    set_email,
 )
 from app.auth.passwords import check_new_password
 from app.auth.roles import GRANTABLE_ROLES
@@ -55,10 +63,11 @@ def _find(username: str, provider: str) -> User:
 def create_local_user(
     username: str, password: str, display_name: str = "", email: str = ""
 ) -> User:
-    """Create a local account; raises ClickException if the name is taken."""
+    """Create a local account; raises ClickException if the name is taken or the address
+    could not be one."""
     try:
         return create_local_account(username, password, display_name, email)
-    except AccountExists as error:
+    except (AccountExists, InvalidEmail) as error:
         raise click.ClickException(error.message) from None
 
 
@@ -89,6 +98,23 @@ def create(username, display_name, email, role, password_env):
         click.echo(f"Created {username}; password (shown once): {password}")
     else:
         click.echo(f"Created {username} with the password from ${password_env}.")
+
+
+@users_cli.command("email")
+@click.argument("username")
+@click.argument("address")
+def email(username, address):
+    """Give local account USERNAME the e-mail ADDRESS its notices go to ("" removes it)."""
+    user = _find(username, local.PROVIDER)
+    try:
+        kept = set_email(user, address)
+    except (EmailNotEditable, InvalidEmail) as error:
+        raise click.ClickException(error.message) from None
+    click.echo(
+        f"Notices for {username} now go to {kept}."
+        if kept
+        else f"{username} has no e-mail address now."
+    )
 
 
 @users_cli.command("reset-password")

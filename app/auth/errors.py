@@ -95,3 +95,15 @@ class AccountExists(PortalError):
     """A local account of that name exists already."""
 
     status_code = 409
+
+
+class EmailNotEditable(PortalError):
+    """The account's address comes from its identity provider or directory at each login."""
+
+    status_code = 409
+
+
+class InvalidEmail(PortalError):
+    """A text given as an e-mail address could not be one."""
+
+    status_code = 400

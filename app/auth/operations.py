@@ -10,7 +10,13 @@ from sqlalchemy.exc import IntegrityError
 
 from app.auth import local, logins
 from app.auth.access_tokens import revoke_all
-from app.auth.errors import AccountExists, GroupsNotEditable, InvalidGroupName
+from app.auth.errors import (
+    AccountExists,
+    EmailNotEditable,
+    GroupsNotEditable,
+    InvalidEmail,
+    InvalidGroupName,
+)
 from app.auth.groups import normalise_group, normalise_groups
 from app.auth.identity import Identity
 from app.auth.models import RoleGrant, User
@@ -58,7 +64,9 @@ def _record_identity(identity: Identity) -> User:
 def create_local_account(
     username: str, password: str, display_name: str = "", email: str = ""
 ) -> User:
-    """Create a local account, and commit. Raises AccountExists if the name is taken."""
+    """Create a local account, and commit. Raises AccountExists if the name is taken, and
+    InvalidEmail for an address that could not be one."""
+    email = checked_email(email)
     if local.find_local_user(username):
         raise AccountExists(_("A local user named '%(name)s' already exists.", name=username))
     user = User(
@@ -74,6 +82,49 @@ def create_local_account(
     db.session.add(user)
     db.session.commit()
     return user
+
+
+# One "@" between a local part and a domain with a dot, nothing a mail header cannot hold: the
+# mail server is the judge of the rest.
+_ADDRESS = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s.]+")
+_ADDRESS_MAX = 254  # RFC 5321's longest path
+
+
+def checked_email(text: str | None) -> str:
+    """``text`` as an address to keep ("" for none). Raises InvalidEmail in words."""
+    address = (text or "").strip()
+    if not address:
+        return ""
+    if (
+        len(address) > _ADDRESS_MAX
+        or not _ADDRESS.fullmatch(address)
+        or any(ord(c) < 32 or ord(c) == 127 for c in address)
+    ):
+        raise InvalidEmail(
+            _(
+                "“%(address)s” is not an e-mail address: write one such as name@institute.example.",
+                address=address[:80],
+            ),
+            field="email",
+        )
+    return address
+
+
+def set_email(user: User, text: str | None) -> str:
+    """Give a local account the address its notices go to ("" removes it), and commit;
+    returns the address kept. Raises EmailNotEditable for accounts whose address comes from
+    their directory or identity provider at each login, and InvalidEmail."""
+    if user.provider != local.PROVIDER:
+        raise EmailNotEditable(
+            _(
+                "%(user)s's e-mail address comes from %(provider)s at each login; change it there.",
+                user=user.username,
+                provider=user.provider,
+            )
+        )
+    user.email = checked_email(text)
+    db.session.commit()
+    return user.email
 
 
 def grant_role(user: User, role: str, granted_by: str) -> bool:

@@ -52,14 +52,20 @@ def create(username, name, scopes, expires, provider):
 @click.argument("username")
 @click.option("--provider", default=LOCAL, show_default=True)
 def list_tokens(username, provider):
-    """USERNAME's tokens that are not revoked."""
+    """USERNAME's tokens that are not revoked, one a line under a header (tab-separated;
+    times in UTC)."""
     user = _find(username, provider)
-    for record in access_tokens.tokens_of(user):
+    records = access_tokens.tokens_of(user)
+    if not records:
+        click.echo(f"{user.username} has no tokens.")
+        return
+    click.echo("ID\tTOKEN\tNAME\tSCOPES\tEXPIRES (UTC)\tSTATE\tLAST USED (UTC)")
+    for record in records:
         used = f"{record.last_used_at:%Y-%m-%d %H:%M}" if record.last_used_at else "never"
         state = "live" if record.live else "expired"
         click.echo(
             f"{record.id}\t{record.hint}…\t{record.name}\t{','.join(record.scopes)}\t"
-            f"expires {record.expires_at:%Y-%m-%d}\t{state}\tlast used {used}"
+            f"{record.expires_at:%Y-%m-%d %H:%M}\t{state}\t{used}"
         )
 
 

@@ -219,7 +219,11 @@ def launch(slug, name, pairs, from_file, group, dry_run, wait, key, interval, ti
 
 
 @cli.command("list")
-@click.option("--status", type=click.Choice(["progress", "ready", "failed", "gone"]))
+@click.option(
+    "--status",
+    type=click.Choice(["progress", "ready", "succeeded", "failed", "gone"]),
+    help="ready: services ready to use; succeeded: batch jobs that ran and succeeded.",
+)
 @click.option("--template", default="", help="Only this template's.")
 @click.option("--page", default=1, show_default=True, help="Page, counted from 1.")
 @click.option("--size", default=50, show_default=True)

@@ -11,19 +11,16 @@ job, and when the schedule it sent starts.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 
-import yaml
 from flask_babel import gettext as _
 from sqlalchemy import inspect
 
 from app.clock import utcnow
+from app.deployments.job_text import holds_job, schedule_in
 from app.deployments.models import Deployment
 from app.deployments.presenters import StatusLook, status_look
-from app.tosca.schedules import Schedule, parse_schedule, plain_time
-
-_CHRONOS_NODE = re.compile(r"^\s*type:\s*\S*Chronos\s*$", re.MULTILINE)
+from app.tosca.schedules import Schedule, plain_time
 
 
 def is_job(deployment: Deployment) -> bool:
@@ -35,33 +32,12 @@ def is_job(deployment: Deployment) -> bool:
         return deployment.deployment_type == "CHRONOS"
     if "template_text" in inspect(deployment).unloaded:
         return bool(deployment.job_hint)
-    return bool(_CHRONOS_NODE.search(deployment.template_text or ""))
+    return holds_job(deployment.template_text)
 
 
 def schedule_of(deployment: Deployment) -> Schedule | None:
     """The schedule the job was sent with (its Chronos node's ``schedule``), or None."""
-    try:
-        tosca = yaml.safe_load(deployment.template_text or "")
-    except yaml.YAMLError:
-        return None
-    topology = tosca.get("topology_template") if isinstance(tosca, dict) else None
-    if not isinstance(topology, dict):
-        return None
-    inputs = topology.get("inputs") if isinstance(topology.get("inputs"), dict) else {}
-    for node in (topology.get("node_templates") or {}).values():
-        if not isinstance(node, dict) or "Chronos" not in str(node.get("type", "")):
-            continue
-        value = (node.get("properties") or {}).get("schedule")
-        if isinstance(value, dict) and "get_input" in value:
-            name = value["get_input"]
-            definition = inputs.get(name) if isinstance(inputs.get(name), dict) else {}
-            value = (deployment.parameters or {}).get(name, definition.get("default"))
-        if isinstance(value, str):
-            try:
-                return parse_schedule(value)
-            except ValueError:
-                return None
-    return None
+    return schedule_in(deployment.template_text, deployment.parameters)
 
 
 def next_run(deployment: Deployment, schedule: Schedule | None, now: datetime) -> datetime | None:
@@ -153,14 +129,30 @@ def look_of(deployment: Deployment) -> StatusLook:
     return status_look(deployment.status)
 
 
+def counted_words(deployment: Deployment) -> str:
+    """How a job is counted against quotas, in a sentence for its page (the rule is
+    ``app.deployments.status.holds_resources``)."""
+    if deployment.runs_once:
+        return _(
+            "It holds its cores, memory and GPUs against your quota only while it waits and "
+            "runs: once it has succeeded or failed, it holds nothing."
+        )
+    return _(
+        "A repeating job holds its cores, memory and GPUs against your quota from launch until "
+        "you delete it, between runs too: each run needs the same room."
+    )
+
+
 def plan_of(deployment: Deployment) -> dict | None:
     """What a job's page says about its schedule: ``words`` (the schedule in plain words),
-    ``next`` (when it runs next, in words, or None) and ``iso`` (what was sent, for admins)."""
+    ``next`` (when it runs next, in words, or None), ``iso`` (what was sent, for admins) and
+    ``counted`` (how it holds quota, in a sentence)."""
     if not is_job(deployment):
         return None
+    counted = counted_words(deployment)
     schedule = schedule_of(deployment)
     if schedule is None:
-        return {"words": None, "next": None, "iso": None}
+        return {"words": None, "next": None, "iso": None, "counted": counted}
     coming = next_run(deployment, schedule, utcnow())
     if coming is not None and coming == schedule.start:
         coming = None  # the status already says when the first run is
@@ -168,4 +160,5 @@ def plan_of(deployment: Deployment) -> dict | None:
         "words": schedule.describe(),
         "next": plain_time(coming) if coming else None,
         "iso": schedule.iso(),
+        "counted": counted,
     }

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Mapped, mapped_column, query_expression, relationship
 
 from app.auth.models import User
 from app.clock import utcnow
+from app.deployments import job_text
 from app.deployments import status as statuses
 from app.deployments.status import PORTAL_STATUSES, Status
 from app.extensions import db
@@ -51,7 +52,12 @@ class Deployment(db.Model):
         # Quota sums and the list's counts read only these indexes (the holding rule's columns,
         # see app.quotas.holding), never the rows, which carry the template text.
         Index(
-            "ix_deployments_user_holding", "user_id", "deleted", "status", "keeps_failed_attempt"
+            "ix_deployments_user_holding",
+            "user_id",
+            "deleted",
+            "status",
+            "keeps_failed_attempt",
+            "runs_once",
         ),
         Index(
             "ix_deployments_group_holding",
@@ -59,6 +65,7 @@ class Deployment(db.Model):
             "deleted",
             "status",
             "keeps_failed_attempt",
+            "runs_once",
         ),
         # The list's application filter.
         Index(
@@ -98,6 +105,9 @@ class Deployment(db.Model):
     # failed deployment kept for inspection still holds quota, and quota sums must read this
     # from an index rather than parse JSON in every row.
     keeps_failed_attempt: Mapped[bool] = mapped_column(default=False, server_default=false())
+    # Whether it is a batch job that runs once (``job_text.runs_once``, kept in step with the
+    # text and parameters): finished, it holds nothing, and quota sums read this from an index.
+    runs_once: Mapped[bool] = mapped_column(default=False, server_default=false())
     # What the deployment holds against quotas, as computed at launch (see app.quotas).
     charge: Mapped[dict] = mapped_column(JSON, default=dict)
 
@@ -147,6 +157,13 @@ class Deployment(db.Model):
     def _keep_flag_in_step(self, _key: str, options: dict | None) -> dict | None:
         self.keeps_failed_attempt = bool((options or {}).get("keepLastAttempt"))
         return options
+
+    @validates("template_text", "parameters")
+    def _job_kind_in_step(self, key: str, value):
+        text = value if key == "template_text" else self.template_text
+        parameters = value if key == "parameters" else self.parameters
+        self.runs_once = job_text.runs_once(text, parameters)
+        return value
 
     @property
     def in_progress(self) -> bool:

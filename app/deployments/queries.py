@@ -13,7 +13,7 @@ from typing import Any
 
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import func, or_, select
+from sqlalchemy import false, func, or_, select
 from sqlalchemy.orm import load_only, with_expression
 
 from app.auth.models import User
@@ -24,7 +24,8 @@ from app.deployments.status import Status
 from app.extensions import db
 
 # Status groups offered by the filter, and the statuses each one covers. The list mixes
-# services and batch jobs, so each group's words cover both (a job that succeeded is "ready").
+# services and batch jobs: a service that is ready and a job that succeeded share a status, so
+# ``ONLY_JOBS`` tells those two groups apart; the other groups' words cover both.
 STATUS_GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "progress": (
         _l("In progress, queued or running"),
@@ -36,7 +37,8 @@ STATUS_GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
             Status.DELETE_IN_PROGRESS,
         ),
     ),
-    "ready": (_l("Ready or succeeded"), (Status.CREATE_COMPLETE, Status.UPDATE_COMPLETE)),
+    "ready": (_l("Ready (services)"), (Status.CREATE_COMPLETE, Status.UPDATE_COMPLETE)),
+    "succeeded": (_l("Succeeded (batch jobs)"), (Status.CREATE_COMPLETE,)),
     "failed": (
         _l("Failed or not launched"),
         (Status.CREATE_FAILED, Status.UPDATE_FAILED, Status.DELETE_FAILED, Status.NOT_LAUNCHED),
@@ -47,6 +49,11 @@ STATUS_GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
 # A batch job before a site took it (its type is known only then): the list reads its Chronos
 # node in the database rather than load every row's template text.
 JOB_HINT = Deployment.template_text.like("%Docker.Chronos%")
+# The same rule as ``jobs.is_job``, for the database: once placed, the site's type says so,
+# before that the text; never NULL, so that "not a job" holds for a row with neither.
+IS_JOB = func.coalesce(Deployment.deployment_type == "CHRONOS", JOB_HINT, false())
+# Groups that hold only jobs (True) or only services (False).
+ONLY_JOBS = {"ready": False, "succeeded": True}
 
 EVERYONE = "*"
 # How people write "everyone" in the Whose filter ("*" still works in old links).
@@ -172,6 +179,8 @@ def _conditions(viewer: User, filters: Filters) -> list:
         conditions.append(owner)
     if filters.status:
         conditions.append(Deployment.status.in_(STATUS_GROUPS[filters.status][1]))
+        if filters.status in ONLY_JOBS:
+            conditions.append(IS_JOB.is_(ONLY_JOBS[filters.status]))
     if filters.template:
         conditions.append(Deployment.template_slug == filters.template)
     for word in filters.text.split():

@@ -41,6 +41,8 @@ AWAITING_ANSWER = frozenset({Status.SUBMITTING, Status.UNCONFIRMED})
 RELEASED = frozenset({Status.NOT_LAUNCHED, Status.VANISHED, Status.DELETE_COMPLETE})
 # The orchestrator holds nothing to delete: removing such a row only hides it from the list.
 NOTHING_AT_ORCHESTRATOR = frozenset({Status.NOT_LAUNCHED, Status.VANISHED})
+# A batch job that runs once has finished for good in these: nothing of it runs any more.
+JOB_FINISHED = frozenset({Status.CREATE_COMPLETE, Status.CREATE_FAILED})
 # A delete can be forced (INFN fork) once one failed or while one seems stuck.
 FORCE_DELETABLE = frozenset({Status.DELETE_FAILED, Status.DELETE_IN_PROGRESS})
 
@@ -57,14 +59,22 @@ def final(status: str | None) -> bool:
     return status is not None and not in_progress(status)
 
 
-def holds_resources(status: str | None, *, deleted: bool, keeps_failed_attempt: bool) -> bool:
+def finished_for_good(status: str | None, *, runs_once: bool) -> bool:
+    """Whether a batch job that ``runs_once`` has finished: it succeeded, or failed once its
+    retries were spent. A repeating job (or a service) is never finished by its status."""
+    return runs_once and status in JOB_FINISHED
+
+
+def holds_resources(
+    status: str | None, *, deleted: bool, keeps_failed_attempt: bool, runs_once: bool = False
+) -> bool:
     """Whether a deployment in ``status`` holds resources against its quotas.
 
-    Everything holds but a deleted row, a released status, and a failed create whose attempt
-    the orchestrator tears down (launched without ``keepLastAttempt``); see
-    ``app.quotas.holding`` for why each is so.
+    Everything holds but a deleted row, a released status, a batch job run once that has
+    finished for good, and a failed create whose attempt the orchestrator tears down (launched
+    without ``keepLastAttempt``); see ``app.quotas.holding`` for why each is so.
     """
-    if deleted or status in RELEASED:
+    if deleted or status in RELEASED or finished_for_good(status, runs_once=runs_once):
         return False
     if status == Status.CREATE_FAILED:
         return keeps_failed_attempt

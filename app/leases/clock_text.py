@@ -6,16 +6,16 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from app.formatting import when
+from app.formatting import MACHINE_TIME, machine_time, when
 
 
 def iso(moment: datetime | None) -> str | None:
-    """``2026-11-27T14:00:00Z`` (naive datetimes are UTC, the database's convention)."""
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ") if moment else None
+    """``2026-11-27T14:00:00Z`` (``app.formatting.machine_time``, the owner of that form)."""
+    return machine_time(moment)
 
 
 def from_iso(text: str | None) -> datetime | None:
-    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ") if text else None
+    return datetime.strptime(text, MACHINE_TIME) if text else None
 
 
 def shown(moment: datetime | None) -> str:

@@ -11,6 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from app.auth.models import User
+from app.catalogue.models import CatalogueTemplate
 from app.clock import utcnow
 from app.extensions import db
 from app.leases.durations import parse_duration, parse_durations
@@ -123,6 +124,8 @@ def set_policy(
     try:
         row = _row(slug, group)
         old = dict(row.values or {})
+        if slug and not old:
+            _check_template(slug)
         new = apply_changes({} if replace else old, changes)
         if new == old:
             db.session.rollback()
@@ -146,6 +149,22 @@ def set_policy(
     db.session.add(change)
     db.session.commit()
     return change
+
+
+def _check_template(slug: str) -> None:
+    """Refuse a new level for a template the catalogue does not have (a typing mistake would
+    set a policy nothing ever reads). A level set already may still be changed or cleared,
+    even once its template is gone. Raises InvalidPolicy."""
+    if db.session.scalar(select(CatalogueTemplate.id).where(CatalogueTemplate.slug == slug)):
+        return
+    raise InvalidPolicy(
+        _(
+            "The catalogue has no template named “%(slug)s”: check the name as the catalogue "
+            "page shows it.",
+            slug=slug,
+        ),
+        field="template",
+    )
 
 
 def history(template_slug: str | None = None, group_name: str | None = None, limit: int = 50):

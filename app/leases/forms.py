@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from flask_babel import LazyString
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, StringField
@@ -16,10 +17,16 @@ from app.text import OneLine
 _EMPTY = _l("Empty: the next level decides.")
 
 
+def _help_with_empty(spec) -> str:
+    return f"{spec.help} {_EMPTY}"
+
+
 def _field(spec):
+    """The field of ``spec``. Its help is a lazy string too: the class is built once, at
+    import, and each page must word it in the language it is served in."""
     if spec.kind == FLAG:
         return BooleanField(spec.label, description=spec.help)
-    return StringField(spec.label, description=f"{spec.help} {_EMPTY}")
+    return StringField(spec.label, description=LazyString(_help_with_empty, spec))
 
 
 class PolicyForm(FlaskForm):

@@ -3,6 +3,9 @@ a session listener watching new timeline entries, in the transaction that record
 
 A deployment becoming ready starts its lease's clock (with the policy's default if none was
 chosen, e.g. when adopted); failing to create schedules its removal; being gone ends the lease.
+A batch job that runs once has finished for good when it succeeds or fails: it holds nothing
+(``app.deployments.status.finished_for_good``), so its lease ends there, with no clock and no
+removal to come.
 Status changes are recorded once (compare-and-set in ``app.deployments.timeline``), so each of
 these happens once too.
 """
@@ -12,6 +15,7 @@ from __future__ import annotations
 from sqlalchemy import event
 
 from app.deployments.models import Deployment, DeploymentEvent
+from app.deployments.status import finished_for_good
 from app.extensions import db
 from app.orchestrator import schemas
 
@@ -38,7 +42,9 @@ def _before_flush(session, _context, _instances) -> None:
     from app.leases import operations
 
     for deployment, change in _changes(session):
-        if change.to_status == schemas.CREATE_COMPLETE and not deployment.deleted:
+        if finished_for_good(change.to_status, runs_once=bool(deployment.runs_once)):
+            operations.finished(deployment, session)
+        elif change.to_status == schemas.CREATE_COMPLETE and not deployment.deleted:
             operations.start(deployment, change.source, session)
         elif change.to_status == schemas.CREATE_FAILED:
             operations.failed(deployment, session)

@@ -131,6 +131,29 @@ def describe(values: dict) -> str:
     return ", ".join(parts) or _("nothing set")
 
 
+def spoken(values: dict) -> str:
+    """A level's fields in words, for pages: "Default duration: 8 hours; Warnings: 1 day,
+    1 hour; No expiry"; "nothing set" when empty. (``describe`` keeps the command line's
+    spelling, for the command line.)"""
+    parts = []
+    for spec in FIELDS:
+        if spec.key not in values:
+            continue
+        value = values[spec.key]
+        if spec.kind == FLAG:
+            if value:
+                parts.append(str(spec.label))
+            continue
+        if spec.kind == DURATION:
+            shown = spoken_duration(value)
+        elif spec.kind == DURATIONS:
+            shown = ", ".join(spoken_duration(v) for v in value or [])
+        else:
+            shown = str(value)
+        parts.append(_("%(label)s: %(text)s", label=spec.label, text=shown))
+    return "; ".join(parts) or _("nothing set")
+
+
 def stored_levels(template_slug: str | None, group_name: str | None) -> dict[tuple, dict]:
     """The stored values of every level applying to (template, group), by level."""
     wanted = levels(template_slug, group_name)

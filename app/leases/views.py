@@ -14,7 +14,7 @@ from app.leases.durations import parse_duration
 from app.leases.errors import InvalidPolicy
 from app.leases.forms import PolicyForm
 from app.leases.operations import extend as extend_lease
-from app.leases.policy import FIELDS, describe, level_label
+from app.leases.policy import FIELDS, level_label, spoken
 
 bp = Blueprint("leases", __name__)
 
@@ -105,11 +105,9 @@ def policies():
             slug=slug,
             group=group,
             level=level_label(slug, group),
-            levels=[
-                (s, g, level_label(s, g), describe(values)) for (s, g), values in stored.items()
-            ],
+            levels=[(s, g, level_label(s, g), spoken(values)) for (s, g), values in stored.items()],
             history=editing.history(limit=50),
-            describe=describe,
+            spoken=spoken,
             level_label=level_label,
             stuck=stuck.stuck_deployments(),
         ),

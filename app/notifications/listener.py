@@ -14,11 +14,14 @@ from sqlalchemy.orm import Session
 from app.auth.models import User
 from app.clock import utcnow
 from app.deployments import presenters
+from app.deployments.jobs import is_job
 from app.deployments.models import Deployment, DeploymentEvent
 from app.extensions import db
+from app.i18n import LANGUAGES
 from app.notifications import kinds
 from app.notifications.models import MAIL_NONE, MAIL_QUEUED, Notification
 from app.notifications.preferences import email_kinds
+from app.tosca.display import is_private_key
 
 
 def init_listener() -> None:
@@ -63,12 +66,14 @@ def notification_for(session: Session, event: DeploymentEvent) -> Notification |
 
 
 def _particulars(kind: str, event: DeploymentEvent, deployment: Deployment) -> dict:
+    # A batch job is told that it succeeded or failed, not that it is ready (see ``wording``).
+    job = {"job": True} if is_job(deployment) else {}
     if kind == kinds.READY:
-        return {"link": access_link(deployment)}
+        return {"link": access_link(deployment), "access": access_details(deployment), **job}
     if kind in (kinds.FAILED, kinds.DELETE_FAILED):
         # The plain sentence about the reason is found when the notice is read, in the
         # reader's language (see ``wording``).
-        return {"reason": event.reason or deployment.status_reason}
+        return {"reason": event.reason or deployment.status_reason, **job}
     return {}
 
 
@@ -77,6 +82,46 @@ def access_link(deployment: Deployment) -> str | None:
     outputs = presenters.shown_outputs([deployment]).get(deployment.id, [])
     link = presenters.main_link(outputs)
     return link.value if link is not None else None
+
+
+# The outputs a ready notice repeats: addresses and commands, one line each. Whatever the
+# template marks secret is sealed apart and never reaches ``shown_outputs``; a private key or a
+# password that a template left unmarked is still kept out (``display.is_private_key`` and the
+# label's own word), since a mail travels where the portal cannot follow.
+_ACCESS_SHOWS = frozenset({"link", "copy", "ssh"})
+_SECRET_WORDS = ("cred", "password", "passwd", "pwd", "secret", "token", "key")
+
+
+def access_details(deployment: Deployment) -> list[dict]:
+    """The non-secret ways in the deployment's page shows: its links, addresses and ``ssh``
+    line, each with its ``name``, ``show``, ``text`` and the template's own ``labels`` by
+    language (the notice is read later, in its reader's language)."""
+    parsed = presenters.parsed_templates(
+        {deployment.revision_id} if deployment.revision_id else set()
+    )
+    template = parsed.get(deployment.revision_id)
+    details = []
+    for output in presenters.shown_outputs([deployment], parsed).get(deployment.id, []):
+        if output.show not in _ACCESS_SHOWS or not isinstance(output.value, str):
+            continue
+        if is_private_key(output.value) or any(w in output.name.lower() for w in _SECRET_WORDS):
+            continue
+        if "\n" in output.text or not output.text.strip():
+            continue
+        item = {"name": output.name, "show": output.show, "text": output.text}
+        if template is not None:
+            item["labels"] = _labels(template, output.name)
+        details.append(item)
+    return details
+
+
+def _labels(template, name: str) -> dict[str, str]:
+    found = {}
+    for language in LANGUAGES:
+        spec = next((o for o in template.localised(language).outputs if o.name == name), None)
+        if spec is not None and spec.label:
+            found[language] = spec.label
+    return found
 
 
 def _address(session: Session, notification: Notification, deployment: Deployment) -> None:

@@ -9,13 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from flask_babel import get_locale, ngettext
 from flask_babel import gettext as _
-from flask_babel import ngettext
 
 from app import formatting
 from app.deployments import presenters
 from app.notifications import kinds
 from app.notifications.models import Notification
+from app.tosca.display import output_label
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,8 @@ class Message:
     paragraphs: list[str]
     # The deployment's main way in (its first link output), for "ready".
     access_link: str | None = None
+    # Its other non-secret ways in, for "ready": (label, text) pairs, the ``ssh`` line whole.
+    access: tuple[tuple[str, str], ...] = ()
 
 
 def when(iso: str | None) -> str:
@@ -65,11 +68,40 @@ def shown(notification: Notification) -> Message:
 
 
 def _ready(name: str, details: dict) -> Message:
+    if details.get("job"):
+        return Message(
+            _("%(name)s succeeded", name=name),
+            [_("The batch job %(name)s ran and succeeded.", name=name)],
+            access_link=details.get("link"),
+            access=_access(details),
+        )
     paragraphs = [_("%(name)s is running and can be used.", name=name)]
-    return Message(_("%(name)s is ready", name=name), paragraphs, access_link=details.get("link"))
+    return Message(
+        _("%(name)s is ready", name=name),
+        paragraphs,
+        access_link=details.get("link"),
+        access=_access(details),
+    )
+
+
+def _access(details: dict) -> tuple[tuple[str, str], ...]:
+    """The kept ways in, labelled in the reader's language; the main link is told apart."""
+    found = []
+    for item in details.get("access") or ():
+        text = str(item.get("text") or "")
+        if not text or text == details.get("link"):
+            continue
+        if item.get("show") == "ssh":
+            text = f"ssh {text}"
+        labels = item.get("labels") or {}
+        label = labels.get(str(get_locale() or "")) or output_label(str(item.get("name") or ""))
+        found.append((label, text))
+    return tuple(found)
 
 
 def _failed(name: str, details: dict) -> Message:
+    if details.get("job"):
+        return _job_failed(name, details)
     paragraphs = [_("The cloud could not create %(name)s; nothing of it is running.", name=name)]
     # Notices written before the plain sentence was found at reading time kept it in English.
     plain = presenters.plain_reason(details.get("reason")) or details.get("plain_reason")
@@ -85,6 +117,22 @@ def _failed(name: str, details: dict) -> Message:
         )
     )
     return Message(_("%(name)s failed to start", name=name), paragraphs)
+
+
+def _job_failed(name: str, details: dict) -> Message:
+    paragraphs = [_("The batch job %(name)s ran and failed.", name=name)]
+    plain = presenters.plain_reason(details.get("reason"))
+    if plain:
+        paragraphs.append(str(plain))
+    if details.get("reason"):
+        paragraphs.append(_("The orchestrator said: %(reason)s", reason=details["reason"]))
+    paragraphs.append(
+        _(
+            "What to try next: check its command and settings on its page, then launch it "
+            "again (Relaunch keeps your settings); the batch system's own output stays with it."
+        )
+    )
+    return Message(_("%(name)s failed", name=name), paragraphs)
 
 
 def _lease_warning(name: str, details: dict) -> Message:

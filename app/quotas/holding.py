@@ -11,6 +11,10 @@ A deployment holds unless one of these is true:
   (DELETE_COMPLETE);
 - nothing was created: the orchestrator clearly refused it or was never reached
   (NOT_LAUNCHED), or it no longer knows it (VANISHED);
+- it is a batch job that runs once (``runs_once``) and has finished for good: it succeeded
+  (CREATE_COMPLETE) or failed (CREATE_FAILED). Chronos runs nothing of it any more, so a
+  person with a one-GPU limit may launch the next job without deleting the last. A repeating
+  job holds until it is deleted, between its runs too: its next run needs the same room;
 - it failed to create (CREATE_FAILED) and was not launched with ``keepLastAttempt``: the
   orchestrator then tears down what it had started. With ``keepLastAttempt`` the failed
   infrastructure is kept for inspection, so it keeps holding until deleted.
@@ -25,7 +29,7 @@ from __future__ import annotations
 from sqlalchemy import and_, or_
 
 from app.deployments.models import Deployment
-from app.deployments.status import RELEASED, Status, holds_resources
+from app.deployments.status import JOB_FINISHED, RELEASED, Status, holds_resources
 
 CREATE_FAILED = Status.CREATE_FAILED
 RELEASED_STATUSES = RELEASED
@@ -42,6 +46,7 @@ def holds(deployment: Deployment) -> bool:
         deployment.status,
         deleted=bool(deployment.deleted),
         keeps_failed_attempt=kept_after_failure(deployment),
+        runs_once=bool(deployment.runs_once),
     )
 
 
@@ -51,4 +56,5 @@ def holding_clause():
         Deployment.deleted.is_(False),
         Deployment.status.not_in(sorted(RELEASED_STATUSES)),
         or_(Deployment.status != CREATE_FAILED, Deployment.keeps_failed_attempt.is_(True)),
+        or_(Deployment.runs_once.is_(False), Deployment.status.not_in(sorted(JOB_FINISHED))),
     )

@@ -90,6 +90,7 @@ def monthly_usage(
                 Deployment.status,
                 Deployment.deleted,
                 Deployment.keeps_failed_attempt,
+                Deployment.runs_once,
                 Deployment.created_at,
                 Deployment.submitted_at,
                 Deployment.deleted_at,

@@ -34,9 +34,7 @@ def get(app, token: str, address: str = "192.0.2.1"):
     )
 
 
-def test_an_address_whose_tokens_keep_failing_is_refused_until_the_window_passes(
-    make_app, clock
-):
+def test_an_address_whose_tokens_keep_failing_is_refused_until_the_window_passes(make_app, clock):
     app = make_app(API_MAX_FAILURES_PER_ADDRESS=3, API_THROTTLE_WINDOW_SECONDS=300)
     good = Callers(app)("ada").token
 

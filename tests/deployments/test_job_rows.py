@@ -59,9 +59,28 @@ def test_the_status_filter_offers_words_that_fit_jobs_and_services(
     english = page_text(client, "/deployments/")
     italian = client.get("/deployments/", headers=ITALIAN).get_data(as_text=True)
 
-    assert '<option value="ready" >Ready or succeeded</option>' in english
+    assert '<option value="ready" >Ready (services)</option>' in english
+    assert '<option value="succeeded" >Succeeded (batch jobs)</option>' in english
     assert '<option value="progress" >In progress, queued or running</option>' in english
-    assert '<option value="ready" >Pronti o completati</option>' in italian
+    assert '<option value="ready" >Pronti (servizi)</option>' in italian
+    assert '<option value="succeeded" >Completati con successo (job batch)</option>' in italian
+
+
+@pytest.mark.parametrize("placed", [True, False], ids=["placed", "before-a-site"])
+def test_ready_lists_services_and_succeeded_lists_jobs(
+    client, login_as, make_deployment, no_orchestrator, placed
+):
+    owner = login_as()
+    site = {"site": "ReCaS-Bari", "deployment_type": "CHRONOS"} if placed else {}
+    job_id = a_job(make_deployment, owner, status="CREATE_COMPLETE", **site)
+    service_id = make_deployment(owner, status="CREATE_COMPLETE", template_text=None)
+
+    ready = page_text(client, "/deployments/?status=ready")
+    succeeded = page_text(client, "/deployments/?status=succeeded")
+
+    assert f'id="deployment-{service_id}"' in ready and f'id="deployment-{job_id}"' not in ready
+    assert f'id="deployment-{job_id}"' in succeeded
+    assert f'id="deployment-{service_id}"' not in succeeded
 
 
 def _log_page(client, monkeypatch, deployment_id: int, headers=None) -> str:

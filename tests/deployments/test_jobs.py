@@ -75,6 +75,10 @@ def test_the_plan_of_a_job_words_its_schedule_and_keeps_the_iso_text_for_admins(
         "words": "Every 6 hours, 10 times, from Nov 26, 2026, 02:00 UTC",
         "next": None,  # the status says when its first run is
         "iso": "R10/2026-11-26T02:00:00Z/PT6H",
+        "counted": (
+            "A repeating job holds its cores, memory and GPUs against your quota from launch "
+            "until you delete it, between runs too: each run needs the same room."
+        ),
     }
 
 

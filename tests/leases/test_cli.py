@@ -8,7 +8,26 @@ from app.leases.editing import history
 
 @pytest.fixture
 def cli(app):
+    """The command line, with the templates its tests name in the catalogue."""
+    from app.catalogue.models import CatalogueTemplate
+
+    with app.app_context():
+        db.session.add_all(
+            CatalogueTemplate(slug=slug) for slug in ("gpu-job", "db", "gpu", "cpu", "t")
+        )
+        db.session.commit()
     return app.test_cli_runner()
+
+
+def test_a_policy_for_a_template_the_catalogue_does_not_have_is_refused_in_words(app, cli):
+    result = cli.invoke(
+        args=["leases", "set", "--template", "gpu-jbo", "--default", "8h", "--reason", "typo"]
+    )
+
+    assert result.exit_code != 0
+    assert "The catalogue has no template named “gpu-jbo”" in result.output
+    with app.app_context():
+        assert history() == []
 
 
 def test_set_then_show_names_each_field_and_the_level_that_sets_it(app, cli):

@@ -1,6 +1,7 @@
 """Several expiry workers (separate processes) on one database, with time moved for all of them
 through one clock file: each warning, each end and each delete at expiry happens once, by
-exactly one of them (row claims: FOR UPDATE SKIP LOCKED on PostgreSQL)."""
+exactly one of them (row claims: FOR UPDATE SKIP LOCKED on PostgreSQL), and none is left,
+however the processes happened to share the work."""
 
 import json
 import subprocess
@@ -15,7 +16,7 @@ from sqlalchemy import func, select
 from app.clock import OffsetFileClock, utcnow
 from app.deployments.models import Deployment, DeploymentEvent
 from app.extensions import db
-from app.leases.models import RUNNING, Lease
+from app.leases.models import GRACE, RUNNING, Lease
 from app.orchestrator.client import OrchestratorClient
 from tests.conftest import TEST_CONFIG
 from tests.deployments.conftest import PARAMETERS, SERVICE_TOKEN, TEMPLATE
@@ -148,7 +149,8 @@ def test_several_worker_processes_warn_end_and_delete_each_lease_once(emulated, 
     assert sum(t["expired"] for t in totals) == COUNT
     assert sum(t["deleted"] for t in totals) == COUNT
     assert sum(t["delete_failed"] for t in totals) == 0
-    assert sum(1 for t in totals if t["warned"] or t["deleted"]) > 1  # they shared the work
+    # How the processes shared the work is the machine's business (on a loaded one, one may
+    # take it all): what matters is that each step happened once and none was left.
     deletes = Counter(
         r["path"].rsplit("/", 1)[1] for r in emulated.emulator.requests() if r["method"] == "DELETE"
     )
@@ -167,3 +169,6 @@ def test_several_worker_processes_warn_end_and_delete_each_lease_once(emulated, 
             db.session.scalar(select(func.count()).where(Deployment.status == "DELETE_IN_PROGRESS"))
             == COUNT
         )
+        # None is left waiting for its warning, its end or its delete.
+        states = Counter(db.session.scalars(select(Lease.state)))
+        assert sum(states.values()) == COUNT and not set(states) & {RUNNING, GRACE}, states

@@ -134,3 +134,49 @@ def test_a_delete_refused_at_the_lease_end_reads_in_italian(emulated, leases, cl
         "The lease ended but the delete failed: The orchestrator is not answering right now. "
         "The deployment was not deleted." in english
     )
+
+
+def _operator(emulated):
+    from app.auth.models import User
+    from app.auth.operations import grant_role
+    from app.extensions import db
+
+    olga = emulated.user("olga")
+    with emulated.app.app_context():
+        grant_role(db.session.get(User, olga), "operator", granted_by="test")
+        db.session.commit()
+    return login(emulated, "olga")
+
+
+def test_the_operators_leases_page_reads_in_italian_help_and_levels_included(emulated, leases):
+    from app.leases.policy import FIELDS
+
+    leases.policy(default="2d", warn="1d,1h", reason="corso")
+    client = _operator(emulated)
+
+    shown = words(client.get("/leases/", headers=ITALIAN).get_data(as_text=True))
+
+    assert "Proposta nel modulo di avvio. Vuoto: decide il livello successivo." in shown
+    assert "Durata predefinita: 2 giorni; Avvisi: 1 giorno, 1 ora" in shown
+    with emulated.app.test_request_context(), force_locale("en"):
+        english = [str(spec.help) for spec in FIELDS] + ["Empty: the next level decides."]
+    assert [sentence for sentence in english if sentence in shown] == []
+    # Words, not the command line's spelling.
+    assert "default 2d" not in shown and "warn 1d,1h" not in shown
+
+
+def test_a_policy_for_an_unknown_template_is_refused_in_italian_on_the_page(emulated):
+    from tests.conftest import csrf_from
+
+    client = _operator(emulated)
+    url = "/leases/?template=nessuno"
+    token = csrf_from(client.get(url, headers=ITALIAN).get_data(as_text=True))
+
+    refused = client.post(
+        url, data={"csrf_token": token, "default": "8h", "reason": "prova"}, headers=ITALIAN
+    )
+
+    assert refused.status_code == 400
+    assert "Il catalogo non ha nessun template chiamato “nessuno”" in words(
+        refused.get_data(as_text=True)
+    )
