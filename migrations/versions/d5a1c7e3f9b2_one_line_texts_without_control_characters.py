@@ -1,7 +1,7 @@
 """one-line texts without control characters: stored names and reasons lose their line breaks
 
 Revision ID: d5a1c7e3f9b2
-Revises: c4f8e2a9d6b1
+Revises: d5a9c3e7f2b4
 Create Date: 2026-11-27 17:40:00
 
 The portal now refuses control characters (line breaks, tabs, escapes, NUL, U+2028/U+2029) in
@@ -23,7 +23,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = "d5a1c7e3f9b2"
-down_revision = "c4f8e2a9d6b1"
+down_revision = "d5a9c3e7f2b4"
 branch_labels = None
 depends_on = None
 

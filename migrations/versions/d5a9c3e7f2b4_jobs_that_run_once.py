@@ -1,7 +1,7 @@
 """whether a deployment is a batch job that runs once: finished, it holds nothing
 
 Revision ID: d5a9c3e7f2b4
-Revises: d5a1c7e3f9b2
+Revises: c4f8e2a9d6b1
 Create Date: 2026-11-27 17:40:00
 
 """
@@ -14,7 +14,7 @@ from app.deployments.job_text import runs_once
 
 # revision identifiers, used by Alembic.
 revision = "d5a9c3e7f2b4"
-down_revision = "d5a1c7e3f9b2"
+down_revision = "c4f8e2a9d6b1"
 branch_labels = None
 depends_on = None
 

@@ -13,7 +13,7 @@ from app.deployments.models import Deployment, DeploymentEvent
 from app.extensions import db
 from app.quotas.models import QuotaChange
 
-BEFORE = "c4f8e2a9d6b1"
+BEFORE = "d5a9c3e7f2b4"
 
 
 def _texts_after_upgrade(make_app, url) -> dict:
