@@ -151,9 +151,7 @@ class LivePortal:
             timeout=REQUEST_SECONDS,
         )
         assert created.status_code == 201, created.text
-        return created.text.split('class="d-block user-select-all fs-6 new-token">')[1].split("<")[
-            0
-        ]
+        return created.text.split('id="new-token">')[1].split("<")[0]
 
     def rcp(self, *args: str, token: str, env=None, check_json=True):
         """Run rcp; returns (exit code, parsed --json output or text, stderr)."""

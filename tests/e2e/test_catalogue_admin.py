@@ -226,7 +226,7 @@ def test_an_admin_writes_the_italian_words_and_sees_them_in_the_preview(
     expect(page.locator(".missing-words")).to_have_count(0)
     shot("admin-preview-italian")
     page.get_by_role("link", name="English").click()
-    expect(page.get_by_role("heading", name="Virtual machine")).to_be_visible()
+    expect(page.get_by_role("heading", name="Virtual machine", exact=True)).to_be_visible()
 
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
     phone = context.new_page()

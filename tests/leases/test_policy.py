@@ -4,6 +4,7 @@ fields before and after, and why."""
 
 import pytest
 
+from app.catalogue.models import CatalogueTemplate
 from app.extensions import db
 from app.leases.editing import UNSET, history, parse_field, set_policy
 from app.leases.errors import InvalidPolicy
@@ -12,7 +13,10 @@ from app.leases.policy import resolve
 
 @pytest.fixture
 def context(app):
+    """An app context whose catalogue has the templates these tests name."""
     with app.app_context():
+        db.session.add_all(CatalogueTemplate(slug=slug) for slug in ("gpu-job", "database"))
+        db.session.commit()
         yield
         db.session.rollback()
 
