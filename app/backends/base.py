@@ -1,0 +1,233 @@
+"""The interface every backend implements, the portal's own words for a deployment's state, and
+the errors the rest of the portal understands.
+
+A backend is where deployments are made: the INDIGO PaaS Orchestrator (``paas``), the
+Infrastructure Manager (``im``). Like JupyterHub's spawners and Open OnDemand's job adapters,
+each one translates at its own door: it maps its states onto ``Phase``, keeps its raw words in
+``RemoteState.raw_state`` for admins, and turns its failures into the errors below. Nothing
+outside ``app/backends/`` names a backend's own words.
+
+A backend object acts for one caller (a person, or the portal's service identity), chosen when
+it is made (``app.backends.registry.backend_for``); use it in a ``with`` block.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from flask_babel import lazy_gettext as _l
+
+
+class Phase(StrEnum):
+    """Where a deployment stands, in the portal's words; the value is what the portal stores.
+
+    A backend reports one of these for every state it knows, and ``UNKNOWN`` when it has lost
+    track itself. The portal adds four of its own before and around a create (see
+    ``app.deployments.status``).
+    """
+
+    CREATING = "creating"
+    READY = "ready"
+    FAILED = "failed"
+    UPDATING = "updating"
+    UPDATED = "updated"
+    UPDATE_FAILED = "update-failed"
+    DELETING = "deleting"
+    DELETED = "deleted"
+    DELETE_FAILED = "delete-failed"
+    UNKNOWN = "unknown"
+
+
+# Still moving without anyone doing anything: worth asking about again.
+MOVING = frozenset({Phase.CREATING, Phase.UPDATING, Phase.DELETING})
+FAILED = frozenset({Phase.FAILED, Phase.UPDATE_FAILED, Phase.DELETE_FAILED})
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a backend can do beyond the verbs every backend has; callers ask these flags
+    rather than which backend it is."""
+
+    # It reports changes to a callback address (otherwise the sync worker polls it).
+    callbacks: bool = False
+    # It takes the inputs apart from the template (otherwise they are written into it).
+    separate_inputs: bool = False
+    # It takes the group a deployment is charged to.
+    user_group: bool = False
+    # The person may choose the site it deploys to.
+    site_choice: bool = False
+    # Deployments can be stopped and started again.
+    stop_start: bool = False
+    # A delete can be forced, and a stuck one reset.
+    force_delete: bool = False
+    reset_delete: bool = False
+    # It lists the machines and other resources of a deployment.
+    resources: bool = False
+    # It may hold deployments made elsewhere in the caller's name (the portal adopts them).
+    made_elsewhere: bool = False
+
+
+@dataclass(frozen=True)
+class RemoteState:
+    """What a backend says of one deployment, in the portal's words.
+
+    ``raw_state`` is the backend's own word for it (shown to admins); ``reason`` a sentence
+    for people when it failed; ``details`` what else the backend tells (its task, the
+    group it charged), kept for admins and shown as it is.
+    """
+
+    backend_id: str
+    phase: Phase | str = Phase.UNKNOWN
+    raw_state: str | None = None
+    reason: str | None = None
+    outputs: dict[str, Any] = field(default_factory=dict)
+    site: str | None = None
+    region: str | None = None
+    kind: str | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    # Who the backend says made it, as "subject@issuer", when it says.
+    owner: str | None = None
+    owner_subject: str | None = None
+    owner_issuer: str | None = None
+    callback: str | None = None
+    tag: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def moving(self) -> bool:
+        return self.phase in MOVING
+
+    @property
+    def failed(self) -> bool:
+        return self.phase in FAILED
+
+
+@dataclass(frozen=True)
+class CreateRequest:
+    """A deployment to make: the TOSCA text as launched, the inputs (``separate_inputs``
+    backends take them apart; the others get them written into the text), and how the portal
+    finds it again: ``tag`` is unique to the portal's record, ``callback`` where to report."""
+
+    template: str
+    inputs: dict[str, Any]
+    tag: str
+    callback: str | None = None
+    group: str | None = None
+    site: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+class BackendError(Exception):
+    """A backend refused or failed a call. ``message`` can be shown to a person;
+    ``status_code`` is the backend's HTTP status, or None when no answer came."""
+
+    default_message = _l("The deployment service answered with an error.")
+
+    def __init__(self, message: str | None = None, *, status_code: int | None = None):
+        self.message = message or str(self.default_message)
+        self.status_code = status_code
+        super().__init__(self.message)
+
+
+class Refused(BackendError):
+    """The backend clearly refused: nothing was done. ``message`` says why."""
+
+    default_message = _l("The deployment service refused the request.")
+
+
+class NotAllowed(Refused):
+    """The caller's identity was not accepted, or may not do this."""
+
+    default_message = _l("The deployment service does not allow this.")
+
+
+class NotFound(BackendError):
+    """The backend does not know this deployment (any more)."""
+
+    default_message = _l("The deployment service does not know this deployment.")
+
+
+class Busy(BackendError):
+    """The deployment is busy with another operation. ``retry_after`` is in seconds when the
+    backend said when to try again: then nothing was done and the call may be repeated."""
+
+    default_message = _l("The deployment is busy with another operation.")
+
+    def __init__(self, message=None, *, status_code=409, retry_after: int | None = None):
+        super().__init__(message, status_code=status_code)
+        self.retry_after = retry_after
+
+
+class Unavailable(BackendError):
+    """No usable answer (timeout, dropped connection, a server error): the call may or may not
+    have been carried out."""
+
+    default_message = _l("The deployment service is not answering right now.")
+
+
+class Unreachable(Unavailable):
+    """The call never reached the backend: it certainly did nothing."""
+
+    default_message = _l("The deployment service cannot be reached right now.")
+
+
+class Backend(ABC):
+    """Makes, follows and removes deployments for one caller at one service."""
+
+    #: The name stored with each deployment and used in settings ("paas", "im").
+    name: str = ""
+    capabilities: Capabilities = Capabilities()
+
+    @abstractmethod
+    def create(self, request: CreateRequest) -> RemoteState:
+        """Start making a deployment; returns its first state (with its ``backend_id``).
+        Raises Refused (nothing made), Unreachable (nothing made), Unavailable (unknown),
+        BackendError."""
+
+    @abstractmethod
+    def state(self, backend_id: str) -> RemoteState:
+        """The deployment's state now. Raises NotFound, Unavailable, BackendError."""
+
+    @abstractmethod
+    def list_mine(self) -> list[RemoteState]:
+        """Every deployment the caller holds at this service (tags included where the backend
+        keeps them, so that a create whose answer was lost is found again)."""
+
+    @abstractmethod
+    def delete(self, backend_id: str, *, force: bool = False) -> None:
+        """Start removing the deployment. Raises NotFound (already gone), Busy, BackendError."""
+
+    @abstractmethod
+    def log(self, backend_id: str) -> str:
+        """The deployment's contextualisation log, as text."""
+
+    def outputs(self, backend_id: str) -> dict[str, Any]:
+        """The deployment's outputs (those its state carries, unless the backend has a
+        cheaper way)."""
+        return dict(self.state(backend_id).outputs)
+
+    def template(self, backend_id: str) -> str:
+        """The TOSCA text the deployment was made from."""
+        raise Refused(str(_l("This deployment service does not give back templates.")))
+
+    def resources(self, backend_id: str) -> list[dict]:
+        """The deployment's machines and other resources (``capabilities.resources``)."""
+        raise Refused(str(_l("This deployment service does not list resources.")))
+
+    def reset_delete(self, backend_id: str) -> None:
+        """Reset a stuck delete so it can be asked for again (``capabilities.reset_delete``)."""
+        raise Refused(str(_l("This deployment service cannot reset a delete.")))
+
+    def close(self) -> None:
+        """Release connections; the object is not used afterwards."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
