@@ -108,7 +108,7 @@ def _register_cli(app: Flask) -> None:
     from app.deployments.cli import deployments_cli
     from app.leases.cli import leases_cli
     from app.notifications.cli import notifications_cli
-    from app.orchestrator.cli import orchestrator_cli
+    from app.backends.paas.cli import orchestrator_cli
     from app.quotas.cli import quota_cli
 
     for group in (

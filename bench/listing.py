@@ -39,7 +39,7 @@ class ListedOrchestrator:
         return list(self.records.values())
 
     def get_deployment(self, uuid: str) -> dict:
-        from app.orchestrator.errors import DeploymentNotFound
+        from app.backends.paas.errors import DeploymentNotFound
 
         if uuid not in self.records:
             raise DeploymentNotFound(status_code=404)

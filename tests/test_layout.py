@@ -9,7 +9,8 @@ The floors, top to bottom (README, "Layout"):
                                     of their deployments (all read what deployments record)
     deployments                     what was launched; reads the catalogue's templates
     catalogue                       what can be launched
-    tosca, orchestrator             the TOSCA library; the orchestrator's API (and its emulator)
+    tosca, backends                 the TOSCA library; where deployments are made (backends/base.py
+                                    and one package per backend: paas/ with its emulator, im/)
     auth                            who people are
     core modules                    extensions, clock, errors, config, caches, locks, ...
 
@@ -37,7 +38,7 @@ FLOORS = {
     "deployments": 4,
     "catalogue": 3,
     "tosca": 2,
-    "orchestrator": 2,
+    "backends": 2,
     "auth": 1,
 }
 # The core: modules (and small packages) every floor may use; they import no feature.

@@ -14,7 +14,7 @@ from app.deployments import operations
 from app.deployments.models import Deployment
 from app.extensions import csrf, db
 from app.instruments import CALLBACKS_RECEIVED, count_callback_refused
-from app.orchestrator import schemas
+from app.backends.paas import schemas
 
 log = logging.getLogger(__name__)
 

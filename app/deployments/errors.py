@@ -6,7 +6,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from app.errors import PortalError
-from app.orchestrator.errors import (
+from app.backends.paas.errors import (
     BadRequest,
     Conflict,
     Forbidden,

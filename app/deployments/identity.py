@@ -25,8 +25,8 @@ from app.deployments.errors import DeploymentError
 from app.deployments.models import Deployment
 from app.errors import ConfigurationError
 from app.extensions import db
-from app.orchestrator import connect
-from app.orchestrator.client import OrchestratorClient, Timeout
+from app.backends.paas import connect
+from app.backends.paas.client import OrchestratorClient, Timeout
 
 SERVICE = "service"
 _SERVICE_KEY = "portal.service_identity"

@@ -40,9 +40,9 @@ from app.deployments.models import (
 from app.deployments.polling import on_postgres
 from app.deployments.timeline import change_status, record_event
 from app.extensions import db
-from app.orchestrator import schemas
-from app.orchestrator.client import OrchestratorClient
-from app.orchestrator.errors import DeploymentNotFound, OrchestratorError
+from app.backends.paas import schemas
+from app.backends.paas.client import OrchestratorClient
+from app.backends.paas.errors import DeploymentNotFound, OrchestratorError
 
 log = logging.getLogger(__name__)
 

@@ -30,8 +30,8 @@ from app.deployments.status import Status
 from app.deployments.timeline import actor_source, record_event
 from app.errors import NotFound
 from app.extensions import db
-from app.orchestrator import schemas
-from app.orchestrator.errors import Conflict, DeploymentNotFound, OrchestratorError
+from app.backends.paas import schemas
+from app.backends.paas.errors import Conflict, DeploymentNotFound, OrchestratorError
 
 log = logging.getLogger(__name__)
 

@@ -27,9 +27,9 @@ from app.deployments import identity, tracking
 from app.deployments.errors import DeploymentError
 from app.deployments.models import Deployment
 from app.extensions import db
-from app.orchestrator import schemas
-from app.orchestrator.client import OrchestratorClient
-from app.orchestrator.errors import DeploymentNotFound, OrchestratorError
+from app.backends.paas import schemas
+from app.backends.paas.client import OrchestratorClient
+from app.backends.paas.errors import DeploymentNotFound, OrchestratorError
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from app.orchestrator import schemas
+from app.backends.paas import schemas
 
 
 class Status(StrEnum):

@@ -20,7 +20,7 @@ from app.deployments.models import VANISHED, Deployment, DeploymentListing
 from app.deployments.secrets import seal, split_outputs, unseal
 from app.deployments.timeline import change_status
 from app.extensions import db
-from app.orchestrator import schemas
+from app.backends.paas import schemas
 from app.tosca.parsed import ParsedTemplate
 
 # Parsed templates kept per app, by revision (revisions never change).

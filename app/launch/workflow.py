@@ -50,8 +50,8 @@ from app.extensions import db
 from app.launch import prefill
 from app.launch.checks import LaunchPending as LaunchPending  # callers catch it here
 from app.launch.checks import check_pending, check_rate, chosen_group
-from app.orchestrator import schemas
-from app.orchestrator.errors import (
+from app.backends.paas import schemas
+from app.backends.paas.errors import (
     Conflict,
     OrchestratorError,
     OrchestratorUnavailable,

@@ -37,8 +37,8 @@ from app.leases.events import record
 from app.leases.models import DELETE_FAILED, DELETING, DONE, FAILED, GRACE, RUNNING, Lease
 from app.leases.policy import resolver
 from app.leases.wording import DELETE_REFUSED, stored
-from app.orchestrator import schemas
-from app.orchestrator.errors import Conflict, DeploymentNotFound, OrchestratorError
+from app.backends.paas import schemas
+from app.backends.paas.errors import Conflict, DeploymentNotFound, OrchestratorError
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from sqlalchemy import event
 from app.deployments.models import Deployment, DeploymentEvent
 from app.deployments.status import finished_for_good
 from app.extensions import db
-from app.orchestrator import schemas
+from app.backends.paas import schemas
 
 _WATCHED = (schemas.CREATE_COMPLETE, schemas.CREATE_FAILED, schemas.DELETE_COMPLETE)
 

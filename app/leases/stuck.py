@@ -9,7 +9,7 @@ from app.deployments.models import Deployment
 from app.extensions import db
 from app.leases.models import DELETE_FAILED, Lease
 from app.leases.wording import problem_shown
-from app.orchestrator import schemas
+from app.backends.paas import schemas
 
 
 def stuck_deployments(limit: int = 100) -> list[tuple[Deployment, str | None]]:

@@ -9,8 +9,8 @@ from app.catalogue import operations
 from app.catalogue.loader import catalogue
 from app.deployments.models import Deployment
 from app.extensions import db
-from app.orchestrator.emulator.core import emulator_of
-from app.orchestrator.emulator.demo import demo_emulator
+from app.backends.paas.emulator.core import emulator_of
+from app.backends.paas.emulator.demo import demo_emulator
 from tests.conftest import csrf_from
 
 SITE = Path(__file__).parent / "corpus" / "site-catalogue"

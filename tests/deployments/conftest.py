@@ -10,8 +10,8 @@ from app.catalogue.loader import catalogue
 from app.catalogue.operations import publish, save_revision
 from app.extensions import db
 from app.launch.workflow import launch
-from app.orchestrator.emulator.core import emulator_of
-from app.orchestrator.emulator.demo import demo_emulator
+from app.backends.paas.emulator.core import emulator_of
+from app.backends.paas.emulator.demo import demo_emulator
 
 TEMPLATE = """\
 tosca_definitions_version: tosca_simple_yaml_1_0

@@ -11,7 +11,7 @@ from app.clock import utcnow
 from app.deployments import operations, queries, stamps, tracking
 from app.deployments.models import Deployment
 from app.extensions import db
-from app.orchestrator import schemas
+from app.backends.paas import schemas
 
 POLL = "/deployments/rows?poll=1"
 HTMX = {"HX-Request": "true"}

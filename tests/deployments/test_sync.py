@@ -11,7 +11,7 @@ from app.clock import utcnow
 from app.deployments import operations
 from app.deployments.models import Deployment, DeploymentListing
 from app.extensions import db
-from app.orchestrator.client import OrchestratorClient
+from app.backends.paas.client import OrchestratorClient
 from tests.deployments.conftest import PARAMETERS, TEMPLATE
 
 

@@ -13,7 +13,7 @@ from app.auth.identity import Identity
 from app.auth.operations import record_identity
 from app.deployments.models import Deployment, DeploymentListing
 from app.extensions import db
-from app.orchestrator.client import OrchestratorClient
+from app.backends.paas.client import OrchestratorClient
 from tests.deployments.conftest import SERVICE_TOKEN, TEMPLATE
 
 LDAP_SETTINGS = {"label": "Institute account", "url": "ldap://127.0.0.1:9"}

@@ -14,7 +14,7 @@ import pytest
 from app.clock import utcnow
 from app.deployments.models import Deployment, DeploymentListing
 from app.extensions import db
-from app.orchestrator.client import OrchestratorClient
+from app.backends.paas.client import OrchestratorClient
 from tests.conftest import TEST_CONFIG
 from tests.deployments.conftest import PARAMETERS, SERVICE_TOKEN, TEMPLATE
 

@@ -57,7 +57,7 @@ class Tour:
         from app.deployments.timeline import record_event
         from app.deployments.tracking import apply_state
         from app.launch.workflow import launch
-        from app.orchestrator.schemas import DeploymentState
+        from app.backends.paas.schemas import DeploymentState
 
         with self.app.app_context():
             user = db.session.get(User, self.users[username])

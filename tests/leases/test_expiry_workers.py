@@ -17,7 +17,7 @@ from app.clock import OffsetFileClock, utcnow
 from app.deployments.models import Deployment, DeploymentEvent
 from app.extensions import db
 from app.leases.models import GRACE, RUNNING, Lease
-from app.orchestrator.client import OrchestratorClient
+from app.backends.paas.client import OrchestratorClient
 from tests.conftest import TEST_CONFIG
 from tests.deployments.conftest import PARAMETERS, SERVICE_TOKEN, TEMPLATE
 

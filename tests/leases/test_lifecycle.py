@@ -184,7 +184,7 @@ def test_a_deployment_deleted_by_its_owner_is_not_warned(emulated, leases, clock
 def test_an_adopted_deployment_gets_the_default_from_its_adoption(emulated, leases, clock):
     from sqlalchemy import select
 
-    from app.orchestrator.client import OrchestratorClient
+    from app.backends.paas.client import OrchestratorClient
     from tests.deployments.conftest import TEMPLATE
 
     leases.policy(default="4h")

@@ -12,8 +12,8 @@ from app.deployments.sync import sync_once
 from app.deployments.timeline import change_status
 from app.extensions import db
 from app.instruments import count_lease_event, count_notification
-from app.orchestrator.emulator.core import emulator_of
-from app.orchestrator.emulator.demo import demo_emulator
+from app.backends.paas.emulator.core import emulator_of
+from app.backends.paas.emulator.demo import demo_emulator
 from app.quotas.editing import set_limits
 from app.quotas.models import GROUP
 from tests.metrics.conftest import SLUG

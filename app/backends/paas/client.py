@@ -16,14 +16,14 @@ from flask_babel import gettext as _
 from urllib3.exceptions import ConnectTimeoutError, MaxRetryError, NewConnectionError
 
 from app.instruments import ORCHESTRATOR_ERRORS, ORCHESTRATOR_LATENCY
-from app.orchestrator.errors import (
+from app.backends.paas.errors import (
     Conflict,
     OrchestratorError,
     OrchestratorUnavailable,
     Unreachable,
     raise_for_status,
 )
-from app.orchestrator.schemas import next_link
+from app.backends.paas.schemas import next_link
 
 Timeout = float | tuple[float, float] | list[float]
 

@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 import yaml
 from flask import request
 
-from app.orchestrator.emulator.store import Stored
+from app.backends.paas.emulator.store import Stored
 
 # DeploymentRequest's fields. Anything else is refused (the real service would ignore it).
 REQUEST_FIELDS = frozenset(

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
-from app.orchestrator.emulator.outputs import Topology
+from app.backends.paas.emulator.outputs import Topology
 
 CHRONOS = "CHRONOS"
 _START = re.compile(r"^R\d*/(?P<start>[^/]+)/P")

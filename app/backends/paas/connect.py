@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from flask import current_app
 
-from app.orchestrator.client import OrchestratorClient, Timeout
+from app.backends.paas.client import OrchestratorClient, Timeout
 
 DEMO_URL = "demo"
 
@@ -38,7 +38,7 @@ def client_for(
     """A client calling the configured orchestrator for ``caller`` (None: the portal itself)
     with the tokens ``token_provider`` gives; the demo ignores them and signs its own."""
     if trusts_every_login():
-        from app.orchestrator.emulator.demo import demo_client
+        from app.backends.paas.emulator.demo import demo_client
 
         return demo_client(current_app._get_current_object(), caller, timeout)
     return OrchestratorClient(current_app.config["ORCHESTRATOR_URL"], token_provider, timeout)
@@ -49,7 +49,7 @@ def login_provider_named_by(issuer: str) -> str | None:
     demo's issuers do); None when ``issuer`` is an identity provider's, to be matched against
     the configured ones."""
     if trusts_every_login():
-        from app.orchestrator.emulator.demo import login_provider_of
+        from app.backends.paas.emulator.demo import login_provider_of
 
         return login_provider_of(issuer)
     return None

@@ -22,11 +22,11 @@ from requests.structures import CaseInsensitiveDict
 from requests.utils import get_encoding_from_headers
 from werkzeug.test import Client
 
-from app.orchestrator.client import OrchestratorClient, Timeout
-from app.orchestrator.connect import Caller
-from app.orchestrator.emulator.core import Faults, Identity, create_emulator, emulator_of
-from app.orchestrator.emulator.faults import ConnectionDropped, ConnectionHung
-from app.orchestrator.emulator.store import EmulatorStore
+from app.backends.paas.client import OrchestratorClient, Timeout
+from app.backends.paas.connect import Caller
+from app.backends.paas.emulator.core import Faults, Identity, create_emulator, emulator_of
+from app.backends.paas.emulator.faults import ConnectionDropped, ConnectionHung
+from app.backends.paas.emulator.store import EmulatorStore
 
 DEMO_BASE_URL = "http://orchestrator.demo.invalid"
 _ISSUER_PREFIX = "demo:"

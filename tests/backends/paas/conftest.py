@@ -6,8 +6,8 @@ import threading
 import pytest
 from werkzeug.serving import make_server
 
-from app.orchestrator.client import OrchestratorClient
-from app.orchestrator.emulator.core import Identity, create_emulator, emulator_of, static_tokens
+from app.backends.paas.client import OrchestratorClient
+from app.backends.paas.emulator.core import Identity, create_emulator, emulator_of, static_tokens
 
 ALICE = Identity("alice-sub", "https://iam.test/", ("physics",))
 BOB = Identity("bob-sub", "https://iam.test/", ("chemistry",))

@@ -3,8 +3,8 @@
 import pytest
 import requests
 
-from app.orchestrator.client import OrchestratorClient
-from app.orchestrator.errors import (
+from app.backends.paas.client import OrchestratorClient
+from app.backends.paas.errors import (
     BadRequest,
     Conflict,
     DeploymentNotFound,
@@ -14,8 +14,8 @@ from app.orchestrator.errors import (
     Unreachable,
     raise_for_status,
 )
-from app.orchestrator.schemas import DeploymentState
-from tests.orchestrator.conftest import PARAMETERS, TEMPLATE
+from app.backends.paas.schemas import DeploymentState
+from tests.backends.paas.conftest import PARAMETERS, TEMPLATE
 
 
 def test_creating_a_deployment_returns_it_in_progress_with_owner_and_links(alice):

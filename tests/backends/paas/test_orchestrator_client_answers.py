@@ -10,15 +10,15 @@ import requests
 from werkzeug.serving import make_server
 from werkzeug.wrappers import Response
 
-from app.orchestrator.client import OrchestratorClient
-from app.orchestrator.emulator.core import emulator_of
-from app.orchestrator.errors import (
+from app.backends.paas.client import OrchestratorClient
+from app.backends.paas.emulator.core import emulator_of
+from app.backends.paas.errors import (
     BadRequest,
     Conflict,
     DeploymentNotFound,
     OrchestratorError,
 )
-from tests.orchestrator.conftest import PARAMETERS, TEMPLATE
+from tests.backends.paas.conftest import PARAMETERS, TEMPLATE
 
 
 class ShiftingSession(requests.Session):

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from app.orchestrator.emulator.core import create_emulator, emulator_of, static_tokens
-from tests.orchestrator.conftest import TOKENS
+from app.backends.paas.emulator.core import create_emulator, emulator_of, static_tokens
+from tests.backends.paas.conftest import TOKENS
 
-CATALOGUE = Path(__file__).resolve().parents[3] / "tosca-catalog"
+CATALOGUE = Path(__file__).resolve().parents[4] / "tosca-catalog"
 HEADERS = {"Authorization": "Bearer token-alice"}
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from app.orchestrator.emulator.rules import section
+from app.backends.paas.emulator.rules import section
 
 _FUNCTIONS = ("get_input", "get_property", "get_attribute", "concat", "token")
 _PUBLIC_ATTRIBUTES = ("public_address", "public_ip", "ip", "ip_address", "load_balancer_ips")

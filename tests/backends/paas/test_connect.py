@@ -4,9 +4,9 @@ this process, through the same client and its per-thread copies."""
 import pytest
 from flask import Flask
 
-from app.orchestrator import connect
-from app.orchestrator.connect import Caller
-from tests.orchestrator.conftest import PARAMETERS, TEMPLATE
+from app.backends.paas import connect
+from app.backends.paas.connect import Caller
+from tests.backends.paas.conftest import PARAMETERS, TEMPLATE
 
 
 def portal(tmp_path, url: str) -> Flask:

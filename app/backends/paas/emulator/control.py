@@ -24,9 +24,9 @@ import hmac
 
 from flask import Blueprint, Flask, abort, jsonify, request
 
-from app.orchestrator.emulator.faults import CONTROL_PREFIX
-from app.orchestrator.emulator.lifecycle import Emulator, public
-from app.orchestrator.emulator.rules import GROUP_RULES, Identity
+from app.backends.paas.emulator.faults import CONTROL_PREFIX
+from app.backends.paas.emulator.lifecycle import Emulator, public
+from app.backends.paas.emulator.rules import GROUP_RULES, Identity
 
 
 class ControlError(Exception):

@@ -4,8 +4,8 @@ from datetime import datetime
 
 import pytest
 
-from app.orchestrator.errors import OrchestratorError, error_message
-from app.orchestrator.schemas import DeploymentState, parse_time, still_changing
+from app.backends.paas.errors import OrchestratorError, error_message
+from app.backends.paas.schemas import DeploymentState, parse_time, still_changing
 
 
 def test_times_with_minute_precision_are_read_as_utc():

@@ -5,12 +5,12 @@ import time
 import pytest
 import requests
 
-from app.orchestrator.client import OrchestratorClient
-from app.orchestrator.emulator.core import Faults, create_emulator, emulator_of, static_tokens
-from app.orchestrator.emulator.demo import DemoTokens, WSGITransport
-from app.orchestrator.emulator.rules import Identity
-from app.orchestrator.errors import OrchestratorUnavailable
-from tests.orchestrator.conftest import ALICE, PARAMETERS, TEMPLATE, TOKENS
+from app.backends.paas.client import OrchestratorClient
+from app.backends.paas.emulator.core import Faults, create_emulator, emulator_of, static_tokens
+from app.backends.paas.emulator.demo import DemoTokens, WSGITransport
+from app.backends.paas.emulator.rules import Identity
+from app.backends.paas.errors import OrchestratorUnavailable
+from tests.backends.paas.conftest import ALICE, PARAMETERS, TEMPLATE, TOKENS
 
 ALICE_HEADERS = {"Authorization": "Bearer token-alice"}
 BOB_HEADERS = {"Authorization": "Bearer token-bob"}

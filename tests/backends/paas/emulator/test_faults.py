@@ -7,8 +7,8 @@ import time
 import pytest
 import requests
 
-from app.orchestrator.errors import Forbidden, OrchestratorUnavailable
-from tests.orchestrator.emulator.test_server import (
+from app.backends.paas.errors import Forbidden, OrchestratorUnavailable
+from tests.backends.paas.emulator.test_server import (
     ISSUER,
     client,
     create,

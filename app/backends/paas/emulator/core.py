@@ -12,10 +12,10 @@ import uuid as uuidlib
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from app.orchestrator import schemas as s
-from app.orchestrator.emulator.control import add_control_routes
-from app.orchestrator.emulator.faults import FaultMiddleware, Faults, error_response
-from app.orchestrator.emulator.lifecycle import (
+from app.backends.paas import schemas as s
+from app.backends.paas.emulator.control import add_control_routes
+from app.backends.paas.emulator.faults import FaultMiddleware, Faults, error_response
+from app.backends.paas.emulator.lifecycle import (
     Emulator,
     Verifier,
     log_text,
@@ -23,8 +23,8 @@ from app.orchestrator.emulator.lifecycle import (
     parameters_of,
     public,
 )
-from app.orchestrator.emulator.outputs import Topology, is_compute
-from app.orchestrator.emulator.rules import (
+from app.backends.paas.emulator.outputs import Topology, is_compute
+from app.backends.paas.emulator.rules import (
     GROUP_RULES,
     Identity,
     RequestRejected,
@@ -36,7 +36,7 @@ from app.orchestrator.emulator.rules import (
     paging,
     sorted_rows,
 )
-from app.orchestrator.emulator.store import EmulatorStore, Stored
+from app.backends.paas.emulator.store import EmulatorStore, Stored
 
 __all__ = ["Emulator", "Faults", "Identity", "create_emulator", "emulator_of", "static_tokens"]
 

@@ -21,12 +21,12 @@ from datetime import UTC
 import requests
 
 from app.clock import utcnow
-from app.orchestrator import schemas as s
-from app.orchestrator.emulator import chronos
-from app.orchestrator.emulator.faults import Faults, RequestLog
-from app.orchestrator.emulator.outputs import Topology
-from app.orchestrator.emulator.rules import Identity
-from app.orchestrator.emulator.store import EmulatorStore, Stored
+from app.backends.paas import schemas as s
+from app.backends.paas.emulator import chronos
+from app.backends.paas.emulator.faults import Faults, RequestLog
+from app.backends.paas.emulator.outputs import Topology
+from app.backends.paas.emulator.rules import Identity
+from app.backends.paas.emulator.store import EmulatorStore, Stored
 
 logger = logging.getLogger(__name__)
 

@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from app.orchestrator.emulator.core import create_emulator, emulator_of, static_tokens
-from tests.orchestrator.conftest import PARAMETERS, TEMPLATE, TOKENS
+from app.backends.paas.emulator.core import create_emulator, emulator_of, static_tokens
+from tests.backends.paas.conftest import PARAMETERS, TEMPLATE, TOKENS
 
 ALICE_HEADERS = {"Authorization": "Bearer token-alice"}
 

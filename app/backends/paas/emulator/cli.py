@@ -1,7 +1,7 @@
 """The ``emulate`` command: the orchestrator emulator as a real HTTP server.
 
-It is ``flask orchestrator emulate``, and ``python -m app.orchestrator.cli`` without the
-portal's configuration (both in ``app/orchestrator/cli.py``).
+It is ``flask orchestrator emulate``, and ``python -m app.backends.paas.cli`` without the
+portal's configuration (both in ``app/backends/paas/cli.py``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import sys
 
 import click
 
-from app.orchestrator.emulator.rules import GROUP_RULES, Identity
+from app.backends.paas.emulator.rules import GROUP_RULES, Identity
 
 
 def parse_token(text: str) -> tuple[str, Identity]:
@@ -128,9 +128,9 @@ def _faults(options: dict) -> dict:
 )
 def emulate(**options) -> None:
     """Serve an emulated PaaS orchestrator over HTTP until interrupted."""
-    from app.orchestrator.emulator.core import create_emulator, emulator_of
-    from app.orchestrator.emulator.server import EmulatorServer
-    from app.orchestrator.emulator.store import EmulatorStore
+    from app.backends.paas.emulator.core import create_emulator, emulator_of
+    from app.backends.paas.emulator.server import EmulatorServer
+    from app.backends.paas.emulator.store import EmulatorStore
 
     tokens = dict(parse_token(text) for text in options["tokens"])
     secret = options["control_secret"] or secrets.token_urlsafe(24)

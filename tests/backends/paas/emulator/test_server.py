@@ -7,9 +7,9 @@ import time
 import pytest
 import requests
 
-from app.orchestrator.client import OrchestratorClient
-from app.orchestrator.errors import BadRequest, Forbidden, Unauthorized
-from tests.orchestrator.conftest import PARAMETERS, TEMPLATE
+from app.backends.paas.client import OrchestratorClient
+from app.backends.paas.errors import BadRequest, Forbidden, Unauthorized
+from tests.backends.paas.conftest import PARAMETERS, TEMPLATE
 
 ISSUER = "https://iam.test/"
 

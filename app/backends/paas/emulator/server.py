@@ -12,7 +12,7 @@ import threading
 from flask import Flask
 from werkzeug.serving import BaseWSGIServer, make_server
 
-from app.orchestrator.emulator.core import emulator_of
+from app.backends.paas.emulator.core import emulator_of
 
 TICK_SECONDS = 0.1
 

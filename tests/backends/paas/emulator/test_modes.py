@@ -9,12 +9,12 @@ import requests
 
 from app import create_app
 from app.errors import ConfigurationError
-from app.orchestrator.emulator.cli import parse_token
-from app.orchestrator.emulator.core import create_emulator, emulator_of
-from app.orchestrator.emulator.rules import Identity
+from app.backends.paas.emulator.cli import parse_token
+from app.backends.paas.emulator.core import create_emulator, emulator_of
+from app.backends.paas.emulator.rules import Identity
 from tests.conftest import TEST_CONFIG
 from tests.fixtures.orchestrator_emulator import start_orchestrator_emulator
-from tests.orchestrator.conftest import PARAMETERS, TEMPLATE
+from tests.backends.paas.conftest import PARAMETERS, TEMPLATE
 
 BANNER = "Demo orchestrator: nothing real is deployed"
 
