@@ -104,11 +104,11 @@ def _register_blueprints(app: Flask) -> None:
 def _register_cli(app: Flask) -> None:
     from app.auth.cli import users_cli
     from app.auth.token_cli import tokens_cli
+    from app.backends.paas.cli import orchestrator_cli
     from app.catalogue.cli import catalogue_cli
     from app.deployments.cli import deployments_cli
     from app.leases.cli import leases_cli
     from app.notifications.cli import notifications_cli
-    from app.backends.paas.cli import orchestrator_cli
     from app.quotas.cli import quota_cli
 
     for group in (

@@ -61,7 +61,7 @@ CALLBACKS_REFUSED = Counter(
 )
 LAUNCH_TO_READY = Histogram(
     "portal_deployment_launch_to_ready_seconds",
-    "Time from recording a launch to the deployment becoming ready (CREATE_COMPLETE), by template.",
+    "Time from recording a launch to the deployment becoming ready, by template.",
     ["template"],
     buckets=_READY_BUCKETS,
 )

@@ -57,7 +57,7 @@ OTHER_VARIABLES = {
     "FLASK_APP",
 }
 # Upper-case words the README shows in code that are neither settings nor variables.
-OTHER_WORDS = {"CREATE_COMPLETE", "LC_MESSAGES"}
+OTHER_WORDS = {"ready", "LC_MESSAGES"}
 
 
 def readme_text() -> str:

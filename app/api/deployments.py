@@ -28,6 +28,7 @@ from app.deployments.models import Deployment
 from app.errors import NotFound
 from app.leases import operations as leases
 from app.leases.presenters import LeaseSummary, summaries
+from app.published import published
 
 
 def _summary(deployment: Deployment, owners: dict[int, str], lease: LeaseSummary) -> dict:
@@ -37,7 +38,7 @@ def _summary(deployment: Deployment, owners: dict[int, str], lease: LeaseSummary
         "name": deployment.name,
         "template": deployment.template_slug,
         "template_name": deployment.shown_template_name,
-        "status": deployment.status,
+        "status": published(deployment.status),
         "status_reason": deployment.status_reason,
         "group": deployment.group_name,
         "site": deployment.site,
@@ -68,8 +69,8 @@ def _detail(deployment: Deployment) -> dict:
         "timeline": [
             {
                 "at": event.at,
-                "status": event.to_status,
-                "previous_status": event.from_status,
+                "status": published(event.to_status),
+                "previous_status": published(event.from_status),
                 "kind": event.kind,
                 "source": event.source,
                 "actor": people.get(event.actor_id) if event.actor_id else None,

@@ -223,7 +223,7 @@ class Backend(ABC):
         """Reset a stuck delete so it can be asked for again (``capabilities.reset_delete``)."""
         raise Refused(str(_l("This deployment service cannot reset a delete.")))
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - optional: only backends holding connections need it
         """Release connections; the object is not used afterwards."""
 
     def __enter__(self):

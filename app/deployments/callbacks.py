@@ -10,11 +10,11 @@ import logging
 
 from flask import Blueprint, abort, request
 
+from app.backends.paas import schemas
 from app.deployments import operations
 from app.deployments.models import Deployment
 from app.extensions import csrf, db
 from app.instruments import CALLBACKS_RECEIVED, count_callback_refused
-from app.backends.paas import schemas
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
-from app.errors import PortalError
 from app.backends.paas.errors import (
     BadRequest,
     Conflict,
@@ -14,6 +13,7 @@ from app.backends.paas.errors import (
     OrchestratorUnavailable,
     Unauthorized,
 )
+from app.errors import PortalError
 
 
 class DeploymentError(PortalError):

@@ -21,12 +21,12 @@ from app.auth import oidc
 from app.auth.models import OAuthToken, User
 from app.auth.service_identity import ServiceIdentity
 from app.auth.tokens import access_token_for
+from app.backends.paas import connect
+from app.backends.paas.client import OrchestratorClient, Timeout
 from app.deployments.errors import DeploymentError
 from app.deployments.models import Deployment
 from app.errors import ConfigurationError
 from app.extensions import db
-from app.backends.paas import connect
-from app.backends.paas.client import OrchestratorClient, Timeout
 
 SERVICE = "service"
 _SERVICE_KEY = "portal.service_identity"

@@ -2,8 +2,8 @@
 when a scheduled job runs next, and what deleting one means.
 
 The orchestrator treats a Chronos deployment as created once its jobs have succeeded: it
-keeps it CREATE_IN_PROGRESS while Chronos counts neither a success nor an error, moves it to
-CREATE_COMPLETE at the first success and to CREATE_FAILED ("Chronos job <id> failed to
+keeps it creating while Chronos counts neither a success nor an error, moves it to
+ready at the first success and to failed ("Chronos job <id> failed to
 execute") at the first error, once Chronos's retries are spent. Between queued and running
 it reports nothing, so the portal tells them apart by what it knows: whether a site took the
 job, and when the schedule it sent starts.
@@ -20,6 +20,7 @@ from app.clock import utcnow
 from app.deployments.job_text import holds_job, schedule_in
 from app.deployments.models import Deployment
 from app.deployments.presenters import StatusLook, status_look
+from app.deployments.status import Status
 from app.tosca.schedules import Schedule, plain_time
 
 
@@ -42,7 +43,7 @@ def schedule_of(deployment: Deployment) -> Schedule | None:
 
 def next_run(deployment: Deployment, schedule: Schedule | None, now: datetime) -> datetime | None:
     """When the job runs next, if it is still scheduled."""
-    if schedule is None or deployment.status not in ("CREATE_IN_PROGRESS", "CREATE_COMPLETE"):
+    if schedule is None or deployment.status not in (Status.CREATING, Status.READY):
         return None
     submitted = deployment.submitted_at or deployment.created_at
     return schedule.next_run(submitted, now)
@@ -52,13 +53,17 @@ def job_look(deployment: Deployment, now: datetime | None = None) -> StatusLook:
     """The badge of a batch job: its run state in words a researcher reads."""
     now = now or utcnow()
     status = deployment.status
-    schedule = schedule_of(deployment) if status.startswith("CREATE") else None
+    schedule = (
+        schedule_of(deployment)
+        if status in (Status.CREATING, Status.READY, Status.FAILED)
+        else None
+    )
     coming = next_run(deployment, schedule, now)
     if status == "SUBMITTING":
         return StatusLook(
             _("Queued"), "info", _("The portal is handing it to the orchestrator's queue.")
         )
-    if status == "CREATE_IN_PROGRESS":
+    if status == Status.CREATING:
         first = schedule.start if schedule else None
         if first is not None and first > now:
             return StatusLook(
@@ -76,7 +81,7 @@ def job_look(deployment: Deployment, now: datetime | None = None) -> StatusLook:
                 site=deployment.site,
             ),
         )
-    if status == "CREATE_COMPLETE":
+    if status == Status.READY:
         if coming is not None:
             return StatusLook(
                 _("Succeeded"),
@@ -84,15 +89,15 @@ def job_look(deployment: Deployment, now: datetime | None = None) -> StatusLook:
                 _("Its first run succeeded. It runs next on %(when)s.", when=plain_time(coming)),
             )
         return StatusLook(_("Succeeded"), "success", _("It ran and succeeded."))
-    if status == "CREATE_FAILED":
+    if status == Status.FAILED:
         return StatusLook(
             _("Failed"), "danger", _("It ran and failed; the orchestrator's reason is below.")
         )
-    if status == "DELETE_IN_PROGRESS":
+    if status == Status.DELETING:
         return StatusLook(
             _("Removing"), "secondary", _("It is being removed from the batch system.")
         )
-    if status == "DELETE_COMPLETE":
+    if status == Status.DELETED:
         return StatusLook(_("Removed"), "secondary", _("It was removed from the batch system."))
     return status_look(status)
 
@@ -101,7 +106,7 @@ def has_started(deployment: Deployment, now: datetime | None = None) -> bool:
     """Whether the job may have run: a site took it and its schedule has begun."""
     if deployment.status in ("SUBMITTING", "UNCONFIRMED", "NOT_LAUNCHED"):
         return False
-    if deployment.status != "CREATE_IN_PROGRESS":
+    if deployment.status != Status.CREATING:
         return True
     schedule = schedule_of(deployment)
     first = schedule.start if schedule else None
@@ -113,11 +118,11 @@ def step_looks(deployment: Deployment):
     if not is_job(deployment):
         return None
     words = {
-        "CREATE_IN_PROGRESS": StatusLook(_("Queued"), "info", ""),
-        "CREATE_COMPLETE": StatusLook(_("Succeeded"), "success", ""),
-        "CREATE_FAILED": StatusLook(_("Failed"), "danger", ""),
-        "DELETE_IN_PROGRESS": StatusLook(_("Removing"), "secondary", ""),
-        "DELETE_COMPLETE": StatusLook(_("Removed"), "secondary", ""),
+        Status.CREATING: StatusLook(_("Queued"), "info", ""),
+        Status.READY: StatusLook(_("Succeeded"), "success", ""),
+        Status.FAILED: StatusLook(_("Failed"), "danger", ""),
+        Status.DELETING: StatusLook(_("Removing"), "secondary", ""),
+        Status.DELETED: StatusLook(_("Removed"), "secondary", ""),
     }
     return lambda status: words.get(status) or status_look(status)
 

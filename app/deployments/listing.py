@@ -26,6 +26,9 @@ from sqlalchemy.exc import IntegrityError
 from app.auth import oidc
 from app.auth.errors import TokenUnavailable
 from app.auth.models import User
+from app.backends.paas import schemas
+from app.backends.paas.client import OrchestratorClient
+from app.backends.paas.errors import DeploymentNotFound, OrchestratorError
 from app.clock import utcnow
 from app.deployments import identity, tracking, words
 from app.deployments.errors import DeploymentError
@@ -38,17 +41,15 @@ from app.deployments.models import (
     DeploymentListing,
 )
 from app.deployments.polling import on_postgres
+from app.deployments.status import Status
 from app.deployments.timeline import change_status, record_event
 from app.extensions import db
-from app.backends.paas import schemas
-from app.backends.paas.client import OrchestratorClient
-from app.backends.paas.errors import DeploymentNotFound, OrchestratorError
 
 log = logging.getLogger(__name__)
 
 CALLBACK_PATH = re.compile(r"/deployments/callback/(\d+)/([A-Za-z0-9_-]+)$")
 # Statuses of rows the orchestrator is expected to hold.
-_NOT_THERE = frozenset({NOT_LAUNCHED, VANISHED, SUBMITTING, UNCONFIRMED, schemas.DELETE_COMPLETE})
+_NOT_THERE = frozenset({NOT_LAUNCHED, VANISHED, SUBMITTING, UNCONFIRMED, Status.DELETED})
 _ENSURED_KEY = "deployment_listings_ensured"
 # How far apart the portal's and the orchestrator's clocks may put one submission.
 _MATCH_WINDOW = timedelta(minutes=3)
@@ -147,7 +148,7 @@ def _changed(state, status: str, since: datetime | None) -> bool:
     between the clocks; its times have minute precision). A listing that found it unchanged
     since then already applied it, so reading and rewriting its row again would change
     nothing."""
-    if since is None or state.update_time is None or state.status != status:
+    if since is None or state.update_time is None or state.phase != status:
         return True
     return state.update_time >= since - _MATCH_WINDOW
 
@@ -333,7 +334,7 @@ def _adopt(user_id: int, unknown: list, result: ListResult) -> None:
         return
     for state in unknown:
         user = identity.owner_of(state.created_by) or lister
-        if state.status in (schemas.DELETE_IN_PROGRESS, schemas.DELETE_COMPLETE):
+        if state.phase in (Status.DELETING, Status.DELETED):
             continue
         if CALLBACK_PATH.search(state.callback or "") and _callback_row_exists(state.callback):
             continue  # one of this portal's rows, owned by someone else's listing
@@ -353,7 +354,7 @@ def _adopt(user_id: int, unknown: list, result: ListResult) -> None:
         )
         record_event(
             row,
-            state.status,
+            state.phase,
             source="sync",
             reason=words.ADOPTED,
         )

@@ -112,6 +112,10 @@ class Deployment(db.Model):
     charge: Mapped[dict] = mapped_column(JSON, default=dict)
 
     status: Mapped[str] = mapped_column(String(40), default=SUBMITTING)
+    # Which backend makes it (``app.backends``), and that backend's own word for its state
+    # as last seen (shown to admins; ``status`` is the portal's word for it).
+    backend: Mapped[str] = mapped_column(String(20), default="paas", server_default="paas")
+    backend_state: Mapped[str | None] = mapped_column(String(40), nullable=True)
     status_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
     task: Mapped[str | None] = mapped_column(String(40), nullable=True)
     site: Mapped[str | None] = mapped_column(String(255), nullable=True)

@@ -19,6 +19,8 @@ from sqlalchemy import select
 
 from app.auth.errors import TokenUnavailable
 from app.auth.models import User
+from app.backends.paas import schemas
+from app.backends.paas.errors import Conflict, DeploymentNotFound, OrchestratorError
 from app.clock import utcnow
 from app.deployments import identity, tracking, words
 from app.deployments import status as statuses
@@ -30,8 +32,6 @@ from app.deployments.status import Status
 from app.deployments.timeline import actor_source, record_event
 from app.errors import NotFound
 from app.extensions import db
-from app.backends.paas import schemas
-from app.backends.paas.errors import Conflict, DeploymentNotFound, OrchestratorError
 
 log = logging.getLogger(__name__)
 
@@ -177,7 +177,7 @@ def delete(actor: User, deployment: Deployment, *, force: bool = False) -> None:
         # Already being deleted (the orchestrator's 409): follow that delete.
         record_event(
             deployment,
-            Status.DELETE_IN_PROGRESS,
+            Status.DELETING,
             source=source,
             actor=actor,
             reason=words.DELETE_UNDER_WAY,
@@ -190,7 +190,7 @@ def delete(actor: User, deployment: Deployment, *, force: bool = False) -> None:
     else:
         record_event(
             deployment,
-            Status.DELETE_IN_PROGRESS,
+            Status.DELETING,
             source=source,
             actor=actor,
             reason=reason,
@@ -204,7 +204,7 @@ def delete(actor: User, deployment: Deployment, *, force: bool = False) -> None:
 
 
 def reset_delete(actor: User, deployment: Deployment) -> None:
-    """Reset a stuck delete (the orchestrator's PATCH to DELETE_FAILED) so it can be retried.
+    """Reset a stuck delete (to a failed delete, where the backend can) so it can be retried.
 
     Raises NotFound if ``actor`` may not see it, DeploymentError if the orchestrator refuses.
     """
@@ -231,11 +231,11 @@ def reset_delete(actor: User, deployment: Deployment) -> None:
 def record_callback(deployment: Deployment, state: schemas.DeploymentState) -> None:
     """Apply what the orchestrator's callback says of ``deployment``, and commit; a callback
     reporting a step already finished is ignored (it was overtaken by a later one)."""
-    if _arrived_late(deployment.status, state.status):
+    if _arrived_late(deployment.status, state.phase):
         log.info(
             "Callback for deployment %s said %s after %s; kept the later news",
             deployment.id,
-            state.status,
+            state.phase,
             deployment.status,
         )
         return
@@ -243,14 +243,19 @@ def record_callback(deployment: Deployment, state: schemas.DeploymentState) -> N
     db.session.commit()
 
 
+# Each step still under way, and the statuses that end it.
+_FINISHED_STEP = {
+    Status.CREATING: (Status.READY, Status.FAILED),
+    Status.UPDATING: (Status.UPDATED, Status.UPDATE_FAILED),
+    Status.DELETING: (Status.DELETED, Status.DELETE_FAILED),
+}
+
+
 def _arrived_late(current: str, reported: str) -> bool:
     """Whether a callback reports a step its workflow has already finished: the orchestrator
     also calls back while a deployment is being built, and those calls may be overtaken by the
     one announcing the end (its times are to the minute, too coarse to order them)."""
-    if not reported.endswith("_IN_PROGRESS"):
-        return False
-    phase = reported.removesuffix("_IN_PROGRESS")
-    return current in (f"{phase}_COMPLETE", f"{phase}_FAILED")
+    return current in _FINISHED_STEP.get(reported, ())
 
 
 def _owner_only(actor: User, deployment: Deployment) -> Deployment:

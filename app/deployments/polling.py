@@ -22,14 +22,14 @@ from sqlalchemy import or_, select, update
 
 from app.auth.errors import TokenUnavailable
 from app.auth.models import User
+from app.backends.paas import schemas
+from app.backends.paas.client import OrchestratorClient
+from app.backends.paas.errors import DeploymentNotFound, OrchestratorError
 from app.clock import utcnow
 from app.deployments import identity, tracking
 from app.deployments.errors import DeploymentError
 from app.deployments.models import Deployment
 from app.extensions import db
-from app.backends.paas import schemas
-from app.backends.paas.client import OrchestratorClient
-from app.backends.paas.errors import DeploymentNotFound, OrchestratorError
 
 log = logging.getLogger(__name__)
 

@@ -60,26 +60,18 @@ STATUS_LOOKS = {
         "secondary",
         _l("The orchestrator no longer knows this deployment; it may have been deleted elsewhere."),
     ),
-    Status.CREATE_IN_PROGRESS: StatusLook(_l("Creating"), "info", _l("The cloud is creating it.")),
-    Status.CREATE_COMPLETE: StatusLook(
-        _l("Ready"), "success", _l("It is running and can be used.")
-    ),
-    Status.CREATE_FAILED: StatusLook(_l("Failed"), "danger", _l("The cloud could not create it.")),
-    Status.UPDATE_IN_PROGRESS: StatusLook(_l("Updating"), "info", _l("A change is being applied.")),
-    Status.UPDATE_COMPLETE: StatusLook(
-        _l("Ready"), "success", _l("It is running and can be used.")
-    ),
+    Status.CREATING: StatusLook(_l("Creating"), "info", _l("The cloud is creating it.")),
+    Status.READY: StatusLook(_l("Ready"), "success", _l("It is running and can be used.")),
+    Status.FAILED: StatusLook(_l("Failed"), "danger", _l("The cloud could not create it.")),
+    Status.UPDATING: StatusLook(_l("Updating"), "info", _l("A change is being applied.")),
+    Status.UPDATED: StatusLook(_l("Ready"), "success", _l("It is running and can be used.")),
     Status.UPDATE_FAILED: StatusLook(
         _l("Update failed"),
         "warning",
         _l("A change could not be applied; it may still be usable."),
     ),
-    Status.DELETE_IN_PROGRESS: StatusLook(
-        _l("Deleting"), "secondary", _l("Its resources are being freed.")
-    ),
-    Status.DELETE_COMPLETE: StatusLook(
-        _l("Deleted"), "secondary", _l("Its resources have been freed.")
-    ),
+    Status.DELETING: StatusLook(_l("Deleting"), "secondary", _l("Its resources are being freed.")),
+    Status.DELETED: StatusLook(_l("Deleted"), "secondary", _l("Its resources have been freed.")),
     Status.DELETE_FAILED: StatusLook(
         _l("Delete failed"),
         "danger",

@@ -32,18 +32,18 @@ STATUS_GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
         (
             Status.SUBMITTING,
             Status.UNCONFIRMED,
-            Status.CREATE_IN_PROGRESS,
-            Status.UPDATE_IN_PROGRESS,
-            Status.DELETE_IN_PROGRESS,
+            Status.CREATING,
+            Status.UPDATING,
+            Status.DELETING,
         ),
     ),
-    "ready": (_l("Ready (services)"), (Status.CREATE_COMPLETE, Status.UPDATE_COMPLETE)),
-    "succeeded": (_l("Succeeded (batch jobs)"), (Status.CREATE_COMPLETE,)),
+    "ready": (_l("Ready (services)"), (Status.READY, Status.UPDATED)),
+    "succeeded": (_l("Succeeded (batch jobs)"), (Status.READY,)),
     "failed": (
         _l("Failed or not launched"),
-        (Status.CREATE_FAILED, Status.UPDATE_FAILED, Status.DELETE_FAILED, Status.NOT_LAUNCHED),
+        (Status.FAILED, Status.UPDATE_FAILED, Status.DELETE_FAILED, Status.NOT_LAUNCHED),
     ),
-    "gone": (_l("Gone or unknown"), (Status.VANISHED, Status.UNKNOWN, Status.DELETE_COMPLETE)),
+    "gone": (_l("Gone or unknown"), (Status.VANISHED, Status.UNKNOWN, Status.DELETED)),
 }
 
 # A batch job before a site took it (its type is known only then): the list reads its Chronos

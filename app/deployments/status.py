@@ -1,57 +1,63 @@
 """A deployment's status, and the questions the portal asks of it: the one owner of that rule.
 
-Statuses are the orchestrator's (CREATE_IN_PROGRESS ... UNKNOWN) plus four of the portal's own
-(see ``app.deployments.models``). ``Status`` is a ``StrEnum``, so a member equals the text
-stored in the database and sent by the orchestrator; a status the portal does not know (a newer
-orchestrator's) stays a plain string and is treated as still changing.
+Statuses are the portal's own words: where a backend says a deployment stands
+(``app.backends.base.Phase``, which each backend maps its own states onto) plus four the portal
+adds before and around a create (see ``app.deployments.models``). ``Status`` is a ``StrEnum``,
+so a member equals the text stored in the database; a status the portal does not know (a
+backend's newer state it could not map) stays a plain string and is treated as still changing.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
 
-from app.backends.paas import schemas
+from app.backends.base import MOVING, Phase
 
 
 class Status(StrEnum):
-    # The portal's own: before and around the orchestrator's answer to a create.
+    # The portal's own: before and around a backend's answer to a create.
     SUBMITTING = "SUBMITTING"
     UNCONFIRMED = "UNCONFIRMED"
     NOT_LAUNCHED = "NOT_LAUNCHED"
     VANISHED = "VANISHED"
-    # The orchestrator's.
-    CREATE_IN_PROGRESS = schemas.CREATE_IN_PROGRESS
-    CREATE_COMPLETE = schemas.CREATE_COMPLETE
-    CREATE_FAILED = schemas.CREATE_FAILED
-    UPDATE_IN_PROGRESS = schemas.UPDATE_IN_PROGRESS
-    UPDATE_COMPLETE = schemas.UPDATE_COMPLETE
-    UPDATE_FAILED = schemas.UPDATE_FAILED
-    DELETE_IN_PROGRESS = schemas.DELETE_IN_PROGRESS
-    DELETE_COMPLETE = schemas.DELETE_COMPLETE
-    DELETE_FAILED = schemas.DELETE_FAILED
-    UNKNOWN = schemas.UNKNOWN
+    # What a backend says (``Phase``).
+    CREATING = Phase.CREATING.value
+    READY = Phase.READY.value
+    FAILED = Phase.FAILED.value
+    UPDATING = Phase.UPDATING.value
+    UPDATED = Phase.UPDATED.value
+    UPDATE_FAILED = Phase.UPDATE_FAILED.value
+    DELETING = Phase.DELETING.value
+    DELETED = Phase.DELETED.value
+    DELETE_FAILED = Phase.DELETE_FAILED.value
+    UNKNOWN = Phase.UNKNOWN.value
 
 
+KNOWN = frozenset(Status)
 PORTAL_STATUSES = frozenset(
     {Status.SUBMITTING, Status.UNCONFIRMED, Status.NOT_LAUNCHED, Status.VANISHED}
 )
-# Waiting for the orchestrator's answer to a create: the orchestrator may hold it or not.
+# Waiting for a backend's answer to a create: the backend may hold it or not.
 AWAITING_ANSWER = frozenset({Status.SUBMITTING, Status.UNCONFIRMED})
-# Nothing exists at the orchestrator, or its delete finished: no resources are held.
-RELEASED = frozenset({Status.NOT_LAUNCHED, Status.VANISHED, Status.DELETE_COMPLETE})
-# The orchestrator holds nothing to delete: removing such a row only hides it from the list.
+# Nothing exists at the backend, or its delete finished: no resources are held.
+RELEASED = frozenset({Status.NOT_LAUNCHED, Status.VANISHED, Status.DELETED})
+# The backend holds nothing to delete: removing such a row only hides it from the list.
 NOTHING_AT_ORCHESTRATOR = frozenset({Status.NOT_LAUNCHED, Status.VANISHED})
 # A batch job that runs once has finished for good in these: nothing of it runs any more.
-JOB_FINISHED = frozenset({Status.CREATE_COMPLETE, Status.CREATE_FAILED})
-# A delete can be forced (INFN fork) once one failed or while one seems stuck.
-FORCE_DELETABLE = frozenset({Status.DELETE_FAILED, Status.DELETE_IN_PROGRESS})
+JOB_FINISHED = frozenset({Status.READY, Status.FAILED})
+# A delete can be forced (where the backend can) once one failed or while one seems stuck.
+FORCE_DELETABLE = frozenset({Status.DELETE_FAILED, Status.DELETING})
 
 
 def in_progress(status: str | None) -> bool:
     """Whether ``status`` may still change without anyone doing anything."""
     if status in AWAITING_ANSWER:
         return True
-    return status not in PORTAL_STATUSES and schemas.still_changing(status)
+    if status in MOVING:
+        return True
+    # A status no one knows (a backend's newer state) counts as changing; UNKNOWN does not:
+    # the backend itself has lost track.
+    return status is not None and status not in KNOWN
 
 
 def final(status: str | None) -> bool:
@@ -71,34 +77,34 @@ def holds_resources(
     """Whether a deployment in ``status`` holds resources against its quotas.
 
     Everything holds but a deleted row, a released status, a batch job run once that has
-    finished for good, and a failed create whose attempt the orchestrator tears down (launched
-    without ``keepLastAttempt``); see ``app.quotas.holding`` for why each is so.
+    finished for good, and a failed create whose attempt the backend tears down (launched
+    without keeping a failed attempt); see ``app.quotas.holding`` for why each is so.
     """
     if deleted or status in RELEASED or finished_for_good(status, runs_once=runs_once):
         return False
-    if status == Status.CREATE_FAILED:
+    if status == Status.FAILED:
         return keeps_failed_attempt
     return True
 
 
 def deletable(status: str | None, uuid: str | None) -> bool:
     """Whether a delete may be asked for now: not while the create's answer is still awaited
-    with no orchestrator id to delete by."""
+    with no backend id to delete by."""
     return bool(uuid) or status not in AWAITING_ANSWER
 
 
 def reachable(status: str | None, *, deleted: bool = False) -> bool:
     """Whether the ways in a deployment gave (its address, its ssh line) are still offered:
     not once its delete has started, when they lead nowhere or soon will."""
-    return not deleted and status not in (Status.DELETE_IN_PROGRESS, Status.DELETE_COMPLETE)
+    return not deleted and status not in (Status.DELETING, Status.DELETED)
 
 
 def resettable(status: str | None) -> bool:
-    """Whether a stuck delete can be reset: the orchestrator resets one still under way (to
-    DELETE_FAILED, after which it can be deleted again); a failed delete is deleted again."""
-    return status == Status.DELETE_IN_PROGRESS
+    """Whether a stuck delete can be reset: a backend resets one still under way (to a failed
+    delete, after which it can be deleted again); a failed delete is deleted again."""
+    return status == Status.DELETING
 
 
 def force_deletable(status: str | None) -> bool:
-    """Whether the INFN fork's forced delete is offered."""
+    """Whether a forced delete is offered (where the backend has one)."""
     return status in FORCE_DELETABLE

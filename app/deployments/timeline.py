@@ -79,7 +79,7 @@ def change_status(
                 return False
             return change_status(deployment, to_status, source=source, reason=reason)
     record_event(deployment, to_status, source=source, reason=reason)
-    if to_status == Status.CREATE_COMPLETE and not deployment.adopted:
+    if to_status == Status.READY and not deployment.adopted:
         # Adopted rows were recorded when found, not when launched: no launch time to measure.
         template, launched_at = deployment.template_slug, deployment.created_at
         _after_commit(lambda: observe_ready(template, launched_at))

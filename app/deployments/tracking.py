@@ -12,15 +12,16 @@ from flask import current_app
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
+from app.backends.paas import schemas
 from app.caches import cached_many
 from app.catalogue.models import TemplateRevision
 from app.clock import utcnow
 from app.deployments import words
 from app.deployments.models import VANISHED, Deployment, DeploymentListing
 from app.deployments.secrets import seal, split_outputs, unseal
+from app.deployments.status import Status
 from app.deployments.timeline import change_status
 from app.extensions import db
-from app.backends.paas import schemas
 from app.tosca.parsed import ParsedTemplate
 
 # Parsed templates kept per app, by revision (revisions never change).
@@ -86,8 +87,9 @@ def apply_state(deployment: Deployment, state: schemas.DeploymentState, *, sourc
     now = utcnow()
     if deployment.uuid is None:
         deployment.uuid = state.uuid
-    changed = change_status(deployment, state.status, source=source, reason=state.status_reason)
+    changed = change_status(deployment, state.phase, source=source, reason=state.status_reason)
     deployment.status_reason = state.status_reason
+    deployment.backend_state = state.status
     deployment.task = state.task
     deployment.site = state.site or deployment.site
     deployment.region = state.region or deployment.region
@@ -95,7 +97,7 @@ def apply_state(deployment: Deployment, state: schemas.DeploymentState, *, sourc
     deployment.orchestrator_owner = state.owner or deployment.orchestrator_owner
     if state.outputs:
         _store_outputs(deployment, state.outputs)
-    if state.status == schemas.DELETE_COMPLETE:
+    if state.phase == Status.DELETED:
         _mark_deleted(deployment, now)
     deployment.checked_at, deployment.check_failures = now, 0
     deployment.claimed_until = None
@@ -113,10 +115,10 @@ def mark_gone(deployment: Deployment, *, source: str) -> None:
     """The orchestrator answers that it does not know ``deployment``: deleted, if a delete was
     under way, else VANISHED. The caller commits."""
     now = utcnow()
-    if deployment.status == schemas.DELETE_IN_PROGRESS:
+    if deployment.status == Status.DELETING:
         change_status(
             deployment,
-            schemas.DELETE_COMPLETE,
+            Status.DELETED,
             source=source,
             reason=words.DELETE_FINISHED,
         )

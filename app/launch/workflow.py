@@ -29,6 +29,13 @@ from sqlalchemy import select
 
 from app.auth.errors import TokenUnavailable
 from app.auth.models import User
+from app.backends.paas import schemas
+from app.backends.paas.errors import (
+    Conflict,
+    OrchestratorError,
+    OrchestratorUnavailable,
+    Unreachable,
+)
 from app.catalogue.loader import Entry
 from app.catalogue.models import TemplateRevision
 from app.clock import utcnow
@@ -50,13 +57,6 @@ from app.extensions import db
 from app.launch import prefill
 from app.launch.checks import LaunchPending as LaunchPending  # callers catch it here
 from app.launch.checks import check_pending, check_rate, chosen_group
-from app.backends.paas import schemas
-from app.backends.paas.errors import (
-    Conflict,
-    OrchestratorError,
-    OrchestratorUnavailable,
-    Unreachable,
-)
 from app.quotas.operations import charge_for, reserve, uncounted_charge
 from app.tosca.inputs import generate_password
 from app.tosca.parsed import ParsedTemplate
@@ -177,7 +177,7 @@ def launch(
     the owner can read them); secrets with generation allowed that are missing are generated
     here. ``on_recorded(deployment)`` runs once the deployment is recorded and before it is
     submitted, for what other features record with it (a lease); it commits. Returns the
-    deployment, in CREATE_IN_PROGRESS, or UNCONFIRMED when the orchestrator's
+    deployment, creating, or UNCONFIRMED when the orchestrator's
     answer was lost. Raises LaunchError (nothing launched; LaunchPending when an identical
     launch is still unconfirmed, TooManyLaunches over the rate limit) or QuotaExceeded.
     """

@@ -25,10 +25,12 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import selectinload
 
 from app.auth.errors import TokenUnavailable
+from app.backends.paas.errors import Conflict, DeploymentNotFound, OrchestratorError
 from app.clock import utcnow
 from app.deployments import identity, tracking
 from app.deployments.errors import NOT_DELETED, DeploymentError, problem_of, problem_text
 from app.deployments.models import NOT_LAUNCHED, VANISHED, Deployment
+from app.deployments.status import Status
 from app.deployments.timeline import record_event
 from app.extensions import db
 from app.leases import schedule
@@ -37,12 +39,10 @@ from app.leases.events import record
 from app.leases.models import DELETE_FAILED, DELETING, DONE, FAILED, GRACE, RUNNING, Lease
 from app.leases.policy import resolver
 from app.leases.wording import DELETE_REFUSED, stored
-from app.backends.paas import schemas
-from app.backends.paas.errors import Conflict, DeploymentNotFound, OrchestratorError
 
 log = logging.getLogger(__name__)
 
-_GONE = (schemas.DELETE_IN_PROGRESS, schemas.DELETE_COMPLETE)
+_GONE = (Status.DELETING, Status.DELETED)
 _CLAIM_ATTEMPTS = 5
 
 
@@ -162,7 +162,7 @@ def _step(lease: Lease, deployment, now: datetime, result: ExpiryResult, policie
     elif lease.state == GRACE:
         _record_delete(lease, deployment, now, "lease-deleted", {}, result)
     elif lease.state == FAILED:
-        if deployment.status != schemas.CREATE_FAILED:
+        if deployment.status != Status.FAILED:
             lease.state, lease.next_at = DONE, None  # retried or deleted by its owner
             return
         details = {"failed_at": iso(lease.failed_at)}
@@ -214,7 +214,7 @@ def _record_delete(lease, deployment, now, kind: str, details: dict, result) -> 
     )
     record(
         deployment,
-        schemas.DELETE_IN_PROGRESS,
+        Status.DELETING,
         source="portal",
         kind=kind,
         details=details,
@@ -275,7 +275,7 @@ def _delete_refused(deployment, lease, problem: dict) -> None:
             english = problem_text(problem)
         record_event(
             deployment,
-            schemas.DELETE_FAILED,
+            Status.DELETE_FAILED,
             source="portal",
             reason=f"The delete at the end of the lease failed. {english}",
             details={DELETE_REFUSED: problem},

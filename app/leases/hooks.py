@@ -15,11 +15,10 @@ from __future__ import annotations
 from sqlalchemy import event
 
 from app.deployments.models import Deployment, DeploymentEvent
-from app.deployments.status import finished_for_good
+from app.deployments.status import Status, finished_for_good
 from app.extensions import db
-from app.backends.paas import schemas
 
-_WATCHED = (schemas.CREATE_COMPLETE, schemas.CREATE_FAILED, schemas.DELETE_COMPLETE)
+_WATCHED = (Status.READY, Status.FAILED, Status.DELETED)
 
 
 def _changes(session) -> list[tuple[Deployment, DeploymentEvent]]:
@@ -44,11 +43,11 @@ def _before_flush(session, _context, _instances) -> None:
     for deployment, change in _changes(session):
         if finished_for_good(change.to_status, runs_once=bool(deployment.runs_once)):
             operations.finished(deployment, session)
-        elif change.to_status == schemas.CREATE_COMPLETE and not deployment.deleted:
+        elif change.to_status == Status.READY and not deployment.deleted:
             operations.start(deployment, change.source, session)
-        elif change.to_status == schemas.CREATE_FAILED:
+        elif change.to_status == Status.FAILED:
             operations.failed(deployment, session)
-        elif change.to_status == schemas.DELETE_COMPLETE:
+        elif change.to_status == Status.DELETED:
             operations.finished(deployment, session)
 
 

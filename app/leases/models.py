@@ -18,7 +18,7 @@ from app.extensions import db
 # A lease's states. WAITING: chosen at launch, the clock starts when the deployment is ready;
 # RUNNING: counting down (warnings due on the way); GRACE: ended, deleted when grace ends;
 # FAILED: a failed creation, removed after the failed-cleanup time; DELETING: the portal asked
-# the orchestrator to delete it; DELETE_FAILED: that delete was refused, tried again later;
+# the backend to delete it; DELETE_FAILED: that delete was refused, tried again later;
 # DONE: nothing left to do.
 WAITING, RUNNING, GRACE, FAILED = "waiting", "running", "grace", "failed"
 DELETING, DELETE_FAILED, DONE = "deleting", "delete-failed", "done"

@@ -6,10 +6,10 @@ from __future__ import annotations
 from sqlalchemy import or_, select
 
 from app.deployments.models import Deployment
+from app.deployments.status import Status
 from app.extensions import db
 from app.leases.models import DELETE_FAILED, Lease
 from app.leases.wording import problem_shown
-from app.backends.paas import schemas
 
 
 def stuck_deployments(limit: int = 100) -> list[tuple[Deployment, str | None]]:
@@ -19,7 +19,7 @@ def stuck_deployments(limit: int = 100) -> list[tuple[Deployment, str | None]]:
         .outerjoin(Lease, Lease.deployment_id == Deployment.id)
         .where(
             Deployment.deleted.is_(False),
-            or_(Deployment.status == schemas.DELETE_FAILED, Lease.state == DELETE_FAILED),
+            or_(Deployment.status == Status.DELETE_FAILED, Lease.state == DELETE_FAILED),
         )
         .order_by(Deployment.updated_at.desc())
         .limit(limit)

@@ -20,6 +20,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from app.clock import utcnow
 from app.deployments.models import Deployment, DeploymentListing
 from app.extensions import db
+from app.published import published
 from app.quotas.holding import holding_clause
 from app.quotas.limits import combine, rows_for
 from app.quotas.models import GROUP, LIMIT_KEYS, QuotaLimit
@@ -68,7 +69,7 @@ def deployments_by_status() -> list[Metric]:
         .group_by(Deployment.status, Deployment.template_slug)
     )
     for status, template, count in rows:
-        family.add_metric([status, template or ""], count)
+        family.add_metric([published(status) or "", template or ""], count)
     return [family]
 
 

@@ -55,10 +55,10 @@ _EVENT_KINDS = {
 }
 # Status changes that tell the owner, when the orchestrator's news brings them or the portal
 # acting by itself records them (its delete at a lease's end refused: the owner must know);
-# a person resetting a stuck delete to DELETE_FAILED knows already.
+# a person resetting a stuck delete to a failed one knows already.
 _STATUS_KINDS = {
-    Status.CREATE_COMPLETE: READY,
-    Status.CREATE_FAILED: FAILED,
+    Status.READY: READY,
+    Status.FAILED: FAILED,
     Status.DELETE_FAILED: DELETE_FAILED,
 }
 _NEWS_SOURCES = frozenset({"launch", "callback", "sync", "portal"})

@@ -8,6 +8,7 @@ from sqlalchemy import select
 
 from app.auth.models import User
 from app.extensions import db
+from app.published import published
 from app.quotas.editing import check_model, describe_limits, parse_limit, set_limits
 from app.quotas.errors import InvalidLimit
 from app.quotas.fit import RESOURCES, assess
@@ -56,7 +57,7 @@ def show(username: str, provider: str | None) -> None:
     for holder in holders:
         group = f", group {holder.group_name}" if holder.group_name else ""
         summary = holder.charge.get("summary") or "nothing counted"
-        click.echo(f"  #{holder.id} {holder.name} [{holder.status}{group}] {summary}")
+        click.echo(f"  #{holder.id} {holder.name} [{published(holder.status)}{group}] {summary}")
 
 
 def _changes(values: dict, models: tuple[str, ...]) -> dict:

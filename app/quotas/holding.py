@@ -8,20 +8,20 @@ stops holding when its record says so, which keeps usage right whatever path the
 A deployment holds unless one of these is true:
 
 - it is deleted in the portal (``deleted``), or the orchestrator finished deleting it
-  (DELETE_COMPLETE);
+  (deleted);
 - nothing was created: the orchestrator clearly refused it or was never reached
   (NOT_LAUNCHED), or it no longer knows it (VANISHED);
 - it is a batch job that runs once (``runs_once``) and has finished for good: it succeeded
-  (CREATE_COMPLETE) or failed (CREATE_FAILED). Chronos runs nothing of it any more, so a
+  (ready) or failed. Chronos runs nothing of it any more, so a
   person with a one-GPU limit may launch the next job without deleting the last. A repeating
   job holds until it is deleted, between its runs too: its next run needs the same room;
-- it failed to create (CREATE_FAILED) and was not launched with ``keepLastAttempt``: the
-  orchestrator then tears down what it had started. With ``keepLastAttempt`` the failed
+- it failed to create and was not launched keeping its failed attempt: the
+  backend then tears down what it had started. Kept at launch (a request option), the failed
   infrastructure is kept for inspection, so it keeps holding until deleted.
 
 So a submission still under way (SUBMITTING) and one whose answer was lost (UNCONFIRMED) hold:
 the orchestrator may well be creating it, and the sync worker settles which it is. A deletion
-that failed (DELETE_FAILED) or is in progress holds too, since the resources may still exist.
+that failed or is in progress holds too, since the resources may still exist.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from sqlalchemy import and_, or_
 from app.deployments.models import Deployment
 from app.deployments.status import JOB_FINISHED, RELEASED, Status, holds_resources
 
-CREATE_FAILED = Status.CREATE_FAILED
+CREATE_FAILED = Status.FAILED  # a failed create: held only when its attempt is kept
 RELEASED_STATUSES = RELEASED
 
 

@@ -114,7 +114,7 @@ def test_an_identical_launch_still_being_confirmed_leaves_the_key_free(callers, 
     assert pending.status_code == 409
     assert pending.get_json()["type"].endswith("/problems/launch-pending")
     with app.app_context():
-        db.session.get(Deployment, first.get_json()["id"]).status = "CREATE_COMPLETE"
+        db.session.get(Deployment, first.get_json()["id"]).status = "ready"
         db.session.commit()
     retried = ada.post("/api/v1/deployments", json=BODY, headers={"Idempotency-Key": "b"})
     assert retried.status_code == 201

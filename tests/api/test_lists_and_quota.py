@@ -37,7 +37,7 @@ def test_one_template_describes_its_inputs(callers):
     assert missing.get_json()["detail"].startswith("There is no such application")
 
 
-def _store(app, user_id: int, count: int, status="CREATE_COMPLETE", name="d", start=None):
+def _store(app, user_id: int, count: int, status="ready", name="d", start=None):
     start = start or datetime(2026, 1, 1)
     with app.app_context():
         for index in range(count):
@@ -73,7 +73,7 @@ def test_the_list_pages_from_1_with_first_prev_next_last_links(callers, app):
 def test_the_list_sorts_and_filters_as_my_deployments_does(callers, app):
     ada = callers("ada")
     _store(app, ada.user_id, 3, name="ready")
-    _store(app, ada.user_id, 2, status="CREATE_FAILED", name="broken")
+    _store(app, ada.user_id, 2, status="failed", name="broken")
     oldest = ada.get("/api/v1/deployments?sort=createdAt,asc&size=1").get_json()
     assert oldest["items"][0]["name"] in ("ready-000", "broken-000")
     by_name = ada.get("/api/v1/deployments?sort=name,asc").get_json()

@@ -5,12 +5,12 @@ from pathlib import Path
 
 import pytest
 
+from app.backends.paas.emulator.core import emulator_of
+from app.backends.paas.emulator.demo import demo_emulator
 from app.catalogue import operations
 from app.catalogue.loader import catalogue
 from app.deployments.models import Deployment
 from app.extensions import db
-from app.backends.paas.emulator.core import emulator_of
-from app.backends.paas.emulator.demo import demo_emulator
 from tests.conftest import csrf_from
 
 SITE = Path(__file__).parent / "corpus" / "site-catalogue"

@@ -4,6 +4,7 @@ the orchestrator's own reasons keep their lines."""
 from datetime import timedelta
 
 import pytest
+import sqlalchemy as sa
 from flask_migrate import upgrade
 
 from app.auth.access_tokens import AccessToken
@@ -14,6 +15,24 @@ from app.extensions import db
 from app.quotas.models import QuotaChange
 
 BEFORE = "d5a9c3e7f2b4"
+DEPLOYMENT_COLUMNS = (
+    "user_id",
+    "name",
+    "template_slug",
+    "template_name",
+    "group_name",
+    "parameters",
+    "outputs",
+    "charge",
+    "request_options",
+    "status",
+    "adopted",
+    "deleted",
+    "check_failures",
+    "created_at",
+    "updated_at",
+    "id",
+)
 
 
 def _texts_after_upgrade(make_app, url) -> dict:
@@ -23,26 +42,34 @@ def _texts_after_upgrade(make_app, url) -> dict:
         # The step changes no table: the models describe the schema before it as well.
         upgrade(revision=BEFORE)
         ada = create_local_user("ada", "correct horse battery")
-        deployment = Deployment(
-            user_id=ada.id,
-            name="poison\r\nX-A: b",
-            template_slug="jupyter",
-            template_name="Jupyter\tnotebook",
-            group_name="\x1b[31mphysics\x1b[0m",
-            parameters={},
-            outputs={},
-            charge={},
-            request_options={},
-            status="CREATE_COMPLETE",
+        # Written as the table was then: later steps add columns the models already have.
+        deployments = sa.table(
+            "deployments",
+            *(sa.column(name) for name in DEPLOYMENT_COLUMNS),
         )
-        db.session.add(deployment)
-        db.session.flush()
+        deployment_id = db.session.execute(
+            sa.insert(deployments)
+            .values(
+                user_id=ada.id,
+                name="poison\r\nX-A: b",
+                template_slug="jupyter",
+                template_name="Jupyter\tnotebook",
+                group_name="\x1b[31mphysics\x1b[0m",
+                parameters="{}",
+                outputs="{}",
+                charge="{}",
+                request_options="{}",
+                status="CREATE_COMPLETE",
+                adopted=False,
+                deleted=False,
+                check_failures=0,
+                created_at=utcnow(),
+                updated_at=utcnow(),
+            )
+            .returning(deployments.c.id)
+        ).scalar_one()
         db.session.add_all(
             [
-                DeploymentEvent(deployment_id=deployment.id, source="user", reason="why\u2028not"),
-                DeploymentEvent(
-                    deployment_id=deployment.id, source="sync", reason="line 1\nline 2"
-                ),
                 AccessToken(
                     user_id=ada.id,
                     name="laptop\x07\x07",
@@ -53,10 +80,31 @@ def _texts_after_upgrade(make_app, url) -> dict:
                 QuotaChange(scope="user", subject="ada", reason=" more\x85GPUs\r\n"),
             ]
         )
+        events = sa.table(
+            "deployment_events",
+            *(sa.column(name) for name in ("deployment_id", "source", "reason", "at")),
+        )
+        db.session.execute(
+            sa.insert(events),
+            [
+                {
+                    "deployment_id": deployment_id,
+                    "source": "user",
+                    "reason": "why\u2028not",
+                    "at": utcnow(),
+                },
+                {
+                    "deployment_id": deployment_id,
+                    "source": "sync",
+                    "reason": "line 1\nline 2",
+                    "at": utcnow(),
+                },
+            ],
+        )
         db.session.commit()
         upgrade()
         db.session.expire_all()
-        stored = db.session.get(Deployment, deployment.id)
+        stored = db.session.get(Deployment, deployment_id)
         reasons = db.session.scalars(
             db.select(DeploymentEvent.reason).order_by(DeploymentEvent.id)
         ).all()

@@ -6,12 +6,12 @@ from argon2 import PasswordHasher
 
 from app.auth import local
 from app.auth.models import User
+from app.backends.paas.emulator.core import emulator_of
+from app.backends.paas.emulator.demo import demo_emulator
 from app.catalogue.loader import catalogue
 from app.catalogue.operations import publish, save_revision
 from app.extensions import db
 from app.launch.workflow import launch
-from app.backends.paas.emulator.core import emulator_of
-from app.backends.paas.emulator.demo import demo_emulator
 
 TEMPLATE = """\
 tosca_definitions_version: tosca_simple_yaml_1_0
@@ -142,7 +142,7 @@ def make_deployment(app):
                 "template_name": "Test notebook",
                 "template_text": TEMPLATE,
                 "parameters": {"num_cpus": 2},
-                "status": "CREATE_COMPLETE",
+                "status": "ready",
                 "outputs": {},
                 "charge": {},
                 "created_at": utcnow() - timedelta(minutes=5),

@@ -108,7 +108,7 @@ def test_an_admins_delete_of_someone_elses_deployment_is_done_and_recorded(emula
     assert "It belongs to grace; the action is recorded." in confirm
     assert answer.status_code == 302
     row = emulated.row(deployment_id)
-    assert row.status == "DELETE_IN_PROGRESS"
+    assert row.status == "deleting"
     assert (row.events[-1].source, row.events[-1].actor_id) == ("admin", admin_id)
     deletes = [r for r in emulated.emulator.requests() if r["method"] == "DELETE"]
     assert len(deletes) == 1 and row.uuid in deletes[0]["path"]

@@ -41,9 +41,9 @@ def test_a_callback_with_the_right_secret_updates_the_deployment(emulated, launc
 
     row = emulated.row(launched.id)
     assert answer.status_code == 204
-    assert row.status == "CREATE_COMPLETE" and row.site == "provider-X" and row.region == "north"
+    assert row.status == "ready" and row.site == "provider-X" and row.region == "north"
     assert row.outputs == {"jupyter_endpoint": "https://nb.example.org/"}
-    assert (row.events[-1].to_status, row.events[-1].source) == ("CREATE_COMPLETE", "callback")
+    assert (row.events[-1].to_status, row.events[-1].source) == ("ready", "callback")
 
 
 @pytest.mark.parametrize("secret", ["forged-secret", "x", "A" * 43])
@@ -54,7 +54,7 @@ def test_a_forged_secret_changes_nothing(emulated, launched, secret):
 
     row = emulated.row(launched.id)
     assert answer.status_code == 404
-    assert row.status == "CREATE_IN_PROGRESS" and len(row.events) == len(launched.events)
+    assert row.status == "creating" and len(row.events) == len(launched.events)
 
 
 def test_a_missing_secret_or_unknown_deployment_changes_nothing(emulated, launched):
@@ -68,7 +68,7 @@ def test_a_missing_secret_or_unknown_deployment_changes_nothing(emulated, launch
     )
 
     assert {missing.status_code, bare.status_code, unknown.status_code} <= {404, 405}
-    assert emulated.row(launched.id).status == "CREATE_IN_PROGRESS"
+    assert emulated.row(launched.id).status == "creating"
 
 
 def test_another_deployments_secret_does_not_open_this_one(emulated, launched):
@@ -79,7 +79,7 @@ def test_another_deployments_secret_does_not_open_this_one(emulated, launched):
     )
 
     assert answer.status_code == 404
-    assert emulated.row(launched.id).status == "CREATE_IN_PROGRESS"
+    assert emulated.row(launched.id).status == "creating"
 
 
 def test_a_body_about_another_deployment_or_unreadable_changes_nothing(emulated, launched):
@@ -92,7 +92,7 @@ def test_a_body_about_another_deployment_or_unreadable_changes_nothing(emulated,
 
     assert misdirected.status_code == 404
     assert garbled.status_code == 400 and empty.status_code == 400
-    assert emulated.row(launched.id).status == "CREATE_IN_PROGRESS"
+    assert emulated.row(launched.id).status == "creating"
 
 
 @pytest.fixture
@@ -121,10 +121,10 @@ def test_the_orchestrators_callback_brings_the_deployment_up_to_date_without_syn
     served.emulator.set_status(held["uuid"], "CREATE_COMPLETE")
 
     deadline = time.monotonic() + 10
-    while served.row(deployment_id).status != "CREATE_COMPLETE" and time.monotonic() < deadline:
+    while served.row(deployment_id).status != "ready" and time.monotonic() < deadline:
         time.sleep(0.1)
     row = served.row(deployment_id)
-    assert row.status == "CREATE_COMPLETE" and row.events[-1].source == "callback"
+    assert row.status == "ready" and row.events[-1].source == "callback"
     assert "jupyter_endpoint" in row.outputs and "node_creds" not in row.outputs
     with served.app.app_context():
         assert db.session.get(Deployment, deployment_id).secret_outputs_sealed
@@ -136,9 +136,9 @@ def test_a_callback_overtaken_by_the_final_one_does_not_undo_it(emulated, launch
     earlier = {**completed_json(launched), "status": "CREATE_IN_PROGRESS", "outputs": {}}
     assert client.post(callback_url(launched), json=earlier).status_code == 204
     row = emulated.row(launched.id)
-    assert row.status == "CREATE_COMPLETE"
+    assert row.status == "ready"
     assert row.outputs == {"jupyter_endpoint": "https://nb.example.org/"}
     # A new workflow on the same deployment is news, not an echo of the old one.
     deleting = {**completed_json(launched), "status": "DELETE_IN_PROGRESS"}
     assert client.post(callback_url(launched), json=deleting).status_code == 204
-    assert emulated.row(launched.id).status == "DELETE_IN_PROGRESS"
+    assert emulated.row(launched.id).status == "deleting"

@@ -42,7 +42,7 @@ def test_another_users_deployment_is_not_found(app, client, people, login_as, la
     answer = post_form(client, "/deployments/", f"/deployments/{deployment_id}/delete", {})
     assert answer.status_code == 404
     assert "owner" not in rows(client) and "Test notebook" not in rows(client)
-    assert stored(app, deployment_id).status == "CREATE_IN_PROGRESS"
+    assert stored(app, deployment_id).status == "creating"
 
 
 def test_an_empty_list_points_to_the_catalogue(client, login_as):

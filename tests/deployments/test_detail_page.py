@@ -62,7 +62,7 @@ def test_the_deployment_page_explains_a_failure_plainly_and_keeps_the_orchestrat
 ):
     deployment_id = make_deployment(
         login_as(),
-        status="CREATE_FAILED",
+        status="failed",
         status_reason="Error creating VM: Quota exceeded for instances: Requested 1, used 10",
     )
 
@@ -79,10 +79,10 @@ def test_the_timeline_names_each_step_and_who_caused_it(
         login_as(),
         events=[
             ("SUBMITTING", "launch", None),
-            ("CREATE_IN_PROGRESS", "launch", None),
-            ("CREATE_COMPLETE", "callback", None),
-            ("DELETE_IN_PROGRESS", "admin", "Delete by the administrator root."),
-            ("DELETE_IN_PROGRESS", "sync", "Delete still under way. Checked again later."),
+            ("creating", "launch", None),
+            ("ready", "callback", None),
+            ("deleting", "admin", "Delete by the administrator root."),
+            ("deleting", "sync", "Delete still under way. Checked again later."),
         ],
     )
 
@@ -133,7 +133,7 @@ def test_deleting_asks_for_confirmation_first(client, login_as, make_deployment,
 
 
 def test_a_delete_under_way_offers_reset_and_force(client, login_as, make_deployment):
-    deployment_id = make_deployment(login_as(), status="DELETE_IN_PROGRESS")
+    deployment_id = make_deployment(login_as(), status="deleting")
 
     html = page_text(client, f"/deployments/{deployment_id}/delete")
 
@@ -143,7 +143,7 @@ def test_a_delete_under_way_offers_reset_and_force(client, login_as, make_deploy
 
 def test_a_failed_delete_offers_force_but_no_reset(client, login_as, make_deployment):
     # The orchestrator resets only a delete still under way; a failed one is deleted again.
-    deployment_id = make_deployment(login_as(), status="DELETE_FAILED")
+    deployment_id = make_deployment(login_as(), status="delete-failed")
 
     html = page_text(client, f"/deployments/{deployment_id}/delete")
 

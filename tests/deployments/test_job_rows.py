@@ -23,7 +23,7 @@ def a_job(make_deployment, user_id: int, **fields) -> int:
     values = {
         "template_text": JOB,
         "parameters": {"command": "python train.py", "schedule": "R1//P1D"},
-        "status": "CREATE_IN_PROGRESS",
+        "status": "creating",
         "site": None,
         "deployment_type": None,
         **fields,
@@ -31,7 +31,7 @@ def a_job(make_deployment, user_id: int, **fields) -> int:
     return make_deployment(user_id, **values)
 
 
-@pytest.mark.parametrize("status", ["SUBMITTING", "CREATE_IN_PROGRESS"])
+@pytest.mark.parametrize("status", ["SUBMITTING", "creating"])
 def test_a_job_not_yet_placed_reads_as_queued_in_the_list(
     client, login_as, make_deployment, no_orchestrator, status
 ):
@@ -46,7 +46,7 @@ def test_a_job_not_yet_placed_reads_as_queued_in_the_list(
 def test_a_service_not_yet_placed_still_reads_as_creating(
     client, login_as, make_deployment, no_orchestrator
 ):
-    service_id = make_deployment(login_as(), status="CREATE_IN_PROGRESS", site=None)
+    service_id = make_deployment(login_as(), status="creating", site=None)
 
     assert "Creating" in words(row_of(page_text(client, "/deployments/"), service_id))
 
@@ -72,8 +72,8 @@ def test_ready_lists_services_and_succeeded_lists_jobs(
 ):
     owner = login_as()
     site = {"site": "ReCaS-Bari", "deployment_type": "CHRONOS"} if placed else {}
-    job_id = a_job(make_deployment, owner, status="CREATE_COMPLETE", **site)
-    service_id = make_deployment(owner, status="CREATE_COMPLETE", template_text=None)
+    job_id = a_job(make_deployment, owner, status="ready", **site)
+    service_id = make_deployment(owner, status="ready", template_text=None)
 
     ready = page_text(client, "/deployments/?status=ready")
     succeeded = page_text(client, "/deployments/?status=succeeded")
@@ -109,7 +109,7 @@ def test_an_empty_log_of_a_job_that_ran_says_the_orchestrator_gave_none(
     job_id = a_job(
         make_deployment,
         login_as(),
-        status="CREATE_COMPLETE",
+        status="ready",
         site="ReCaS-Bari",
         deployment_type="CHRONOS",
     )

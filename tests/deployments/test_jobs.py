@@ -40,37 +40,37 @@ def job(status: str, schedule: str = "R1//P1D", site: str | None = "ReCaS-Bari",
 
 
 def test_a_job_not_yet_at_a_site_is_queued():
-    look = jobs.look_of(job("CREATE_IN_PROGRESS", site=None))
+    look = jobs.look_of(job("creating", site=None))
     assert look.label == "Queued"
 
 
 def test_a_job_at_a_site_whose_schedule_has_started_is_running():
-    look = jobs.look_of(job("CREATE_IN_PROGRESS"))
+    look = jobs.look_of(job("creating"))
     assert (look.label, look.tone) == ("Running", "info")
     assert "ReCaS-Bari" in look.meaning
 
 
 def test_a_job_scheduled_later_says_when_it_first_runs():
-    look = jobs.look_of(job("CREATE_IN_PROGRESS", "R10/2026-11-26T02:00:00Z/PT6H"))
+    look = jobs.look_of(job("creating", "R10/2026-11-26T02:00:00Z/PT6H"))
     assert look.label == "Scheduled"
     assert look.meaning == "Its first run is on Nov 26, 2026, 02:00 UTC."
 
 
 def test_a_job_run_once_has_succeeded_and_a_repeating_one_says_when_it_runs_next():
-    assert jobs.look_of(job("CREATE_COMPLETE")).meaning == "It ran and succeeded."
-    daily = jobs.look_of(job("CREATE_COMPLETE", "R5//P1D"))
+    assert jobs.look_of(job("ready")).meaning == "It ran and succeeded."
+    daily = jobs.look_of(job("ready", "R5//P1D"))
     assert daily.label == "Succeeded"
     assert daily.meaning == "Its first run succeeded. It runs next on Nov 26, 2026, 09:00 UTC."
 
 
 def test_a_failed_job_says_it_ran_and_failed():
-    look = jobs.look_of(job("CREATE_FAILED", status_reason="Chronos job x failed to execute"))
+    look = jobs.look_of(job("failed", status_reason="Chronos job x failed to execute"))
     assert (look.label, look.tone) == ("Failed", "danger")
     assert "ran and failed" in look.meaning
 
 
 def test_the_plan_of_a_job_words_its_schedule_and_keeps_the_iso_text_for_admins():
-    plan = jobs.plan_of(job("CREATE_IN_PROGRESS", "R10/2026-11-26T02:00:00Z/PT6H"))
+    plan = jobs.plan_of(job("creating", "R10/2026-11-26T02:00:00Z/PT6H"))
     assert plan == {
         "words": "Every 6 hours, 10 times, from Nov 26, 2026, 02:00 UTC",
         "next": None,  # the status says when its first run is
@@ -83,14 +83,14 @@ def test_the_plan_of_a_job_words_its_schedule_and_keeps_the_iso_text_for_admins(
 
 
 def test_a_jobs_timeline_speaks_of_runs():
-    looks = jobs.step_looks(job("CREATE_FAILED"))
-    assert [looks(s).label for s in ("CREATE_IN_PROGRESS", "CREATE_FAILED")] == [
+    looks = jobs.step_looks(job("failed"))
+    assert [looks(s).label for s in ("creating", "failed")] == [
         "Queued",
         "Failed",
     ]
 
 
 def test_a_service_keeps_its_own_words():
-    vm = Deployment(status="CREATE_COMPLETE", template_text=VM, deployment_type="OPENSTACK")
+    vm = Deployment(status="ready", template_text=VM, deployment_type="OPENSTACK")
     assert not jobs.is_job(vm) and jobs.plan_of(vm) is None
     assert jobs.look_of(vm).label == "Ready" and jobs.step_looks(vm) is None

@@ -7,11 +7,11 @@ from flask import template_rendered
 from sqlalchemy import event
 
 from app.auth.models import User
+from app.backends.paas import schemas
 from app.clock import utcnow
 from app.deployments import operations, queries, stamps, tracking
 from app.deployments.models import Deployment
 from app.extensions import db
-from app.backends.paas import schemas
 
 POLL = "/deployments/rows?poll=1"
 HTMX = {"HX-Request": "true"}
@@ -55,7 +55,7 @@ def test_an_unchanged_poll_is_answered_no_content_without_reading_a_row(
     client, login_as, make_deployment, watched
 ):
     user_id = login_as()
-    make_deployment(user_id, status="CREATE_IN_PROGRESS", name="Thesis notebook")
+    make_deployment(user_id, status="creating", name="Thesis notebook")
     tag = full_poll(client)
     watched["templates"].clear(), watched["sql"].clear()
 
@@ -71,7 +71,7 @@ def test_an_unchanged_poll_is_answered_no_content_without_reading_a_row(
 def test_the_full_page_carries_the_tag_so_the_first_poll_is_cheap_too(
     client, login_as, make_deployment
 ):
-    make_deployment(login_as(), status="CREATE_IN_PROGRESS")
+    make_deployment(login_as(), status="creating")
     page = client.get("/deployments/")
     assert page.headers["Cache-Control"] == "no-store"  # the tag never rides on the cache
     tag = poll(client).headers["X-List-Stamp"]
@@ -96,9 +96,9 @@ def _apply(app, deployment_id, source="sync", **json):
 
 
 CHANGES = {
-    "a status from the sync worker": lambda app, d: _apply(app, d, status="CREATE_COMPLETE"),
+    "a status from the sync worker": lambda app, d: _apply(app, d, status="ready"),
     "a failure with its reason": lambda app, d: _apply(
-        app, d, status="CREATE_FAILED", statusReason="No quota left at the site."
+        app, d, status="failed", statusReason="No quota left at the site."
     ),
     "outputs arriving": lambda app, d: _apply(
         app, d, outputs={"jupyter_endpoint": "https://nb.example.org/"}
@@ -119,7 +119,7 @@ def _gone(app, deployment_id):
 def test_each_change_to_what_the_list_shows_answers_the_next_poll_in_full(
     app, client, login_as, make_deployment, change
 ):
-    deployment_id = make_deployment(login_as(), status="CREATE_IN_PROGRESS")
+    deployment_id = make_deployment(login_as(), status="creating")
     tag = full_poll(client)
     assert poll(client, tag).status_code == 204
 
@@ -135,7 +135,7 @@ def test_a_status_change_from_a_callback_answers_the_next_poll_in_full(
     app, client, login_as, make_deployment
 ):
     deployment_id = make_deployment(
-        login_as(), status="CREATE_IN_PROGRESS", callback_secret="s3cret-callback"
+        login_as(), status="creating", callback_secret="s3cret-callback"
     )
     tag = full_poll(client)
     with app.app_context():
@@ -149,14 +149,14 @@ def test_a_status_change_from_a_callback_answers_the_next_poll_in_full(
     assert answer.status_code < 300
     response = poll(client, tag)
     assert response.status_code == 200
-    assert 'data-status="CREATE_COMPLETE"' in response.get_data(as_text=True)
+    assert 'data-status="ready"' in response.get_data(as_text=True)
 
 
 def test_a_launch_and_a_delete_each_answer_the_next_poll_in_full(
     app, client, login_as, make_deployment, launch_as
 ):
     user_id = login_as()
-    make_deployment(user_id, status="CREATE_IN_PROGRESS")
+    make_deployment(user_id, status="creating")
     tag = full_poll(client)
 
     launched = launch_as(user_id)
@@ -176,7 +176,7 @@ def test_a_launch_and_a_delete_each_answer_the_next_poll_in_full(
 def test_a_check_that_changes_nothing_shown_keeps_the_poll_not_modified(
     app, client, login_as, make_deployment
 ):
-    deployment_id = make_deployment(login_as(), status="CREATE_IN_PROGRESS")
+    deployment_id = make_deployment(login_as(), status="creating")
     tag = full_poll(client)
 
     # The sync worker asked and learnt nothing new; a failed ask only reschedules.
@@ -192,24 +192,24 @@ def test_a_check_that_changes_nothing_shown_keeps_the_poll_not_modified(
 def test_someone_elses_change_keeps_my_poll_not_modified(
     app, people, client, login_as, make_deployment
 ):
-    other = make_deployment(people.create("grace"), status="CREATE_IN_PROGRESS")
-    make_deployment(login_as(), status="CREATE_IN_PROGRESS")
+    other = make_deployment(people.create("grace"), status="creating")
+    make_deployment(login_as(), status="creating")
     tag = full_poll(client)
 
-    _apply(app, other, status="CREATE_COMPLETE")
+    _apply(app, other, status="ready")
 
     assert poll(client, tag).status_code == 204
 
 
 def test_filters_have_their_own_tag(client, login_as, make_deployment):
-    make_deployment(login_as(), status="CREATE_IN_PROGRESS")
+    make_deployment(login_as(), status="creating")
     tag = full_poll(client)
     narrowed = client.get(POLL + "&status=progress", headers={**HTMX, "X-List-Stamp": tag})
     assert narrowed.status_code == 200
 
 
 def test_an_admin_looking_at_everyones_list_is_answered_in_full(client, login_as, make_deployment):
-    make_deployment(login_as("admin"), status="CREATE_IN_PROGRESS")
+    make_deployment(login_as("admin"), status="creating")
     response = client.get(POLL + "&user=*", headers=HTMX)
     assert response.status_code == 200
     assert "X-List-Stamp" not in response.headers
@@ -223,13 +223,13 @@ def test_a_change_landing_while_the_page_is_built_is_picked_up_by_the_next_poll(
     app, client, login_as, make_deployment, monkeypatch
 ):
     user_id = login_as()
-    deployment_id = make_deployment(user_id, status="CREATE_IN_PROGRESS")
+    deployment_id = make_deployment(user_id, status="creating")
     list_page = queries.list_page
 
     def rows_then_a_callback(*args, **kwargs):
         listed = list_page(*args, **kwargs)  # the rows as they were
         with app.app_context():  # another request commits the change meanwhile
-            db.session.get(Deployment, deployment_id).status = "CREATE_COMPLETE"
+            db.session.get(Deployment, deployment_id).status = "ready"
             db.session.commit()
         return listed
 

@@ -52,4 +52,4 @@ def test_a_nul_character_from_the_orchestrator_is_dropped_from_what_is_kept(emul
 
     assert answer.status_code == 204
     row = emulated.row(launched.id)
-    assert (row.status, row.status_reason, row.site) == ("CREATE_FAILED", "No quota left", "site-a")
+    assert (row.status, row.status_reason, row.site) == ("failed", "No quota left", "site-a")

@@ -48,7 +48,7 @@ def test_a_deployment_being_deleted_offers_no_way_in_on_its_row_or_its_page(
     user_id = login_as()
     deployment_id = make_deployment(
         user_id,
-        status="DELETE_IN_PROGRESS",
+        status="deleting",
         outputs={"jupyter_endpoint": "https://nb.example.org/", "node_ip": "192.0.2.7"},
     )
 
@@ -65,11 +65,11 @@ def test_a_deployment_being_deleted_offers_no_way_in_on_its_row_or_its_page(
     [
         ("SUBMITTING", "Submitting", True),
         ("UNCONFIRMED", "Checking with the orchestrator", True),
-        ("CREATE_IN_PROGRESS", "Creating", True),
+        ("creating", "Creating", True),
         ("NOT_LAUNCHED", "Not launched", False),
         ("VANISHED", "Gone from the orchestrator", False),
-        ("CREATE_FAILED", "Failed", False),
-        ("DELETE_FAILED", "Delete failed", False),
+        ("failed", "Failed", False),
+        ("delete-failed", "Delete failed", False),
     ],
 )
 def test_statuses_are_worded_plainly_with_a_spinner_while_in_progress(
@@ -87,9 +87,9 @@ def test_rows_poll_only_while_something_is_in_progress_and_never_ask_the_orchest
     app, client, login_as, make_deployment, no_orchestrator
 ):
     user_id = login_as()
-    make_deployment(user_id, status="CREATE_COMPLETE")
+    make_deployment(user_id, status="ready")
     quiet = page_text(client, "/deployments/rows")
-    busy_id = make_deployment(user_id, status="CREATE_IN_PROGRESS")
+    busy_id = make_deployment(user_id, status="creating")
     busy = page_text(client, "/deployments/rows?poll=1")
 
     assert "hx-trigger" not in quiet
@@ -97,7 +97,7 @@ def test_rows_poll_only_while_something_is_in_progress_and_never_ask_the_orchest
     with app.app_context():
         from app.deployments.models import Deployment
 
-        db.session.get(Deployment, busy_id).status = "CREATE_COMPLETE"
+        db.session.get(Deployment, busy_id).status = "ready"
         db.session.commit()
     assert "hx-trigger" not in page_text(client, "/deployments/rows?poll=1")
 
@@ -116,8 +116,8 @@ def test_the_refresh_button_is_a_plain_link_keeping_the_filters(client, login_as
 
 def test_filters_narrow_by_status_template_and_words(client, login_as, make_deployment):
     user_id = login_as()
-    ready = make_deployment(user_id, name="Alpha analysis", status="CREATE_COMPLETE")
-    failed = make_deployment(user_id, name="Beta run", status="CREATE_FAILED")
+    ready = make_deployment(user_id, name="Alpha analysis", status="ready")
+    failed = make_deployment(user_id, name="Beta run", status="failed")
     other = make_deployment(
         user_id, name="Gamma cluster", template_slug="k8s", template_name="Kubernetes"
     )
@@ -200,7 +200,7 @@ def test_the_list_costs_the_same_queries_for_many_rows_as_for_few(
     statements("/deployments/")
     few = statements("/deployments/")
     for _ in range(20):
-        make_deployment(user_id, outputs=outputs, status="CREATE_IN_PROGRESS")
+        make_deployment(user_id, outputs=outputs, status="creating")
     many = statements("/deployments/")
 
     assert many == few
@@ -221,7 +221,7 @@ def test_an_empty_list_after_deployments_says_none_at_the_moment_and_links_the_c
 ):
     user_id = login_as()
     assert "You have no deployments yet." in page_text(client, "/deployments/")
-    make_deployment(user_id, status="DELETE_COMPLETE", deleted=True)
+    make_deployment(user_id, status="deleted", deleted=True)
 
     html = page_text(client, "/deployments/")
 
@@ -233,16 +233,14 @@ def test_the_rows_bring_the_usage_figures_along_so_a_finished_delete_frees_them(
     app, client, login_as, make_deployment
 ):
     user_id = login_as()
-    busy_id = make_deployment(
-        user_id, status="DELETE_IN_PROGRESS", charge={"cores": 4, "memory": 8 * GB}
-    )
+    busy_id = make_deployment(user_id, status="deleting", charge={"cores": 4, "memory": 8 * GB})
     before = page_text(client, "/deployments/rows?poll=1")
     assert re.search(r'id="usage-summary" hx-swap-oob="true">\s*4 cores', before)
     with app.app_context():
         from app.deployments.models import Deployment
 
         row = db.session.get(Deployment, busy_id)
-        row.status, row.deleted = "DELETE_COMPLETE", True
+        row.status, row.deleted = "deleted", True
         db.session.commit()
 
     after = page_text(client, "/deployments/rows?poll=1")

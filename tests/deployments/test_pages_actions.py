@@ -79,7 +79,7 @@ def test_a_stuck_delete_is_reset_then_forced_from_the_page(emulated, people_for)
     forced = post(client, f"/deployments/{deployment_id}/delete", {"force": "1"})
 
     assert "The stuck delete was reset" in after_reset
-    assert status_after_reset == "DELETE_FAILED"
+    assert status_after_reset == "delete-failed"
     assert forced.status_code == 302
     calls = [
         (r["method"], r["query"])
@@ -88,7 +88,7 @@ def test_a_stuck_delete_is_reset_then_forced_from_the_page(emulated, people_for)
     ]
     assert [method for method, _query in calls if method != "GET"] == ["PATCH", "DELETE"]
     assert [query for method, query in calls if method == "DELETE"] == [{"force": "true"}]
-    assert emulated.row(deployment_id).status == "DELETE_IN_PROGRESS"
+    assert emulated.row(deployment_id).status == "deleting"
 
 
 def test_an_orchestrator_refusal_is_shown_on_the_page_and_changes_nothing(emulated, people_for):
@@ -101,7 +101,7 @@ def test_an_orchestrator_refusal_is_shown_on_the_page_and_changes_nothing(emulat
     emulated.emulator.clear_faults()
 
     assert "The deployment was not deleted." in page
-    assert emulated.row(deployment_id).status == "CREATE_IN_PROGRESS"
+    assert emulated.row(deployment_id).status == "creating"
 
 
 def test_a_deleted_deployments_status_poll_sends_the_browser_to_the_list(emulated, people_for):

@@ -53,7 +53,7 @@ def test_the_counts_of_the_list_take_the_plural_form_for_two(
 ):
     user_id = login_as()
     make_deployment(user_id)
-    make_deployment(user_id, status="CREATE_FAILED")
+    make_deployment(user_id, status="failed")
 
     assert "2 deployments" in text_of(rows_of(page(client, "/deployments/")))
     matching = text_of(rows_of(page(client, "/deployments/?status=failed", **ITALIAN)))
@@ -66,7 +66,7 @@ def test_the_counts_of_the_list_take_the_plural_form_for_two(
 def test_the_deployment_page_reads_in_italian(client, login_as, make_deployment, no_orchestrator):
     deployment_id = make_deployment(
         login_as(),
-        status="CREATE_FAILED",
+        status="failed",
         status_reason="Quota exceeded for instances",
         charge={"cores": 2, "nodes": 2},
     )
@@ -122,8 +122,8 @@ def test_a_stored_event_reads_in_each_readers_language(
     _record(
         app,
         deployment_id,
-        from_status="CREATE_COMPLETE",
-        to_status="CREATE_COMPLETE",
+        from_status="ready",
+        to_status="ready",
         source="user",
         actor_id=owner,
         kind="delete-requested",
@@ -132,7 +132,7 @@ def test_a_stored_event_reads_in_each_readers_language(
     _record(
         app,
         deployment_id,
-        from_status="CREATE_COMPLETE",
+        from_status="ready",
         to_status="VANISHED",
         source="sync",
         reason="The orchestrator no longer knows this deployment.",
@@ -153,7 +153,7 @@ def test_the_orchestrators_reason_on_the_timeline_is_shown_as_it_said_it(
     client, login_as, make_deployment, no_orchestrator
 ):
     deployment_id = make_deployment(
-        login_as(), events=[("CREATE_FAILED", "sync", "Delete asked for. Not by us")]
+        login_as(), events=[("failed", "sync", "Delete asked for. Not by us")]
     )
 
     html = text_of(page(client, f"/deployments/{deployment_id}", **ITALIAN))

@@ -71,7 +71,7 @@ def test_secret_outputs_are_sealed_when_the_deployment_completes(emulated):
     [done] = emulated.emulator.deployments()
     credentials = done["outputs"]["node_creds"]
     row = emulated.row(deployment_id)
-    assert row.status == "CREATE_COMPLETE" and "node_creds" not in row.outputs
+    assert row.status == "ready" and "node_creds" not in row.outputs
     assert "jupyter_endpoint" in row.outputs
     for value in credentials.values():
         assert str(value) not in database_text(emulated.app)

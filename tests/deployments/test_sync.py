@@ -7,11 +7,11 @@ from datetime import timedelta
 from sqlalchemy import select
 
 from app.auth.models import User
+from app.backends.paas.client import OrchestratorClient
 from app.clock import utcnow
 from app.deployments import operations
 from app.deployments.models import Deployment, DeploymentListing
 from app.extensions import db
-from app.backends.paas.client import OrchestratorClient
 from tests.deployments.conftest import PARAMETERS, TEMPLATE
 
 
@@ -47,7 +47,7 @@ def test_a_pass_lists_then_brings_each_deployment_up_to_date_once(emulated):
 
     result = emulated.sync()
 
-    assert [emulated.row(i).status for i in ids] == ["CREATE_COMPLETE"] * 3
+    assert [emulated.row(i).status for i in ids] == ["ready"] * 3
     assert result.listings == 1 and list_calls(emulated.emulator) == 1
     assert sum(calls_per_deployment(emulated.emulator).values()) == 0
     emulated.emulator.clear_requests()
@@ -70,7 +70,7 @@ def test_polling_asks_about_each_deployment_in_progress_once_per_pass(emulated):
     assert len(counts) == 4 and set(counts.values()) == {1}
     assert result.polled.checked == 4 and result.polled.changed == 1
     failed = [emulated.row(i) for i in ids if emulated.row(i).uuid == first["uuid"]][0]
-    assert failed.status == "CREATE_FAILED" and failed.status_reason == "No site had room"
+    assert failed.status == "failed" and failed.status_reason == "No site had room"
     assert (failed.events[-1].source, failed.events[-1].reason) == ("sync", "No site had room")
 
 
@@ -85,9 +85,7 @@ def test_deployments_made_elsewhere_are_adopted_once_for_their_owner(emulated):
 
     with emulated.app.app_context():
         rows = db.session.scalars(select(Deployment).where(Deployment.user_id == grace)).all()
-        assert [(r.uuid, r.adopted, r.status) for r in rows] == [
-            (made["uuid"], True, "CREATE_IN_PROGRESS")
-        ]
+        assert [(r.uuid, r.adopted, r.status) for r in rows] == [(made["uuid"], True, "creating")]
         assert rows[0].name.startswith("Made elsewhere") and rows[0].events[0].source == "sync"
     assert first.listed.adopted == 1 and second.listed.adopted == 0
 
@@ -120,15 +118,15 @@ def test_a_delete_is_followed_until_the_orchestrator_forgets_the_deployment(emul
 
     with emulated.app.app_context():
         operations.delete(db.session.get(User, ada), db.session.get(Deployment, deployment_id))
-    assert emulated.row(deployment_id).status == "DELETE_IN_PROGRESS"
+    assert emulated.row(deployment_id).status == "deleting"
     emulated.emulator.set_status(held["uuid"], "DELETE_COMPLETE")
     emulated.sync()
 
     row = emulated.row(deployment_id)
-    assert row.deleted and row.status == "DELETE_COMPLETE" and row.deleted_at is not None
+    assert row.deleted and row.status == "deleted" and row.deleted_at is not None
     assert [(e.to_status, e.source) for e in row.events][-2:] == [
-        ("DELETE_IN_PROGRESS", "user"),
-        ("DELETE_COMPLETE", "sync"),
+        ("deleting", "user"),
+        ("deleted", "sync"),
     ]
 
 
@@ -144,7 +142,7 @@ def test_a_second_delete_meets_a_409_and_follows_the_first(emulated):
         operations.delete(user, deployment)
 
     row = emulated.row(deployment_id)
-    assert row.status == "DELETE_IN_PROGRESS"
+    assert row.status == "deleting"
     assert row.events[-1].reason == "A delete was already under way."
 
 
@@ -158,10 +156,10 @@ def test_a_stuck_delete_can_be_reset_and_deleted_again(emulated):
         operations.delete(user, deployment)
 
         operations.reset_delete(user, deployment)
-        assert deployment.status == "DELETE_FAILED"
+        assert deployment.status == "delete-failed"
         operations.delete(user, deployment, force=True)
 
-    assert emulated.row(deployment_id).status == "DELETE_IN_PROGRESS"
+    assert emulated.row(deployment_id).status == "deleting"
     deletes = [r for r in emulated.emulator.requests() if r["method"] == "DELETE"]
     assert deletes[-1]["query"].get("force") in ("true", ["true"])
 
@@ -182,7 +180,7 @@ def test_failed_checks_back_off(emulated):
     emulated.sync()
 
     row = emulated.row(deployment_id)
-    assert row.check_failures == 1 and row.status == "CREATE_IN_PROGRESS"
+    assert row.check_failures == 1 and row.status == "creating"
     assert row.next_check_at - row.checked_at >= timedelta(seconds=19)
     assert emulated.emulator.requests() == []  # not due again yet
 

@@ -36,7 +36,7 @@ def test_a_proxy_404_while_deleting_does_not_count_as_deleted(emulated):
     emulated.sync()
 
     row = emulated.row(deployment_id)
-    assert row.status == "DELETE_IN_PROGRESS" and not row.deleted
+    assert row.status == "deleting" and not row.deleted
     assert row.check_failures == 1
 
 
@@ -50,7 +50,7 @@ def test_a_proxy_404_does_not_make_a_deployment_vanish(emulated):
 
     emulated.sync()
 
-    assert emulated.row(deployment_id).status == "CREATE_IN_PROGRESS"
+    assert emulated.row(deployment_id).status == "creating"
 
 
 def test_a_concurrent_update_conflict_on_delete_is_not_taken_for_a_delete_under_way(emulated):
@@ -61,7 +61,7 @@ def test_a_concurrent_update_conflict_on_delete_is_not_taken_for_a_delete_under_
         delete(emulated, ada, deployment_id)
 
     assert "busy" in raised.value.message and "not deleted" in raised.value.message
-    assert emulated.row(deployment_id).status == "CREATE_COMPLETE"
+    assert emulated.row(deployment_id).status == "ready"
     deletes = [r for r in emulated.emulator.requests() if r["method"] == "DELETE"]
     assert len(deletes) == 2  # the orchestrator says "retry now": once, then give up
     emulated.emulator.clear_faults()
@@ -77,4 +77,4 @@ def test_a_delete_before_a_site_is_chosen_is_followed_to_its_end(emulated):
     emulated.sync()
 
     row = emulated.row(deployment_id)
-    assert row.deleted and row.status == "DELETE_COMPLETE"
+    assert row.deleted and row.status == "deleted"

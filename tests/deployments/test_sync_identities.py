@@ -11,9 +11,9 @@ from sqlalchemy import select
 
 from app.auth.identity import Identity
 from app.auth.operations import record_identity
+from app.backends.paas.client import OrchestratorClient
 from app.deployments.models import Deployment, DeploymentListing
 from app.extensions import db
-from app.backends.paas.client import OrchestratorClient
 from tests.deployments.conftest import SERVICE_TOKEN, TEMPLATE
 
 LDAP_SETTINGS = {"label": "Institute account", "url": "ldap://127.0.0.1:9"}
@@ -71,7 +71,7 @@ def test_a_launch_whose_answer_was_lost_is_settled_by_the_listing(emulated):
 
     assert result.listed.confirmed == 1
     row = emulated.row(deployment_id)
-    assert row.uuid == held["uuid"] and row.status == "CREATE_IN_PROGRESS"
+    assert row.uuid == held["uuid"] and row.status == "creating"
     assert set(listing_failures(emulated.app).values()) == {0}
     assert emulated.posts() == 1  # settled, never submitted again
 
@@ -85,7 +85,7 @@ def test_the_listing_brings_the_portals_rows_up_to_date(emulated):
     result = emulated.sync()
 
     assert result.listings >= 1 and result.listed.listed == 2
-    assert [emulated.row(i).status for i in ids] == ["CREATE_COMPLETE"] * 2
+    assert [emulated.row(i).status for i in ids] == ["ready"] * 2
     assert set(listing_failures(emulated.app).values()) == {0}
 
 
@@ -122,5 +122,5 @@ def test_deployments_the_portals_identity_made_elsewhere_are_left_alone(emulated
     assert result.listed.listed == 2 and result.listed.adopted == 0
     with emulated.app.app_context():
         assert db.session.scalar(select(db.func.count(Deployment.id))) == 1
-    assert emulated.row(served_id).status == "CREATE_IN_PROGRESS"
+    assert emulated.row(served_id).status == "creating"
     assert set(listing_failures(emulated.app).values()) == {0}

@@ -27,7 +27,7 @@ def test_a_listing_rewrites_only_changed_rows_and_still_finds_the_vanished(emula
     with use_clock(later(10)):
         emulated.sync()  # the first listing applies everything
     first = {i: emulated.row(i).checked_at for i in uuids}
-    assert all(emulated.row(i).status == "CREATE_COMPLETE" for i in uuids)
+    assert all(emulated.row(i).status == "ready" for i in uuids)
 
     emulated.emulator.set_status(uuids[moving], "UPDATE_IN_PROGRESS")
     emulated.emulator.set_status(uuids[lost], "DELETE_COMPLETE")  # gone without our asking
@@ -48,7 +48,7 @@ def test_a_listing_rewrites_only_changed_rows_and_still_finds_the_vanished(emula
 
     assert result.listings == 1 and result.listed.vanished == 1
     assert emulated.row(steady).checked_at == first[steady]  # unread, unwritten
-    assert emulated.row(moving).status == "UPDATE_IN_PROGRESS"
+    assert emulated.row(moving).status == "updating"
     assert emulated.row(moving).checked_at > first[moving]
     assert emulated.row(lost).status == "VANISHED"
     # Whole rows read: the changed one and the missing one, in one query each (plus the
@@ -66,4 +66,4 @@ def test_the_first_listing_applies_every_listed_deployment(emulated):
     with use_clock(later(30)):
         emulated.sync()
 
-    assert [emulated.row(i).status for i in ids] == ["CREATE_COMPLETE"] * 2
+    assert [emulated.row(i).status for i in ids] == ["ready"] * 2

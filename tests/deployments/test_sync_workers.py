@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from app.backends.paas.client import OrchestratorClient
 from app.clock import utcnow
 from app.deployments.models import Deployment, DeploymentListing
 from app.extensions import db
-from app.backends.paas.client import OrchestratorClient
 from tests.conftest import TEST_CONFIG
 from tests.deployments.conftest import PARAMETERS, SERVICE_TOKEN, TEMPLATE
 
@@ -58,7 +58,7 @@ def seed(emulated, user_id: int) -> list[str]:
                 outputs={},
                 charge={},
                 request_options={},
-                status="CREATE_IN_PROGRESS",
+                status="creating",
                 next_check_at=now,
                 submitted_at=now - timedelta(minutes=1),
                 check_failures=0,

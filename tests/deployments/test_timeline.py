@@ -18,39 +18,39 @@ def _events(app, deployment_id):
 
 
 def test_a_change_already_recorded_elsewhere_is_not_recorded_again(app, people, make_deployment):
-    deployment_id = make_deployment(people.create("ada"), status="CREATE_IN_PROGRESS")
+    deployment_id = make_deployment(people.create("ada"), status="creating")
 
     with app.app_context():
         # This process read the row before the other one (the callback) recorded the change.
         seen = db.session.get(Deployment, deployment_id)
-        assert seen.status == "CREATE_IN_PROGRESS"
+        assert seen.status == "creating"
         with app.app_context():
             other = db.session.get(Deployment, deployment_id)
-            assert change_status(other, "CREATE_COMPLETE", source="callback")
+            assert change_status(other, "ready", source="callback")
             db.session.commit()
-        changed = change_status(seen, "CREATE_COMPLETE", source="sync")
+        changed = change_status(seen, "ready", source="sync")
         db.session.commit()
 
     assert changed is False
-    assert _events(app, deployment_id) == [("CREATE_IN_PROGRESS", "CREATE_COMPLETE", "callback")]
+    assert _events(app, deployment_id) == [("creating", "ready", "callback")]
 
 
 def test_a_later_change_from_a_stale_read_starts_from_the_status_stored(
     app, people, make_deployment
 ):
-    deployment_id = make_deployment(people.create("ada"), status="CREATE_IN_PROGRESS")
+    deployment_id = make_deployment(people.create("ada"), status="creating")
 
     with app.app_context():
         seen = db.session.get(Deployment, deployment_id)
         with app.app_context():
             other = db.session.get(Deployment, deployment_id)
-            change_status(other, "CREATE_COMPLETE", source="callback")
+            change_status(other, "ready", source="callback")
             db.session.commit()
-        changed = change_status(seen, "DELETE_IN_PROGRESS", source="sync")
+        changed = change_status(seen, "deleting", source="sync")
         db.session.commit()
 
     assert changed is True
     assert _events(app, deployment_id) == [
-        ("CREATE_IN_PROGRESS", "CREATE_COMPLETE", "callback"),
-        ("CREATE_COMPLETE", "DELETE_IN_PROGRESS", "sync"),
+        ("creating", "ready", "callback"),
+        ("ready", "deleting", "sync"),
     ]

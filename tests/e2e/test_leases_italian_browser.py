@@ -42,7 +42,7 @@ def portal(make_app, starter_catalogue_db, tmp_path, live_server_for):
             name="Analisi della tesi",
             template_slug="jupyter-vm",
             template_name="Jupyter",
-            status="CREATE_COMPLETE",
+            status="ready",
             site="RECAS-BARI",
             charge={"cores": 2, "gpus": 1},
             created_at=now - timedelta(hours=1),

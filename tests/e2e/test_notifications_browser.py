@@ -12,9 +12,9 @@ def _news_for(portal, owner):
     ready = portal.deployment(
         owner, name="Course notebook", outputs={"notebook": "https://203.0.113.7:8888/lab"}
     )
-    portal.record(ready, "CREATE_COMPLETE", source="callback")
+    portal.record(ready, "ready", source="callback")
     failed = portal.deployment(owner, name="GPU training run")
-    portal.record(failed, "CREATE_FAILED", source="sync", reason="No matching flavor for 64 GB")
+    portal.record(failed, "failed", source="sync", reason="No matching flavor for 64 GB")
     portal.record(
         ready,
         None,

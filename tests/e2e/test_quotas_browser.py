@@ -146,9 +146,7 @@ def test_what_holds_my_usage_drops_a_deployment_once_its_delete_finishes(
     app.config["DEPLOYMENTS_POLL_SECONDS"] = 1
     with app.app_context():
         ada_id = db.session.scalar(select(User.id).where(User.username == "ada"))
-    going = ada.hold(
-        ada_id, charge(cores=4), status="DELETE_IN_PROGRESS", name="notebook going away"
-    )
+    going = ada.hold(ada_id, charge(cores=4), status="deleting", name="notebook going away")
     log_in(page, live_server.url, "ada", "correct horse battery")
     page.goto(live_server.url + "/deployments/")
     holders = page.locator(".quota-panel .quota-holders")
@@ -156,7 +154,7 @@ def test_what_holds_my_usage_drops_a_deployment_once_its_delete_finishes(
 
     with app.app_context():
         deployment = db.session.get(Deployment, going)
-        deployment.status, deployment.deleted = "DELETE_COMPLETE", True
+        deployment.status, deployment.deleted = "deleted", True
         db.session.commit()
 
     # No reload: the list's own poll brings the figures, and what holds them follows.

@@ -52,12 +52,12 @@ class Tour:
         "SUBMITTING" for a launch whose answer has not come yet. With ``remember`` the launch
         form fills itself with these values next time, as after a launch from the form."""
         from app.auth.models import User
+        from app.backends.paas.schemas import DeploymentState
         from app.catalogue.loader import catalogue
         from app.deployments.status import Status
         from app.deployments.timeline import record_event
         from app.deployments.tracking import apply_state
         from app.launch.workflow import launch
-        from app.backends.paas.schemas import DeploymentState
 
         with self.app.app_context():
             user = db.session.get(User, self.users[username])

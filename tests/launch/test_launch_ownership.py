@@ -41,7 +41,7 @@ def test_nobody_else_can_delete_a_deployment(emulated):
     with pytest.raises(NotFound):
         as_user(emulated, bob, deployment_id, operations.delete)
 
-    assert emulated.row(deployment_id).status == "CREATE_IN_PROGRESS"
+    assert emulated.row(deployment_id).status == "creating"
     assert not [r for r in emulated.emulator.requests() if r["method"] == "DELETE"]
 
 
@@ -54,7 +54,7 @@ def test_an_admin_deleting_someone_elses_deployment_is_recorded(emulated):
     as_user(emulated, admin, deployment_id, operations.delete)
 
     last = emulated.row(deployment_id).events[-1]
-    assert (last.to_status, last.source, last.actor_id) == ("DELETE_IN_PROGRESS", "admin", admin)
+    assert (last.to_status, last.source, last.actor_id) == ("deleting", "admin", admin)
 
 
 def test_relaunching_sends_the_same_settings_under_a_new_name_and_new_secrets(emulated):

@@ -16,7 +16,7 @@ def test_a_launch_is_recorded_then_submitted_with_the_configured_options(emulate
     deployment = emulated.row(emulated.launch(ada, name="My notebook"))
 
     [held] = emulated.emulator.deployments()
-    assert deployment.uuid == held["uuid"] and deployment.status == "CREATE_IN_PROGRESS"
+    assert deployment.uuid == held["uuid"] and deployment.status == "creating"
     assert deployment.name == "My notebook" and deployment.group_name == "physics"
     sent = emulated.emulator.submitted(held["uuid"])
     assert sent["userGroup"] == "physics"
@@ -27,7 +27,7 @@ def test_a_launch_is_recorded_then_submitted_with_the_configured_options(emulate
     )
     assert sent["template"] == deployment.template_text
     steps = [(e.from_status, e.to_status, e.source) for e in deployment.events]
-    assert steps == [(None, "SUBMITTING", "launch"), ("SUBMITTING", "CREATE_IN_PROGRESS", "launch")]
+    assert steps == [(None, "SUBMITTING", "launch"), ("SUBMITTING", "creating", "launch")]
     assert deployment.next_check_at is not None
 
 
@@ -55,9 +55,9 @@ def test_a_lost_create_response_is_unconfirmed_then_matched_by_sync_without_dupl
     [held] = emulated.emulator.deployments()
     settled = emulated.row(deployment.id)
     assert result.listed.confirmed == 1 and result.listed.adopted == 0
-    assert settled.uuid == held["uuid"] and settled.status == "CREATE_IN_PROGRESS"
+    assert settled.uuid == held["uuid"] and settled.status == "creating"
     assert emulated.posts() == 1
-    assert [e.to_status for e in settled.events][-1] == "CREATE_IN_PROGRESS"
+    assert [e.to_status for e in settled.events][-1] == "creating"
 
 
 def test_a_create_slower_than_the_timeout_is_unconfirmed_and_found_once_it_exists(emulated):

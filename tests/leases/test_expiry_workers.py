@@ -13,11 +13,11 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
+from app.backends.paas.client import OrchestratorClient
 from app.clock import OffsetFileClock, utcnow
 from app.deployments.models import Deployment, DeploymentEvent
 from app.extensions import db
 from app.leases.models import GRACE, RUNNING, Lease
-from app.backends.paas.client import OrchestratorClient
 from tests.conftest import TEST_CONFIG
 from tests.deployments.conftest import PARAMETERS, SERVICE_TOKEN, TEMPLATE
 
@@ -70,7 +70,7 @@ def seed(emulated, leases, user_id: int) -> list[str]:
                 outputs={},
                 charge={},
                 request_options={},
-                status="CREATE_COMPLETE",
+                status="ready",
                 check_failures=0,
             )
             for i, uuid in enumerate(uuids)
@@ -166,8 +166,7 @@ def test_several_worker_processes_warn_end_and_delete_each_lease_once(emulated, 
         )
         assert len(kinds) == 3 * COUNT and set(kinds.values()) == {1}
         assert (
-            db.session.scalar(select(func.count()).where(Deployment.status == "DELETE_IN_PROGRESS"))
-            == COUNT
+            db.session.scalar(select(func.count()).where(Deployment.status == "deleting")) == COUNT
         )
         # None is left waiting for its warning, its end or its delete.
         states = Counter(db.session.scalars(select(Lease.state)))

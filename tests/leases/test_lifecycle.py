@@ -36,7 +36,7 @@ def test_no_policy_means_no_expiry(emulated, leases, clock):
 
     assert leases.lease(deployment_id) is None
     assert leases.expire().acted == 0
-    assert emulated.row(deployment_id).status == "CREATE_COMPLETE"
+    assert emulated.row(deployment_id).status == "ready"
 
 
 def test_warnings_come_once_each_then_the_grace_period_then_the_portals_delete(
@@ -64,7 +64,7 @@ def test_warnings_come_once_each_then_the_grace_period_then_the_portals_delete(
     assert leases.expire().deleted == 1
 
     row = emulated.row(deployment_id)
-    assert row.status == "DELETE_IN_PROGRESS" and not row.deleted
+    assert row.status == "deleting" and not row.deleted
     with emulated.app.app_context():
         assert holds(db.session.get(Deployment, deployment_id))  # until really gone
     kinds = [(kind, source, details) for kind, source, details in leases.events(deployment_id)]
@@ -80,7 +80,7 @@ def test_warnings_come_once_each_then_the_grace_period_then_the_portals_delete(
     deleted = row.events[-1]
     assert (deleted.kind, deleted.to_status, deleted.source) == (
         "lease-deleted",
-        "DELETE_IN_PROGRESS",
+        "deleting",
         "portal",
     )
     assert deleted.reason == "Deleted by the portal: the lease expired."
@@ -90,7 +90,7 @@ def test_warnings_come_once_each_then_the_grace_period_then_the_portals_delete(
     emulated.emulator.set_status(row.uuid, "DELETE_COMPLETE")
     emulated.sync()
     row = emulated.row(deployment_id)
-    assert row.deleted and row.status == "DELETE_COMPLETE"
+    assert row.deleted and row.status == "deleted"
     with emulated.app.app_context():
         assert not holds(db.session.get(Deployment, deployment_id))
     assert leases.lease(deployment_id).state == DONE
@@ -127,7 +127,7 @@ def test_a_failed_creation_is_removed_after_the_failed_cleanup_time(emulated, le
     uuid = emulated.row(deployment_id).uuid
     emulated.emulator.set_status(uuid, "CREATE_FAILED", reason="No site had room.")
     emulated.sync()
-    assert emulated.row(deployment_id).status == "CREATE_FAILED"
+    assert emulated.row(deployment_id).status == "failed"
 
     clock.move(days=2)
     assert leases.expire().acted == 0
@@ -136,7 +136,7 @@ def test_a_failed_creation_is_removed_after_the_failed_cleanup_time(emulated, le
 
     [(kind, source, details)] = leases.events(deployment_id)
     assert kind == "failed-cleanup" and source == "portal" and details["failed_at"]
-    assert emulated.row(deployment_id).status == "DELETE_IN_PROGRESS"
+    assert emulated.row(deployment_id).status == "deleting"
 
 
 def test_a_refused_delete_at_expiry_is_shown_and_tried_again(emulated, leases, clock):
@@ -151,7 +151,7 @@ def test_a_refused_delete_at_expiry_is_shown_and_tried_again(emulated, leases, c
 
     assert result.delete_failed == 1
     row = emulated.row(deployment_id)
-    assert row.status == "DELETE_FAILED" and row.status_reason
+    assert row.status == "delete-failed" and row.status_reason
     assert leases.lease(deployment_id).problem
     from app.leases.stuck import stuck_deployments
 
@@ -200,7 +200,7 @@ def test_an_adopted_deployment_gets_the_default_from_its_adoption(emulated, leas
 
     with emulated.app.app_context():
         row = db.session.scalar(select(Deployment).where(Deployment.user_id == grace))
-        assert row.adopted and row.status == "CREATE_COMPLETE"
+        assert row.adopted and row.status == "ready"
         deployment_id = row.id
     lease = leases.lease(deployment_id)
     assert lease.state == RUNNING and lease.minutes == 240
@@ -218,4 +218,4 @@ def test_a_policy_tightened_while_the_form_was_open_shortens_the_choice(emulated
     deployment_id = leases.launch(ada, duration=3 * 24 * 60)
 
     assert leases.lease(deployment_id).minutes == 24 * 60
-    assert emulated.row(deployment_id).status == "CREATE_IN_PROGRESS"  # submitted all the same
+    assert emulated.row(deployment_id).status == "creating"  # submitted all the same

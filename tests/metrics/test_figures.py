@@ -6,14 +6,14 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import text, update
 
+from app.backends.paas.emulator.core import emulator_of
+from app.backends.paas.emulator.demo import demo_emulator
 from app.clock import use_clock
 from app.deployments.models import Deployment
 from app.deployments.sync import sync_once
 from app.deployments.timeline import change_status
 from app.extensions import db
 from app.instruments import count_lease_event, count_notification
-from app.backends.paas.emulator.core import emulator_of
-from app.backends.paas.emulator.demo import demo_emulator
 from app.quotas.editing import set_limits
 from app.quotas.models import GROUP
 from tests.metrics.conftest import SLUG
@@ -103,7 +103,7 @@ def test_a_launch_that_becomes_ready_shows_in_every_figure_it_touches(app, scrap
     before = scrape()
 
     deployment_id = launch_as(ada, group="physics")
-    passes = _sync_until(app, deployment_id, "CREATE_COMPLETE")
+    passes = _sync_until(app, deployment_id, "ready")
 
     after = scrape()
 
@@ -158,7 +158,7 @@ def test_a_ready_deployment_is_timed_once_and_only_when_committed(app, scrape, l
 
     with app.app_context():
         row = db.session.get(Deployment, deployment_id)
-        assert change_status(row, "CREATE_COMPLETE", source="callback")
+        assert change_status(row, "ready", source="callback")
         db.session.rollback()
     assert scrape().total("portal_deployment_launch_to_ready_seconds_count") == before
 
@@ -171,13 +171,13 @@ def test_a_ready_deployment_is_timed_once_and_only_when_committed(app, scrape, l
     with use_clock(lambda: start + timedelta(minutes=7)), app.app_context():
         # Two workers (two sessions) read the deployment in progress and both learn it is ready.
         late = db.session.get(Deployment, deployment_id)
-        assert late.status == "CREATE_IN_PROGRESS"
+        assert late.status == "creating"
         with app.app_context():
             first = db.session.get(Deployment, deployment_id)
-            assert change_status(first, "CREATE_COMPLETE", source="callback")
+            assert change_status(first, "ready", source="callback")
             db.session.commit()
-        assert late.status == "CREATE_IN_PROGRESS"
-        assert not change_status(late, "CREATE_COMPLETE", source="sync")
+        assert late.status == "creating"
+        assert not change_status(late, "ready", source="sync")
         db.session.commit()
 
     after = scrape()

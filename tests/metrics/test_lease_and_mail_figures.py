@@ -19,7 +19,7 @@ def test_a_lease_warning_is_counted_once(app, scrape, launch_as):
         set_policy(None, SLUG, None, changes, "GPU time")
     ada = _person(app, "ada")
     deployment_id = launch_as(ada)
-    _sync_until(app, deployment_id, "CREATE_COMPLETE")  # the lease starts: "lease-chosen"
+    _sync_until(app, deployment_id, "ready")  # the lease starts: "lease-chosen"
     before = scrape()
     assert before.value("portal_lease_events_total", event="lease-chosen") >= 1
 
@@ -48,7 +48,7 @@ def _failed_launch(portal: Portal) -> None:
     """A deployment failing to start: its owner's "failed" mail is on by default."""
     ada = portal.user("ada", email="ada@example.org")
     deployment_id = portal.deployment(ada)
-    portal.record(deployment_id, "CREATE_FAILED", reason="No quota left at the site")
+    portal.record(deployment_id, "failed", reason="No quota left at the site")
 
 
 def test_a_sent_mail_is_counted_by_kind(make_app, smtp_server):

@@ -40,7 +40,7 @@ class Portal:
                 "outputs": {},
                 "charge": {},
                 "request_options": {},
-                "status": "CREATE_IN_PROGRESS",
+                "status": "creating",
                 "created_at": utcnow() - timedelta(minutes=5),
                 **fields,
             }

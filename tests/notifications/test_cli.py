@@ -45,7 +45,7 @@ def test_without_a_mail_server_it_says_how_to_configure_one(portal_without_mail)
 def test_send_sends_what_is_due_and_says_so(portal, smtp_server):
     ada = portal.user()
     deployment = portal.deployment(ada)
-    portal.record(deployment, "CREATE_FAILED", source="sync", reason="boom")
+    portal.record(deployment, "failed", source="sync", reason="boom")
     result = _run(portal.app, "send")
     assert result.exit_code == 0, result.output
     assert "1 sent, 0 to retry, 0 failed for good" in result.output
@@ -93,7 +93,7 @@ def test_the_worker_loop_sends_mail_written_while_it_runs_and_stops_when_told(
     worker.start()
     try:
         deployment = portal.deployment(ada)
-        portal.record(deployment, "CREATE_FAILED", source="sync", reason="boom")
+        portal.record(deployment, "failed", source="sync", reason="boom")
         [message] = smtp_server.wait_for(1)
         assert message["Subject"] == "Notebook for the course failed to start"
     finally:

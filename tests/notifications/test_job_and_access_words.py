@@ -56,7 +56,7 @@ def _words(portal, notice, language: str):
 def test_a_job_that_succeeded_is_told_so_in_the_bell_and_the_mail(portal, smtp_server):
     ada = portal.user()
     _wants_mail(portal, ada, "ready")
-    portal.record(_job(portal, ada), "CREATE_COMPLETE", source="sync")
+    portal.record(_job(portal, ada), "ready", source="sync")
 
     [notice] = portal.notifications(ada)
     subject, text = _words(portal, notice, "en")
@@ -78,7 +78,7 @@ def test_a_job_that_succeeded_is_told_so_in_the_bell_and_the_mail(portal, smtp_s
 def test_a_job_that_failed_is_told_it_ran_and_failed(portal, smtp_server):
     ada = portal.user()
     job = _job(portal, ada)
-    portal.record(job, "CREATE_FAILED", source="sync", reason="Chronos job x failed to execute")
+    portal.record(job, "failed", source="sync", reason="Chronos job x failed to execute")
 
     [notice] = portal.notifications(ada)
     subject, text = _words(portal, notice, "en")
@@ -95,7 +95,7 @@ def test_a_job_that_failed_is_told_it_ran_and_failed(portal, smtp_server):
 def test_a_service_keeps_its_ready_words(portal):
     ada = portal.user()
     service = portal.deployment(ada, name="notebook")
-    portal.record(service, "CREATE_COMPLETE", source="sync")
+    portal.record(service, "ready", source="sync")
 
     [notice] = portal.notifications(ada)
     assert _words(portal, notice, "en") == (
@@ -130,7 +130,7 @@ def test_the_ready_mail_gives_the_address_and_the_ssh_line_and_no_secret(
             "-----END OPENSSH PRIVATE KEY-----",
         },
     )
-    portal.record(machine, "CREATE_COMPLETE", source="callback")
+    portal.record(machine, "ready", source="callback")
 
     assert portal.send().sent == 1
     [message] = smtp_server.wait_for(1)
@@ -147,7 +147,7 @@ def test_the_main_link_is_given_once_with_the_other_addresses(portal, smtp_serve
     _wants_mail(portal, ada, "ready")
     lab = "https://203.0.113.7:8888/lab"
     deployment = portal.deployment(ada, outputs={"endpoint": lab, "node_ip": "203.0.113.7"})
-    portal.record(deployment, "CREATE_COMPLETE", source="callback")
+    portal.record(deployment, "ready", source="callback")
 
     portal.send()
     [message] = smtp_server.wait_for(1)

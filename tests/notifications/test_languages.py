@@ -18,7 +18,7 @@ def choosing(portal):
 
 
 def _warned(portal, owner):
-    deployment = portal.deployment(owner, status="CREATE_COMPLETE")
+    deployment = portal.deployment(owner, status="ready")
     details = {"ends_at": ENDS, "before_minutes": 60}
     portal.record(deployment, None, source="portal", kind="lease-warned", details=details)
     return deployment
@@ -90,7 +90,7 @@ def test_a_failure_keeps_the_orchestrators_reason_and_says_it_plainly_when_read(
     owner = portal.user()
     deployment = portal.deployment(owner)
     reason = "Quota exceeded for instances on site RECAS-BARI"
-    portal.record(deployment, "CREATE_FAILED", source="sync", reason=reason)
+    portal.record(deployment, "failed", source="sync", reason=reason)
     [notice] = portal.notifications(owner)
     assert notice.details["reason"] == reason and "plain_reason" not in notice.details
     with portal.app.test_request_context():

@@ -10,7 +10,7 @@ from app.notifications.preferences import choose_email_kinds
 
 def _failed_deployment(portal, owner, name="Notebook for the course", reason="boom"):
     deployment = portal.deployment(owner, name=name)
-    portal.record(deployment, "CREATE_FAILED", source="sync", reason=reason)
+    portal.record(deployment, "failed", source="sync", reason=reason)
     return deployment
 
 
@@ -22,7 +22,7 @@ def test_a_mail_arrives_with_its_headers_both_parts_and_a_link_to_the_page(porta
         from app.extensions import db
 
         choose_email_kinds(db.session.get(User, ada), {"ready"})
-    portal.record(deployment, "CREATE_COMPLETE", source="callback")
+    portal.record(deployment, "ready", source="callback")
     assert portal.send().sent == 1
     [message] = smtp_server.wait_for(1)
     assert message["Subject"] == "Notebook for the course is ready"
@@ -81,7 +81,7 @@ def test_people_get_by_mail_only_the_kinds_they_chose(portal, smtp_server):
         choose_email_kinds(db.session.get(User, ada), {"ready"})
     for owner in (ada, bob):
         deployment = portal.deployment(owner, name=f"For {owner}")
-        portal.record(deployment, "CREATE_COMPLETE", source="sync")
+        portal.record(deployment, "ready", source="sync")
         _failed_deployment(portal, owner, name=f"Failed for {owner}")
     assert portal.send().sent == 2
     received = {(m["To"], m["Subject"]) for m in smtp_server.wait_for(2)}

@@ -15,7 +15,7 @@ def _batch_of_three(portal) -> list[int]:
     owners = [portal.user(name, email=f"{name}@example.org") for name in ("ada", "bob", "carl")]
     for owner in owners:
         deployment = portal.deployment(owner, name=f"Run of {owner}")
-        portal.record(deployment, "CREATE_FAILED", source="sync", reason="boom")
+        portal.record(deployment, "failed", source="sync", reason="boom")
     return [n.id for n in portal.notifications()]
 
 
@@ -86,7 +86,7 @@ def test_a_recipient_refused_for_good_fails_alone_and_the_mails_around_it_are_se
 def test_a_name_stored_with_a_line_break_gives_a_one_line_subject(portal, smtp_server):
     ada = portal.user()
     deployment = portal.deployment(ada, name="poison\r\nX-A: b")
-    portal.record(deployment, "CREATE_FAILED", source="sync", reason="boom")
+    portal.record(deployment, "failed", source="sync", reason="boom")
     assert portal.send().sent == 1
     [message] = smtp_server.wait_for(1)
     assert message["Subject"] == "poison X-A: b failed to start"

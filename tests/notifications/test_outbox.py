@@ -14,7 +14,7 @@ from app.notifications.wording import compose
 def test_a_deployment_becoming_ready_tells_its_owner_with_its_access_link(portal):
     ada = portal.user()
     deployment = portal.deployment(ada, outputs={"jupyter_endpoint": "https://203.0.113.7:8888"})
-    portal.record(deployment, "CREATE_COMPLETE", source="sync")
+    portal.record(deployment, "ready", source="sync")
     [notice] = portal.notifications(ada)
     assert notice.kind == "ready"
     assert notice.details["link"] == "https://203.0.113.7:8888"
@@ -27,9 +27,7 @@ def test_a_deployment_becoming_ready_tells_its_owner_with_its_access_link(portal
 def test_a_failed_creation_says_why_in_plain_words_and_what_to_try_next(portal):
     ada = portal.user()
     deployment = portal.deployment(ada)
-    portal.record(
-        deployment, "CREATE_FAILED", source="callback", reason="Error: Quota exceeded for cores"
-    )
+    portal.record(deployment, "failed", source="callback", reason="Error: Quota exceeded for cores")
     [notice] = portal.notifications(ada)
     with portal.app.app_context():
         message = compose(notice)
@@ -42,8 +40,8 @@ def test_a_failed_creation_says_why_in_plain_words_and_what_to_try_next(portal):
 
 def test_a_failed_delete_tells_the_owner(portal):
     ada = portal.user()
-    deployment = portal.deployment(ada, status="DELETE_IN_PROGRESS")
-    portal.record(deployment, "DELETE_FAILED", source="sync", reason="volume busy")
+    deployment = portal.deployment(ada, status="deleting")
+    portal.record(deployment, "delete-failed", source="sync", reason="volume busy")
     [notice] = portal.notifications(ada)
     assert notice.kind == "delete-failed"
     assert notice.details["reason"] == "volume busy"
@@ -51,16 +49,16 @@ def test_a_failed_delete_tells_the_owner(portal):
 
 def test_a_person_resetting_a_stuck_delete_is_not_told_what_they_did(portal):
     ada = portal.user()
-    deployment = portal.deployment(ada, status="DELETE_IN_PROGRESS")
-    portal.record(deployment, "DELETE_FAILED", source="user", actor_id=ada)
+    deployment = portal.deployment(ada, status="deleting")
+    portal.record(deployment, "delete-failed", source="user", actor_id=ada)
     assert portal.notifications(ada) == []
 
 
 def test_status_changes_that_matter_to_nobody_write_nothing(portal):
     ada = portal.user()
     deployment = portal.deployment(ada, status="SUBMITTING")
-    portal.record(deployment, "CREATE_IN_PROGRESS", source="launch")
-    portal.record(deployment, "CREATE_IN_PROGRESS", source="user", actor_id=ada)
+    portal.record(deployment, "creating", source="launch")
+    portal.record(deployment, "creating", source="user", actor_id=ada)
     assert portal.notifications(ada) == []
 
 
@@ -95,7 +93,7 @@ def test_status_changes_that_matter_to_nobody_write_nothing(portal):
 )
 def test_lease_events_tell_the_owner(portal, event_kind, details, kind, subject):
     ada = portal.user()
-    deployment = portal.deployment(ada, status="CREATE_COMPLETE")
+    deployment = portal.deployment(ada, status="ready")
     portal.record(deployment, None, source="portal", kind=event_kind, details=details)
     [notice] = portal.notifications(ada)
     assert notice.kind == kind
@@ -105,7 +103,7 @@ def test_lease_events_tell_the_owner(portal, event_kind, details, kind, subject)
 
 def test_the_expiry_notice_says_when_the_deployment_will_be_deleted(portal):
     ada = portal.user()
-    deployment = portal.deployment(ada, status="CREATE_COMPLETE")
+    deployment = portal.deployment(ada, status="ready")
     details = {"ends_at": "2026-11-27T14:00:00Z", "delete_at": "2026-11-27T16:00:00Z"}
     portal.record(deployment, None, source="portal", kind="lease-expired", details=details)
     with portal.app.app_context():
@@ -117,7 +115,7 @@ def test_the_expiry_notice_says_when_the_deployment_will_be_deleted(portal):
 def test_an_owner_extending_their_own_lease_is_not_told_but_an_operator_extending_it_is(portal):
     ada = portal.user()
     operator = portal.user("olga", "olga@example.org")
-    deployment = portal.deployment(ada, status="CREATE_COMPLETE")
+    deployment = portal.deployment(ada, status="ready")
     own = {"ends_at": "2026-11-28T14:00:00Z", "previous_ends_at": "2026-11-27T14:00:00Z"}
     portal.record(deployment, None, source="user", actor_id=ada, kind="lease-extended", details=own)
     assert portal.notifications(ada) == []
@@ -162,7 +160,7 @@ def test_an_event_rolled_back_leaves_no_notification(portal):
     deployment_id = portal.deployment(ada)
     with portal.app.app_context():
         deployment = db.session.get(Deployment, deployment_id)
-        record_event(deployment, "CREATE_FAILED", source="sync", reason="boom")
+        record_event(deployment, "failed", source="sync", reason="boom")
         db.session.flush()
         assert db.session.scalar(db.select(db.func.count()).select_from(Notification)) == 1
         db.session.rollback()
@@ -174,8 +172,8 @@ def test_mail_is_queued_only_for_the_kinds_chosen_and_people_with_an_address(por
     nobody = portal.user("bob", email="")
     for owner in (ada, nobody):
         deployment = portal.deployment(owner)
-        portal.record(deployment, "CREATE_COMPLETE", source="sync")
-        portal.record(deployment, "CREATE_FAILED", source="sync")
+        portal.record(deployment, "ready", source="sync")
+        portal.record(deployment, "failed", source="sync")
     statuses = {(n.user_id, n.kind): n.mail_status for n in portal.notifications()}
     # By default: failures and expiry warnings by mail, the rest in the portal only.
     assert statuses == {
@@ -189,7 +187,7 @@ def test_mail_is_queued_only_for_the_kinds_chosen_and_people_with_an_address(por
 def test_without_a_mail_server_notifications_are_for_the_portal_only(portal_without_mail):
     ada = portal_without_mail.user()
     deployment = portal_without_mail.deployment(ada)
-    portal_without_mail.record(deployment, "CREATE_FAILED", source="sync", reason="boom")
+    portal_without_mail.record(deployment, "failed", source="sync", reason="boom")
     [notice] = portal_without_mail.notifications(ada)
     assert notice.mail_status == MAIL_NONE
     assert portal_without_mail.send().summary() == "0 sent, 0 to retry, 0 failed for good"
@@ -202,7 +200,7 @@ def test_a_deployment_recorded_in_the_same_flush_as_its_event_gets_its_notice_an
             user_id=ada, name="Fresh", template_slug="vm", template_name="VM", status="SUBMITTING"
         )
         db.session.add(deployment)
-        record_event(deployment, "CREATE_FAILED", source="launch", reason="refused")
+        record_event(deployment, "failed", source="launch", reason="refused")
         db.session.commit()
     [notice] = portal.notifications(ada)
     assert notice.kind == "failed" and notice.mail_status == MAIL_QUEUED

@@ -28,7 +28,7 @@ def _ticked(html: str) -> set[str]:
 def _notices(portal, owner, count):
     for number in range(count):
         deployment = portal.deployment(owner, name=f"Run {number}")
-        portal.record(deployment, "CREATE_FAILED", source="sync", reason="boom")
+        portal.record(deployment, "failed", source="sync", reason="boom")
 
 
 def _logged_in(portal, username="ada", roles=()):

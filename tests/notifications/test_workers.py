@@ -46,7 +46,7 @@ def test_several_worker_processes_send_each_mail_exactly_once(
     ada = portal.user()
     for number in range(MAILS):
         deployment = portal.deployment(ada, name=f"Run {number}")
-        portal.record(deployment, "CREATE_FAILED", source="sync", reason="boom")
+        portal.record(deployment, "failed", source="sync", reason="boom")
     config = {**TEST_CONFIG, "SQLALCHEMY_DATABASE_URI": database_url, **settings}
     with portal.app.app_context():
         db.engine.dispose()  # no pooled connection crosses the fork

@@ -63,7 +63,7 @@ class Quotas:
             db.session.commit()
             return user.id
 
-    def hold(self, user_id, charged: dict, *, status="CREATE_COMPLETE", **fields) -> int:
+    def hold(self, user_id, charged: dict, *, status="ready", **fields) -> int:
         """A deployment of ``user_id`` already recorded with ``charged``; returns its id."""
         with self.app.app_context():
             deployment = new_deployment(user_id, **fields)

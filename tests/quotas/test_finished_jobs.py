@@ -54,7 +54,7 @@ def lease_of(portal, deployment_id):
         return db.session.get(Lease, deployment_id)
 
 
-@pytest.mark.parametrize("ending", ["CREATE_COMPLETE", "CREATE_FAILED"])
+@pytest.mark.parametrize("ending", ["ready", "failed"])
 def test_a_job_run_once_that_finished_lets_its_owner_launch_again(one_gpu, ending):
     portal, user = one_gpu
     first = launch_job(portal, user)

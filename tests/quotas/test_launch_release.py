@@ -56,7 +56,7 @@ def test_the_reservation_is_released_when_the_create_fails(limited):
     first = portal.launch(user)
     portal.emulator.set_status(portal.row(first).uuid, "CREATE_FAILED", reason="No room")
     portal.sync()
-    assert status_of(portal, first) == "CREATE_FAILED"
+    assert status_of(portal, first) == "failed"
     assert portal.launch(user) != first
 
 

@@ -90,15 +90,15 @@ def test_a_per_model_limit_binds_that_model_only(quotas):
     ("fields", "holds"),
     [
         ({"status": "NOT_LAUNCHED"}, False),
-        ({"status": "CREATE_FAILED"}, False),
-        ({"status": "CREATE_FAILED", "request_options": {"keepLastAttempt": True}}, True),
-        ({"status": "DELETE_COMPLETE"}, False),
+        ({"status": "failed"}, False),
+        ({"status": "failed", "request_options": {"keepLastAttempt": True}}, True),
+        ({"status": "deleted"}, False),
         ({"status": "VANISHED"}, False),
         ({"deleted": True}, False),
         ({"status": "UNCONFIRMED"}, True),
         ({"status": "SUBMITTING"}, True),
-        ({"status": "DELETE_FAILED"}, True),
-        ({"status": "DELETE_IN_PROGRESS"}, True),
+        ({"status": "delete-failed"}, True),
+        ({"status": "deleting"}, True),
     ],
 )
 def test_what_a_deployment_holds_follows_its_status(quotas, fields, holds):
@@ -118,12 +118,12 @@ def test_the_reservation_is_released_when_the_orchestrator_refuses_or_the_create
     quotas.update(first, status="NOT_LAUNCHED")
     second = try_reserve(quotas, user, charge(gpus=1))
     assert isinstance(second, int)
-    quotas.update(second, status="CREATE_IN_PROGRESS", uuid="u-1")
-    quotas.update(second, status="CREATE_FAILED")
+    quotas.update(second, status="creating", uuid="u-1")
+    quotas.update(second, status="failed")
     third = try_reserve(quotas, user, charge(gpus=1))
     assert isinstance(third, int)
-    quotas.update(third, status="CREATE_COMPLETE", uuid="u-2")
-    quotas.update(third, deleted=True, status="DELETE_COMPLETE")
+    quotas.update(third, status="ready", uuid="u-2")
+    quotas.update(third, deleted=True, status="deleted")
     assert isinstance(try_reserve(quotas, user, charge(gpus=1)), int)
 
 

@@ -22,7 +22,7 @@ def test_hours_are_split_across_the_months_a_deployment_ran_in(quotas):
     quotas.hold(
         user,
         charge(cores=2, gpus=1, gpu_models={"A100": 1}),
-        status="DELETE_COMPLETE",
+        status="deleted",
         created_at=datetime(2026, 10, 31, 22),
         deleted=True,
         deleted_at=datetime(2026, 11, 1, 2),
@@ -37,15 +37,13 @@ def test_hours_are_split_across_the_months_a_deployment_ran_in(quotas):
 
 def test_a_failed_create_counts_until_it_failed(quotas):
     user = quotas.user("bob")
-    failed = quotas.hold(
-        user, charge(cores=10), status="CREATE_FAILED", created_at=datetime(2026, 11, 5)
-    )
+    failed = quotas.hold(user, charge(cores=10), status="failed", created_at=datetime(2026, 11, 5))
     with quotas.app.app_context():
         db.session.add(
             DeploymentEvent(
                 deployment_id=failed,
                 at=datetime(2026, 11, 5, 3),
-                to_status="CREATE_FAILED",
+                to_status="failed",
                 source="sync",
             )
         )

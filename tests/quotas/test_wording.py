@@ -175,7 +175,7 @@ def test_the_launch_box_can_link_the_holders_inside_the_sentence_with_names_esca
     from app.quotas.fit import Assessment, Bar, misfit_sentence
     from app.quotas.usage import Holder
 
-    holders = [Holder(7, "<b>alpha</b>", "CREATE_COMPLETE", {"gpus": 1}, None)]
+    holders = [Holder(7, "<b>alpha</b>", "ready", {"gpus": 1}, None)]
     bar = Bar("gpus", "GPUs", used=1, request=2, limit=2, holders=holders)
     with quota_app.test_request_context(headers={"Accept-Language": "it"}):
         sentence = misfit_sentence(

@@ -15,7 +15,6 @@ import requests
 from flask_babel import gettext as _
 from urllib3.exceptions import ConnectTimeoutError, MaxRetryError, NewConnectionError
 
-from app.instruments import ORCHESTRATOR_ERRORS, ORCHESTRATOR_LATENCY
 from app.backends.paas.errors import (
     Conflict,
     OrchestratorError,
@@ -24,6 +23,7 @@ from app.backends.paas.errors import (
     raise_for_status,
 )
 from app.backends.paas.schemas import next_link
+from app.instruments import ORCHESTRATOR_ERRORS, ORCHESTRATOR_LATENCY
 
 Timeout = float | tuple[float, float] | list[float]
 

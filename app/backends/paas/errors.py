@@ -7,58 +7,55 @@ import requests
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
+from app.backends import base
 
-class OrchestratorError(Exception):
+
+class OrchestratorError(base.BackendError):
     """The orchestrator refused or failed a call. ``message`` can be shown to a person;
     ``status_code`` is the HTTP status, or ``None`` when no answer came. The portal's own
     default words are in the reader's language; the orchestrator's own stay as it sent them."""
 
     default_message = _l("The orchestrator answered with an error.")
 
-    def __init__(self, message: str | None = None, *, status_code: int | None = None):
-        self.message = message or str(self.default_message)
-        self.status_code = status_code
-        super().__init__(self.message)
 
-
-class OrchestratorUnavailable(OrchestratorError):
+class OrchestratorUnavailable(OrchestratorError, base.Unavailable):
     """No usable answer: connection refused, timed out, or a 5xx status."""
 
     default_message = _l("The orchestrator is not answering right now.")
 
 
-class Unreachable(OrchestratorUnavailable):
+class Unreachable(OrchestratorUnavailable, base.Unreachable):
     """The request never reached the orchestrator (connection refused, connect timeout): it
     certainly did nothing. Other OrchestratorUnavailable errors leave that open."""
 
     default_message = _l("The orchestrator cannot be reached right now.")
 
 
-class BadRequest(OrchestratorError):
+class BadRequest(OrchestratorError, base.Refused):
     """400: the request was refused as invalid (missing inputs, bad template...)."""
 
     default_message = _l("The orchestrator refused the request as invalid.")
 
 
-class Unauthorized(OrchestratorError):
+class Unauthorized(OrchestratorError, base.NotAllowed):
     """401: the access token is missing, expired or not trusted."""
 
     default_message = _l("The orchestrator did not accept the login token.")
 
 
-class Forbidden(OrchestratorError):
+class Forbidden(OrchestratorError, base.NotAllowed):
     """403: the token is valid but may not do this (not the owner, not in the group)."""
 
     default_message = _l("The orchestrator does not allow this.")
 
 
-class DeploymentNotFound(OrchestratorError):
+class DeploymentNotFound(OrchestratorError, base.NotFound):
     """404: no such deployment (or no such path)."""
 
     default_message = _l("The orchestrator does not know this deployment.")
 
 
-class Conflict(OrchestratorError):
+class Conflict(OrchestratorError, base.Busy):
     """409: the deployment's state forbids this now. ``retry_after`` is the Retry-After
     header in seconds when the server sent one (0 for a concurrent update)."""
 

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from app.backends.base import Phase
+
 CREATE_IN_PROGRESS = "CREATE_IN_PROGRESS"
 CREATE_COMPLETE = "CREATE_COMPLETE"
 CREATE_FAILED = "CREATE_FAILED"
@@ -28,6 +30,21 @@ KNOWN_STATUSES = IN_PROGRESS | COMPLETE | FAILED | {UNKNOWN}
 # The states from which the orchestrator accepts an update (PUT).
 UPDATABLE = frozenset({CREATE_COMPLETE, UPDATE_COMPLETE, UPDATE_FAILED})
 
+# The orchestrator's statuses in the portal's words.
+PHASES = {
+    CREATE_IN_PROGRESS: Phase.CREATING,
+    CREATE_COMPLETE: Phase.READY,
+    CREATE_FAILED: Phase.FAILED,
+    UPDATE_IN_PROGRESS: Phase.UPDATING,
+    UPDATE_COMPLETE: Phase.UPDATED,
+    UPDATE_FAILED: Phase.UPDATE_FAILED,
+    DELETE_IN_PROGRESS: Phase.DELETING,
+    DELETE_COMPLETE: Phase.DELETED,
+    DELETE_FAILED: Phase.DELETE_FAILED,
+    UNKNOWN: Phase.UNKNOWN,
+}
+RAW = {phase: status for status, phase in PHASES.items()}
+
 KNOWN_TASKS = frozenset({"NONE", "MONITORING", "QOS", "BROKERING", "DMS", "DEPLOYER", "UNKNOWN"})
 
 TIME_FORMAT = "%Y-%m-%dT%H:%M%z"
@@ -40,6 +57,14 @@ def still_changing(status: str | None) -> bool:
     an in-progress state. UNKNOWN does not: the orchestrator itself has lost track.
     """
     return status in IN_PROGRESS or (status is not None and status not in KNOWN_STATUSES)
+
+
+def phase_of(status: str | None) -> Phase | str:
+    """The portal's word for the orchestrator's ``status``; a status this module does not know
+    (a newer orchestrator's) is kept as it is, and the portal treats it as still changing."""
+    if status is None:
+        return Phase.UNKNOWN
+    return PHASES.get(status, status)
 
 
 def parse_time(text: Any) -> datetime | None:
@@ -109,6 +134,11 @@ class DeploymentState:
             callback=_text(data.get("callback")),
             user_group=_text(data.get("userGroup")),
         )
+
+    @property
+    def phase(self) -> Phase | str:
+        """``status`` in the portal's words."""
+        return phase_of(self.status)
 
     @property
     def owner(self) -> str | None:

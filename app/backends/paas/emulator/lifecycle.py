@@ -20,13 +20,13 @@ from datetime import UTC
 
 import requests
 
-from app.clock import utcnow
 from app.backends.paas import schemas as s
 from app.backends.paas.emulator import chronos
 from app.backends.paas.emulator.faults import Faults, RequestLog
 from app.backends.paas.emulator.outputs import Topology
 from app.backends.paas.emulator.rules import Identity
 from app.backends.paas.emulator.store import EmulatorStore, Stored
+from app.clock import utcnow
 
 logger = logging.getLogger(__name__)
 

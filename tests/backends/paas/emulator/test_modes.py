@@ -8,13 +8,13 @@ import pytest
 import requests
 
 from app import create_app
-from app.errors import ConfigurationError
 from app.backends.paas.emulator.cli import parse_token
 from app.backends.paas.emulator.core import create_emulator, emulator_of
 from app.backends.paas.emulator.rules import Identity
+from app.errors import ConfigurationError
+from tests.backends.paas.conftest import PARAMETERS, TEMPLATE
 from tests.conftest import TEST_CONFIG
 from tests.fixtures.orchestrator_emulator import start_orchestrator_emulator
-from tests.backends.paas.conftest import PARAMETERS, TEMPLATE
 
 BANNER = "Demo orchestrator: nothing real is deployed"
 
