@@ -198,7 +198,7 @@ ORCHESTRATOR_URL = ""
 # Seconds to wait for the orchestrator to connect and answer.
 ORCHESTRATOR_TIMEOUT = (5, 30)
 
-# The demo orchestrator moves a new deployment to CREATE_COMPLETE after this many status checks
+# The demo orchestrator makes a new deployment ready after this many status checks
 # or this many seconds, whichever comes first, so that the whole cycle can be watched.
 ORCHESTRATOR_DEMO_COMPLETE_AFTER_POLLS = 3
 ORCHESTRATOR_DEMO_COMPLETE_AFTER_SECONDS = 20

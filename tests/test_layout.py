@@ -19,11 +19,13 @@ import is still an arrow). ``app/__init__.py`` assembles the floors and stands o
 """
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
 APP = Path(__file__).parents[1] / "app"
+TEMPLATES = APP.parent / "templates"
 MAX_LINES = 400
 
 FLOORS = {
@@ -148,4 +150,95 @@ def test_an_upward_import_from_the_catalogue_is_found_wherever_it_is_written(
     (root / "catalogue" / "planted.py").write_text(source)
     (root / "clock.py").write_text("")
     reported = upward_imports(root)
+    assert bool(reported) is found, reported
+
+
+# Each backend's own words (its states, the fields of its requests and answers, its errors):
+# they stay in its package under app/backends/.
+BACKEND_WORDS = (
+    # The PaaS Orchestrator's.
+    "CREATE_IN_PROGRESS",
+    "CREATE_COMPLETE",
+    "CREATE_FAILED",
+    "UPDATE_IN_PROGRESS",
+    "UPDATE_COMPLETE",
+    "DELETE_IN_PROGRESS",
+    "DELETE_COMPLETE",
+    "userGroup",
+    "keepLastAttempt",
+    "timeoutMins",
+    "providerTimeoutMins",
+    "maxProvidersRetry",
+    "cloudProviderName",
+    "statusReason",
+    "createdBy",
+    "OrchestratorClient",
+    "OrchestratorError",
+    "OrchestratorUnavailable",
+    "DeploymentNotFound",
+    # The Infrastructure Manager's.
+    "InfrastructureManager",
+    "contmsg",
+    "unconfigured",
+    "vm_states",
+)
+_WORD = re.compile(r"\b(" + "|".join(BACKEND_WORDS) + r")\b")
+# The portal's published status words (its API's, fixed when they were the orchestrator's) are
+# spelled where they are translated and where the API's own client reads them.
+PUBLISHED = {Path("published.py"), Path("cli_client/main.py")}
+# Only the backends' shared interface and registry are for the rest of the house.
+_SHARED = {"app.backends", "app.backends.base", "app.backends.registry"}
+
+
+def backend_words_outside(root: Path = APP, templates: Path = TEMPLATES) -> list[str]:
+    """Every line outside app/backends/ that names a backend's own words or imports a backend's
+    package (app/__init__.py, which assembles the house, may register a backend's commands)."""
+    found = []
+    files = [path for path in root.rglob("*.py") if path.relative_to(root) not in PUBLISHED]
+    files += sorted(templates.rglob("*.html")) if templates.exists() else []
+    for path in sorted(files):
+        if root in path.parents and path.relative_to(root).parts[0] == "backends":
+            continue
+        text = path.read_text(encoding="utf-8")
+        for number, line in enumerate(text.splitlines(), start=1):
+            match = _WORD.search(line)
+            if match:
+                found.append(f"{path}:{number} names {match.group(1)}")
+        if path.suffix != ".py" or path == root / "__init__.py":
+            continue
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            for name in names:
+                if name.startswith("app.backends") and name not in _SHARED:
+                    found.append(f"{path}:{node.lineno} imports {name}")
+    return found
+
+
+def test_no_module_outside_the_backends_knows_a_backends_own_words():
+    assert backend_words_outside() == []
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ('KEEP = "keepLastAttempt"\n', True),
+        ("if status == 'CREATE_COMPLETE':\n    pass\n", True),
+        ("from app.backends.paas.errors import Conflict\n", True),
+        ("from app.backends.base import Busy\n", False),
+        ('WORD = "ready"\n', False),
+    ],
+)
+def test_a_backends_word_planted_in_a_feature_is_found(tmp_path, source, found):
+    """The check itself: a planted word or import in a copy of a feature is reported."""
+    root = tmp_path / "app"
+    (root / "deployments").mkdir(parents=True)
+    (root / "deployments" / "planted.py").write_text(source)
+    (root / "backends").mkdir()
+    (root / "backends" / "own.py").write_text('WORD = "keepLastAttempt"\n')
+    reported = backend_words_outside(root, tmp_path / "templates")
     assert bool(reported) is found, reported

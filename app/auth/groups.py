@@ -1,10 +1,10 @@
 """Group names: the one place that says how a group is written inside the portal.
 
 Identity providers write the same group differently: Keycloak and INDIGO IAM as paths
-("/physics/cms"), LDAP and local accounts as plain names ("physics"). The portal keeps one
-form, the name without the slashes at either end ("physics/cms"), which is also what the
-orchestrator expects as ``userGroup``. Groups are put in this form when a login records them
-and wherever people type one (group pickers, quota pages, the command line); everything else
+("/physics/cms"), LDAP and local accounts as plain names ("physics"). The portal keeps one form,
+the name without the slashes at either end ("physics/cms"), which is also what the orchestrator
+expects as a deployment's group. Groups are put in this form when a login records them and
+wherever people type one (group pickers, quota pages, the command line); everything else
 compares names as stored.
 """
 

@@ -108,6 +108,16 @@ class RemoteState:
 
 
 @dataclass(frozen=True)
+class Caller:
+    """Whom a backend acts for, as the portal knows them: the login provider they came through
+    ("local", "ldap" or an identity provider's name), their subject there, their groups."""
+
+    provider: str
+    subject: str
+    groups: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class CreateRequest:
     """A deployment to make: the TOSCA text as launched, the inputs (``separate_inputs``
     backends take them apart; the others get them written into the text), and how the portal
@@ -144,6 +154,12 @@ class NotAllowed(Refused):
     """The caller's identity was not accepted, or may not do this."""
 
     default_message = _l("The deployment service does not allow this.")
+
+
+class Unauthenticated(NotAllowed):
+    """The caller's identity (their token, the service's credentials) was not accepted."""
+
+    default_message = _l("The deployment service did not accept the login.")
 
 
 class NotFound(BackendError):
@@ -223,6 +239,12 @@ class Backend(ABC):
         """Reset a stuck delete so it can be asked for again (``capabilities.reset_delete``)."""
         raise Refused(str(_l("This deployment service cannot reset a delete.")))
 
+    def thread_copies(self):
+        """A function making copies of this backend for worker threads: the credentials are
+        read now, in the caller's thread (reading them may touch the database), and each copy
+        has connections of its own. By default the backend itself is shared."""
+        return lambda: self
+
     def close(self) -> None:  # noqa: B027 - optional: only backends holding connections need it
         """Release connections; the object is not used afterwards."""
 
@@ -231,3 +253,16 @@ class Backend(ABC):
 
     def __exit__(self, *exc_info) -> None:
         self.close()
+
+
+class Unreadable(Unavailable):
+    """An answer came but could not be read (or named no deployment): the call may have been
+    carried out."""
+
+    default_message = _l("The deployment service's answer could not be read.")
+
+
+class NoId(Unreadable):
+    """A create was answered without the new deployment's id: it may have been made."""
+
+    default_message = _l("The deployment service's answer named no deployment.")

@@ -38,3 +38,37 @@ def template_problem(name: str, node_types: Iterable[str]) -> str | None:
     package = import_module(_KNOWN[name][0])
     judge = getattr(package, "template_problem", None)
     return judge(tuple(node_types)) if judge is not None else None
+
+
+def backend_for(name: str, caller, token_provider, timeout):
+    """Backend ``name`` acting for ``caller`` (an ``app.backends.base.Caller``; None: the
+    portal's service identity), with tokens from ``token_provider`` where it takes tokens.
+    Raises ConfigurationError when that backend is not set up."""
+    if name not in _KNOWN:
+        from app.errors import ConfigurationError
+
+        raise ConfigurationError(f"No backend is named {name!r}.")
+    package = import_module(_KNOWN[name][0])
+    return package.make_backend(caller, token_provider, timeout)
+
+
+def read_report(name: str, body: dict):
+    """What backend ``name``'s report to the portal's callback address says (a RemoteState).
+    Raises ValueError when ``body`` is no such report, or the backend sends none."""
+    reader = getattr(import_module(_KNOWN[name][0]), "read_report", None) if known(name) else None
+    if reader is None:
+        raise ValueError(f"backend {name!r} sends no reports")
+    return reader(body)
+
+
+def trusts_every_login() -> bool:
+    """Whether the deployments service takes the portal's word for who is calling (the
+    built-in demo): then everyone calls as themselves, whatever their login, and nothing can
+    have been deployed there but through this portal."""
+    return import_module(_KNOWN["paas"][0]).trusts_every_login()
+
+
+def login_provider_named_by(issuer: str) -> str | None:
+    """The portal login provider that a backend's issuer names (the demo's do); None when
+    ``issuer`` is an identity provider's, to be matched against the configured ones."""
+    return import_module(_KNOWN["paas"][0]).login_provider_named_by(issuer)

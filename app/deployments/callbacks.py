@@ -10,7 +10,7 @@ import logging
 
 from flask import Blueprint, abort, request
 
-from app.backends.paas import schemas
+from app.backends import registry
 from app.deployments import operations
 from app.deployments.models import Deployment
 from app.extensions import csrf, db
@@ -38,16 +38,18 @@ def receive(deployment_id: int, secret: str):
     deployment = _deployment(deployment_id, secret)
     body = request.get_json(silent=True)
     try:
-        state = schemas.DeploymentState.from_json(body if isinstance(body, dict) else {})
+        state = registry.read_report(deployment.backend, body if isinstance(body, dict) else {})
     except ValueError:
         count_callback_refused("unreadable")
         abort(400, "The body must be the deployment's JSON.")
-    if deployment.uuid not in (None, state.uuid) or deployment.deleted:
-        log.warning("Callback for deployment %s named another uuid %s", deployment.id, state.uuid)
+    if deployment.uuid not in (None, state.backend_id) or deployment.deleted:
+        log.warning(
+            "Callback for deployment %s named another uuid %s", deployment.id, state.backend_id
+        )
         count_callback_refused("mismatch")
         abort(404)
     if deployment.uuid is None and db.session.scalar(
-        db.select(Deployment.id).where(Deployment.uuid == state.uuid)
+        db.select(Deployment.id).where(Deployment.uuid == state.backend_id)
     ):
         count_callback_refused("mismatch")
         abort(404)

@@ -5,13 +5,13 @@ from __future__ import annotations
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
-from app.backends.paas.errors import (
-    BadRequest,
-    Conflict,
-    Forbidden,
-    OrchestratorError,
-    OrchestratorUnavailable,
-    Unauthorized,
+from app.backends.base import (
+    BackendError,
+    Busy,
+    NotAllowed,
+    Refused,
+    Unauthenticated,
+    Unavailable,
 )
 from app.errors import PortalError
 
@@ -38,7 +38,7 @@ class LaunchConflict(LaunchError):
     status_code = 409
 
 
-def explain_create_conflict(error: Conflict) -> str:
+def explain_create_conflict(error: Busy) -> str:
     """What a 409 on a create means for the researcher: nothing exists yet, so it is never
     "busy with another operation"; with Retry-After the orchestrator rolled back a clash
     with a concurrent change, otherwise it refused the request as clashing with its state."""
@@ -67,23 +67,23 @@ OUTCOMES = {
 }
 # The kinds of refusal ``explain`` words, by the exception's class (most specific first).
 _ERRORS = (
-    (OrchestratorUnavailable, "unavailable"),
-    (Unauthorized, "unauthorized"),
-    (Forbidden, "forbidden"),
-    (Conflict, "conflict"),
-    (BadRequest, "bad-request"),
-    (OrchestratorError, "failed"),
+    (Unavailable, "unavailable"),
+    (Unauthenticated, "unauthorized"),
+    (NotAllowed, "forbidden"),
+    (Busy, "conflict"),
+    (Refused, "bad-request"),
+    (BackendError, "failed"),
 )
 
 
-def problem_of(error: OrchestratorError, outcome: str) -> dict:
+def problem_of(error: BackendError, outcome: str) -> dict:
     """What ``explain`` needs to word ``error`` again later, in whoever's language reads it:
     kept with a timeline entry or a lease instead of the sentence."""
     code = next(code for kind, code in _ERRORS if isinstance(error, kind))
     return {"error": code, "outcome": outcome, "said": str(error.message)}
 
 
-def explain(error: OrchestratorError, outcome: str) -> str:
+def explain(error: BackendError, outcome: str) -> str:
     """A sentence for a researcher about ``error``; ``outcome`` (a key of OUTCOMES) says what
     did not happen."""
     return problem_text(problem_of(error, outcome))

@@ -3,7 +3,7 @@
 People who logged in through an identity provider call with their own access token (renewed
 as needed). Local and LDAP accounts have none: for them the portal calls with its configured
 service identity (``ORCHESTRATOR_SERVICE_IDENTITY``) and enforces itself who owns what, unless
-the orchestrator takes the portal's word for who is calling (``connect.trusts_every_login``):
+the orchestrator takes the portal's word for who is calling (``registry.trusts_every_login``):
 then everyone calls as themselves. Which orchestrator a client reaches is ``connect``'s choice.
 """
 
@@ -21,8 +21,8 @@ from app.auth import oidc
 from app.auth.models import OAuthToken, User
 from app.auth.service_identity import ServiceIdentity
 from app.auth.tokens import access_token_for
-from app.backends.paas import connect
-from app.backends.paas.client import OrchestratorClient, Timeout
+from app.backends import registry
+from app.backends.base import Backend, Caller
 from app.deployments.errors import DeploymentError
 from app.deployments.models import Deployment
 from app.errors import ConfigurationError
@@ -41,11 +41,11 @@ def uses_own_token(user: User) -> bool:
 def calls_as_self(user: User) -> bool:
     """Whether ``user``'s calls are made in their own name: with their own token, or on an
     orchestrator that trusts every portal login."""
-    return connect.trusts_every_login() or uses_own_token(user)
+    return registry.trusts_every_login() or uses_own_token(user)
 
 
-def caller_of(user: User) -> connect.Caller:
-    return connect.Caller(user.provider, user.subject, tuple(user.groups or ()))
+def caller_of(user: User) -> Caller:
+    return Caller(user.provider, user.subject, tuple(user.groups or ()))
 
 
 def identity_of(user: User) -> str:
@@ -77,26 +77,25 @@ def launch_blocker(user: User) -> str | None:
     )
 
 
-def client_for(user: User, timeout: Timeout | None = None) -> OrchestratorClient:
-    """A client calling the orchestrator as ``user`` (use it in a ``with`` block).
+def backend_for(user: User, timeout=None, name: str = "paas") -> Backend:
+    """Backend ``name`` acting as ``user`` (use it in a ``with`` block).
 
     ``timeout`` defaults to ORCHESTRATOR_TIMEOUT. Raises DeploymentError when ``user`` has no
     way to call it (see ``launch_blocker``).
     """
     timeout = timeout if timeout is not None else current_app.config["ORCHESTRATOR_TIMEOUT"]
     if calls_as_self(user):
-        return connect.client_for(caller_of(user), lambda: access_token_for(user), timeout)
+        return registry.backend_for(name, caller_of(user), lambda: access_token_for(user), timeout)
     blocker = launch_blocker(user)
     if blocker:
         raise DeploymentError(blocker)
-    return service_client(timeout)
+    return service_backend(timeout, name)
 
 
-def service_client(timeout: Timeout | None = None) -> OrchestratorClient:
-    """A client calling the orchestrator as the portal's service identity."""
-    tokens = service_identity()
+def service_backend(timeout=None, name: str = "paas") -> Backend:
+    """Backend ``name`` acting as the portal's service identity."""
     timeout = timeout if timeout is not None else current_app.config["ORCHESTRATOR_TIMEOUT"]
-    return connect.client_for(None, tokens.access_token, timeout)
+    return registry.backend_for(name, None, lambda: service_identity().access_token(), timeout)
 
 
 def service_identity() -> ServiceIdentity:
@@ -124,7 +123,7 @@ def groups_for(user: User) -> list[str]:
 
 
 def user_group_to_send(user: User, group: str | None) -> str | None:
-    """The ``userGroup`` to send for a launch charged to ``group``, per ORCHESTRATOR_USER_GROUP:
+    """The group to send for a launch charged to ``group``, per ORCHESTRATOR_USER_GROUP:
     "always", "never" or "when-member" (only when the user has groups).
 
     Raises DeploymentError when a group is required and the user has none.
@@ -143,7 +142,7 @@ def user_group_to_send(user: User, group: str | None) -> str | None:
 
 
 def owner_of(state_owner: dict) -> User | None:
-    """The portal user behind an orchestrator ``createdBy`` ({subject, issuer}), if any.
+    """The portal user a backend names as a deployment's maker ({subject, issuer}), if any.
 
     Only personal identities map to one person: deployments made with the service identity
     cannot be told apart by owner.
@@ -151,7 +150,7 @@ def owner_of(state_owner: dict) -> User | None:
     subject, issuer = state_owner.get("subject"), str(state_owner.get("issuer") or "")
     if not subject or not issuer:
         return None
-    provider = connect.login_provider_named_by(issuer)
+    provider = registry.login_provider_named_by(issuer)
     if provider is None:
         matching = [
             p.name for p in oidc.enabled_providers() if p.issuer.rstrip("/") == issuer.rstrip("/")
@@ -168,7 +167,7 @@ def listing_identities() -> list[str]:
     user_ids = set(db.session.scalars(select(Deployment.user_id).distinct()))
     # Where every login is trusted, nothing was made but through this portal, so only
     # people with deployments recorded here can have any.
-    if not connect.trusts_every_login():
+    if not registry.trusts_every_login():
         user_ids |= set(db.session.scalars(select(OAuthToken.user_id)))
     keys = set()
     for user in db.session.scalars(select(User).where(User.id.in_(user_ids))):
@@ -176,18 +175,19 @@ def listing_identities() -> list[str]:
     return sorted(keys)
 
 
-def client_for_identity(key: str, timeout: Timeout | None = None) -> OrchestratorClient | None:
-    """A client for the identity ``key`` (see ``identity_of``); ``None`` if it has none now."""
+def backend_for_identity(key: str, timeout=None) -> Backend | None:
+    """A backend acting as the identity ``key`` (see ``identity_of``); ``None`` if it has none
+    now."""
     if key == SERVICE:
         if not current_app.config.get("ORCHESTRATOR_SERVICE_IDENTITY") or (
-            connect.trusts_every_login()
+            registry.trusts_every_login()
         ):
             return None
-        return service_client(timeout)
+        return service_backend(timeout)
     user = db.session.get(User, int(key.removeprefix("user:")))
     if user is None:
         return None
     try:
-        return client_for(user, timeout)
+        return backend_for(user, timeout)
     except DeploymentError:
         return None

@@ -26,11 +26,9 @@ from sqlalchemy.exc import IntegrityError
 from app.auth import oidc
 from app.auth.errors import TokenUnavailable
 from app.auth.models import User
-from app.backends.paas import schemas
-from app.backends.paas.client import OrchestratorClient
-from app.backends.paas.errors import DeploymentNotFound, OrchestratorError
+from app.backends.base import Backend, BackendError, NotFound
 from app.clock import utcnow
-from app.deployments import identity, tracking, words
+from app.deployments import identity, remote, tracking, words
 from app.deployments.errors import DeploymentError
 from app.deployments.models import (
     NOT_LAUNCHED,
@@ -148,9 +146,9 @@ def _changed(state, status: str, since: datetime | None) -> bool:
     between the clocks; its times have minute precision). A listing that found it unchanged
     since then already applied it, so reading and rewriting its row again would change
     nothing."""
-    if since is None or state.update_time is None or state.phase != status:
+    if since is None or state.updated_at is None or state.phase != status:
         return True
-    return state.update_time >= since - _MATCH_WINDOW
+    return state.updated_at >= since - _MATCH_WINDOW
 
 
 def _oidc_names() -> list[str]:
@@ -165,24 +163,18 @@ def list_identity(key: str) -> ListResult:
     Never raises for orchestrator trouble: the listing is retried later, with back-off.
     """
     result = ListResult()
-    client = identity.client_for_identity(key)
-    if client is None:
+    backend = remote.backend_for_identity(key)
+    if backend is None:
         return result
     started = utcnow()
     previous = db.session.get(DeploymentListing, key)
     since = previous.listed_at if previous is not None else None
     try:
-        with client:
-            items = client.list_deployments()
-            states = []
-            for item in items:
-                try:
-                    states.append(schemas.DeploymentState.from_json(item))
-                except ValueError:
-                    continue
+        with backend:
+            states = backend.list_mine()
             result.listed = len(states)
-            unsettled = _settle(key, client, states, started, since, result)
-    except (OrchestratorError, TokenUnavailable, DeploymentError) as error:
+            unsettled = _settle(key, backend, states, started, since, result)
+    except (BackendError, TokenUnavailable, DeploymentError) as error:
         db.session.rollback()
         _listing_failed(key, error)
         return result
@@ -205,7 +197,7 @@ def _listing_failed(key: str, error: Exception) -> None:
     db.session.commit()
 
 
-def _settle(key, client, states, started: datetime, since, result: ListResult) -> bool:
+def _settle(key, backend, states, started: datetime, since, result: ListResult) -> bool:
     """Apply the listing to ``key``'s rows; True while some launch is still unsettled.
 
     Its cost follows what changed: only the rows of deployments updated since the previous
@@ -217,12 +209,12 @@ def _settle(key, client, states, started: datetime, since, result: ListResult) -
     pending = {row.id: row for row in _pending_rows(key)}
     unknown, changed = [], {}
     for state in states:
-        seen = known.get(state.uuid)
+        seen = known.get(state.backend_id)
         if seen is not None:
             if _changed(state, seen[1], since):
                 changed[seen[0]] = state
             continue
-        row = _by_callback(state, pending)
+        row = _by_callback(state, pending) or _by_tag(state, pending)
         if row is None:
             unknown.append(state)
         else:
@@ -230,9 +222,9 @@ def _settle(key, client, states, started: datetime, since, result: ListResult) -
     for row in _load(changed):
         if row.claimed_until is None or row.claimed_until < started:
             tracking.apply_state(row, changed[row.id], source="sync")
-    listed = {state.uuid for state in states}
+    listed = {state.backend_id for state in states}
     unknown = _known_elsewhere(unknown)
-    unknown = _settle_pending(client, pending, unknown, started, result)
+    unknown = _settle_pending(backend, pending, unknown, started, result)
     if key != identity.SERVICE:
         _adopt(int(key.removeprefix("user:")), unknown, result)
     missing = [
@@ -240,7 +232,7 @@ def _settle(key, client, states, started: datetime, since, result: ListResult) -
         for uuid, (row_id, status) in known.items()
         if uuid not in listed and status not in _NOT_THERE
     ]
-    _check_vanished(client, _load(missing), started, result)
+    _check_vanished(backend, _load(missing), started, result)
     return any(
         row.uuid is None and row.status in (SUBMITTING, UNCONFIRMED) for row in pending.values()
     )
@@ -251,14 +243,14 @@ def _known_elsewhere(unknown: list) -> list:
     (deleted, vanished, not launched): a vanished one that reappeared is tracked again."""
     if not unknown:
         return unknown
-    uuids = [state.uuid for state in unknown]
+    uuids = [state.backend_id for state in unknown]
     rows = {
         row.uuid: row
         for row in db.session.scalars(select(Deployment).where(Deployment.uuid.in_(uuids)))
     }
     remaining = []
     for state in unknown:
-        row = rows.get(state.uuid)
+        row = rows.get(state.backend_id)
         if row is None:
             remaining.append(state)
         elif not row.deleted:
@@ -276,14 +268,25 @@ def _by_callback(state, pending: dict[int, Deployment]) -> Deployment | None:
     return row if hmac.compare_digest(row.callback_secret, match.group(2)) else None
 
 
+def _by_tag(state, pending: dict[int, Deployment]) -> Deployment | None:
+    """The pending row a backend that keeps tags (rather than calling back) holds this
+    deployment for."""
+    if not state.tag:
+        return None
+    for row in pending.values():
+        if row.callback_secret and hmac.compare_digest(remote.tag_of(row), state.tag):
+            return row
+    return None
+
+
 def _confirm(row: Deployment, state, result: ListResult, how: str) -> None:
     record_event(row, row.status, source="sync", reason=how)
-    row.uuid = state.uuid
+    row.uuid = state.backend_id
     tracking.apply_state(row, state, source="sync")
     result.confirmed += 1
 
 
-def _settle_pending(client, pending, unknown, started, result) -> list:
+def _settle_pending(backend, pending, unknown, started, result) -> list:
     """Match unconfirmed rows without a callback match by time and template; settle the rest.
     Returns the listed deployments still unaccounted for."""
     config = current_app.config
@@ -294,7 +297,7 @@ def _settle_pending(client, pending, unknown, started, result) -> list:
             continue
         if row.status == SUBMITTING and started - row.submitted_at < stale:
             continue  # its launch is probably still waiting for the answer
-        match = _by_time_and_template(client, row, unknown)
+        match = _by_time_and_template(backend, row, unknown)
         if match is not None:
             unknown.remove(match)
             _confirm(row, match, result, words.FOUND_BY_TIME)
@@ -310,37 +313,37 @@ def _settle_pending(client, pending, unknown, started, result) -> list:
     return unknown
 
 
-def _by_time_and_template(client: OrchestratorClient, row: Deployment, unknown: list):
+def _by_time_and_template(backend: Backend, row: Deployment, unknown: list):
     if not row.submitted_at:
         return None
     for state in unknown:
-        if state.callback or state.creation_time is None:
+        if state.callback or state.created_at is None:
             continue  # a record with a callback address was matched by it, or is not ours
-        if abs(state.creation_time - row.submitted_at) > _MATCH_WINDOW:
+        if abs(state.created_at - row.submitted_at) > _MATCH_WINDOW:
             continue
         try:
-            if client.get_template(state.uuid).strip() == (row.template_text or "").strip():
+            if backend.template(state.backend_id).strip() == (row.template_text or "").strip():
                 return state
-        except OrchestratorError:
+        except BackendError:
             continue
     return None
 
 
 def _adopt(user_id: int, unknown: list, result: ListResult) -> None:
-    """Record ``unknown`` deployments for their owner: the person ``createdBy`` names, or the
-    one whose identity listed them."""
+    """Record ``unknown`` deployments for their owner: the person the backend names as their
+    maker, or the one whose identity listed them."""
     lister = db.session.get(User, user_id)
     if lister is None:
         return
     for state in unknown:
-        user = identity.owner_of(state.created_by) or lister
+        user = identity.owner_of(_created_by(state)) or lister
         if state.phase in (Status.DELETING, Status.DELETED):
             continue
         if CALLBACK_PATH.search(state.callback or "") and _callback_row_exists(state.callback):
             continue  # one of this portal's rows, owned by someone else's listing
         row = Deployment(
             user_id=user.id,
-            name=f"Made elsewhere {state.uuid[:8]}",
+            name=f"Made elsewhere {state.backend_id[:8]}",
             template_slug="",
             template_name=words.MADE_ELSEWHERE,
             parameters={},
@@ -348,8 +351,8 @@ def _adopt(user_id: int, unknown: list, result: ListResult) -> None:
             charge={},
             outputs={},
             adopted=True,
-            submitted_at=state.creation_time,
-            created_at=state.creation_time or utcnow(),
+            submitted_at=state.created_at,
+            created_at=state.created_at or utcnow(),
             check_failures=0,
         )
         record_event(
@@ -363,23 +366,28 @@ def _adopt(user_id: int, unknown: list, result: ListResult) -> None:
         result.adopted += 1
 
 
+def _created_by(state) -> dict:
+    """Who the backend says made a deployment, as ``identity.owner_of`` reads it."""
+    return {"subject": state.owner_subject, "issuer": state.owner_issuer}
+
+
 def _callback_row_exists(callback: str) -> bool:
     match = CALLBACK_PATH.search(callback)
     return bool(match) and db.session.get(Deployment, int(match.group(1))) is not None
 
 
-def _check_vanished(client, missing: list[Deployment], started, result: ListResult) -> None:
+def _check_vanished(backend, missing: list[Deployment], started, result: ListResult) -> None:
     """Rows the listing lacks: confirmed gone with one direct call each."""
     recent = timedelta(seconds=current_app.config["DEPLOYMENTS_SUBMITTING_STALE_SECONDS"])
     for row in missing:
         if row.status in _NOT_THERE or (row.submitted_at and started - row.submitted_at < recent):
             continue
         try:
-            state = schemas.DeploymentState.from_json(client.get_deployment(row.uuid))
-        except DeploymentNotFound:
+            state = backend.state(row.uuid)
+        except NotFound:
             tracking.mark_gone(row, source="sync")
             result.vanished += 1
-        except (OrchestratorError, ValueError):
+        except BackendError:
             continue
         else:
             tracking.apply_state(row, state, source="sync")

@@ -97,11 +97,12 @@ class Deployment(db.Model):
     template_text: Mapped[str | None] = mapped_column(Text, nullable=True)
     parameters: Mapped[dict] = mapped_column(JSON, default=dict)
     secrets_sealed: Mapped[str | None] = mapped_column(Text, nullable=True)
-    # The group the deployment is charged to (sent as ``userGroup`` when configured so).
+    # The group the deployment is charged to (sent to backends that take one, when configured so).
     group_name: Mapped[str | None] = mapped_column(String(255), nullable=True)
-    # keepLastAttempt, timeoutMins, ... as sent.
+    # The steering options the create carried, in the portal's words (``group`` sent, whether
+    # a failed attempt is kept, time limits; see ``app.launch.workflow.request_options``).
     request_options: Mapped[dict] = mapped_column(JSON, default=dict)
-    # ``keepLastAttempt`` of ``request_options`` in a column of its own (set with them): a
+    # ``keep_failed_attempt`` of ``request_options`` in a column of its own (set with them): a
     # failed deployment kept for inspection still holds quota, and quota sums must read this
     # from an index rather than parse JSON in every row.
     keeps_failed_attempt: Mapped[bool] = mapped_column(default=False, server_default=false())
@@ -159,7 +160,7 @@ class Deployment(db.Model):
 
     @validates("request_options")
     def _keep_flag_in_step(self, _key: str, options: dict | None) -> dict | None:
-        self.keeps_failed_attempt = bool((options or {}).get("keepLastAttempt"))
+        self.keeps_failed_attempt = bool((options or {}).get("keep_failed_attempt"))
         return options
 
     @validates("template_text", "parameters")

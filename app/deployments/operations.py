@@ -12,17 +12,16 @@ from __future__ import annotations
 import json
 import logging
 
-from flask import current_app
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import select
 
 from app.auth.errors import TokenUnavailable
 from app.auth.models import User
-from app.backends.paas import schemas
-from app.backends.paas.errors import Conflict, DeploymentNotFound, OrchestratorError
+from app.backends import base
+from app.backends.base import BackendError, RemoteState
 from app.clock import utcnow
-from app.deployments import identity, tracking, words
+from app.deployments import remote, tracking, words
 from app.deployments import status as statuses
 from app.deployments.errors import DeploymentError, LaunchError, TooManyLaunches, explain
 from app.deployments.identity import groups_for, launch_blocker
@@ -114,16 +113,6 @@ def remembered_group(user: User, slug: str) -> str | None:
     return group if group in groups_for(user) else None
 
 
-def _owner_client(deployment: Deployment, timeout=None):
-    """A client in the name of the deployment's owner: the orchestrator lets only the owner
-    delete or read logs, so admins act through it (and are recorded as doing so)."""
-    return identity.client_for(deployment.user, timeout)
-
-
-def _action_timeout():
-    return current_app.config["ORCHESTRATOR_ACTION_TIMEOUT"]
-
-
 def _require_uuid(deployment: Deployment, action: str) -> str:
     """The orchestrator's id of ``deployment``; DeploymentError worded for ``action`` (a key of
     ``_UNCONFIRMED``) while it has none."""
@@ -156,9 +145,12 @@ def delete(actor: User, deployment: Deployment, *, force: bool = False) -> None:
         return
     reason = words.FORCED_DELETE_ASKED if force else words.DELETE_ASKED
     try:
-        with _owner_client(deployment, _action_timeout()) as client:
-            client.delete_deployment(deployment.uuid, force=True if force else None)
-    except DeploymentNotFound:
+        outcome = remote.delete(deployment, force=force)
+    except BackendError as error:
+        raise DeploymentError(explain(error, "the deployment was not deleted")) from error
+    except TokenUnavailable as error:
+        raise DeploymentError(error.message) from error
+    if outcome is remote.Deleted.GONE:
         record_event(
             deployment,
             deployment.status,
@@ -170,33 +162,18 @@ def delete(actor: User, deployment: Deployment, *, force: bool = False) -> None:
         tracking.mark_gone(deployment, source=source)
         if not deployment.deleted:  # it was not being deleted: it vanished; drop it anyway
             deployment.deleted, deployment.deleted_at = True, utcnow()
-    except Conflict as error:
-        if error.retry_after is not None:
-            # A concurrent-update 409 (sent with Retry-After): nothing was deleted.
-            raise DeploymentError(explain(error, "the deployment was not deleted")) from error
-        # Already being deleted (the orchestrator's 409): follow that delete.
-        record_event(
-            deployment,
-            Status.DELETING,
-            source=source,
-            actor=actor,
-            reason=words.DELETE_UNDER_WAY,
-            kind=DELETE_REQUESTED,
-        )
-    except OrchestratorError as error:
-        raise DeploymentError(explain(error, "the deployment was not deleted")) from error
-    except TokenUnavailable as error:
-        raise DeploymentError(error.message) from error
     else:
+        under_way = outcome is remote.Deleted.UNDER_WAY
         record_event(
             deployment,
             Status.DELETING,
             source=source,
             actor=actor,
-            reason=reason,
+            reason=words.DELETE_UNDER_WAY if under_way else reason,
             kind=DELETE_REQUESTED,
         )
-        deployment.status_reason = None
+        if not under_way:
+            deployment.status_reason = None
     if not deployment.deleted:
         deployment.next_check_at, deployment.check_failures = utcnow(), 0
     db.session.commit()
@@ -209,11 +186,10 @@ def reset_delete(actor: User, deployment: Deployment) -> None:
     Raises NotFound if ``actor`` may not see it, DeploymentError if the orchestrator refuses.
     """
     deployment = visible_deployment(actor, deployment.id)
-    uuid = _require_uuid(deployment, "reset")
+    _require_uuid(deployment, "reset")
     try:
-        with _owner_client(deployment, _action_timeout()) as client:
-            client.reset_deployment(uuid)
-    except OrchestratorError as error:
+        remote.reset_delete(deployment)
+    except BackendError as error:
         raise DeploymentError(explain(error, "the delete was not reset")) from error
     except TokenUnavailable as error:
         raise DeploymentError(error.message) from error
@@ -228,7 +204,7 @@ def reset_delete(actor: User, deployment: Deployment) -> None:
     db.session.commit()
 
 
-def record_callback(deployment: Deployment, state: schemas.DeploymentState) -> None:
+def record_callback(deployment: Deployment, state: RemoteState) -> None:
     """Apply what the orchestrator's callback says of ``deployment``, and commit; a callback
     reporting a step already finished is ignored (it was overtaken by a later one)."""
     if _arrived_late(deployment.status, state.phase):
@@ -294,13 +270,12 @@ def forget_secrets(actor: User, deployment: Deployment) -> None:
 
 def _on_demand(actor: User, deployment: Deployment, what: str, call):
     deployment = visible_deployment(actor, deployment.id)
-    uuid = _require_uuid(deployment, what)
+    _require_uuid(deployment, what)
     try:
-        with _owner_client(deployment, _action_timeout()) as client:
-            return call(client, uuid)
-    except DeploymentNotFound as error:
+        return call(deployment)
+    except base.NotFound as error:
         raise DeploymentError(str(_UNKNOWN[what])) from error
-    except OrchestratorError as error:
+    except BackendError as error:
         raise DeploymentError(explain(error, f"the {what} could not be fetched")) from error
     except TokenUnavailable as error:
         raise DeploymentError(error.message) from error
@@ -308,14 +283,12 @@ def _on_demand(actor: User, deployment: Deployment, what: str, call):
 
 def fetch_log(actor: User, deployment: Deployment) -> str:
     """The contextualisation log, asked for now (short timeout). Raises DeploymentError."""
-    return _on_demand(actor, deployment, "log", lambda client, uuid: client.get_log(uuid))
+    return _on_demand(actor, deployment, "log", remote.log)
 
 
 def fetch_resources(actor: User, deployment: Deployment) -> list[dict]:
     """The deployment's resources (VMs and their state), asked for now. Raises DeploymentError."""
-    return _on_demand(
-        actor, deployment, "resources", lambda client, uuid: client.list_resources(uuid)
-    )
+    return _on_demand(actor, deployment, "resources", remote.resources)
 
 
 def fetch_template(actor: User, deployment: Deployment) -> str:
@@ -324,7 +297,7 @@ def fetch_template(actor: User, deployment: Deployment) -> str:
     deployment = visible_deployment(actor, deployment.id)
     if deployment.template_text:
         return deployment.template_text
-    text = _on_demand(actor, deployment, "template", lambda client, uuid: client.get_template(uuid))
+    text = _on_demand(actor, deployment, "template", remote.template)
     deployment.template_text = text
     db.session.commit()
     return text

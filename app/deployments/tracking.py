@@ -12,7 +12,7 @@ from flask import current_app
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from app.backends.paas import schemas
+from app.backends.base import RemoteState
 from app.caches import cached_many
 from app.catalogue.models import TemplateRevision
 from app.clock import utcnow
@@ -80,20 +80,20 @@ def _store_outputs(deployment: Deployment, outputs: dict) -> None:
             deployment.secret_outputs_sealed = seal({**known, **secret})
 
 
-def apply_state(deployment: Deployment, state: schemas.DeploymentState, *, source: str) -> bool:
-    """Copy what the orchestrator says onto ``deployment`` (a timeline entry for a status
-    change, secret outputs sealed) and schedule the next check. True if the status changed.
-    The caller commits."""
+def apply_state(deployment: Deployment, state: RemoteState, *, source: str) -> bool:
+    """Copy what the deployment's backend says onto ``deployment`` (a timeline entry for a
+    status change, secret outputs sealed) and schedule the next check. True if the status
+    changed. The caller commits."""
     now = utcnow()
     if deployment.uuid is None:
-        deployment.uuid = state.uuid
-    changed = change_status(deployment, state.phase, source=source, reason=state.status_reason)
-    deployment.status_reason = state.status_reason
-    deployment.backend_state = state.status
-    deployment.task = state.task
+        deployment.uuid = state.backend_id
+    changed = change_status(deployment, state.phase, source=source, reason=state.reason)
+    deployment.status_reason = state.reason
+    deployment.backend_state = state.raw_state
+    deployment.task = state.details.get("task")
     deployment.site = state.site or deployment.site
     deployment.region = state.region or deployment.region
-    deployment.deployment_type = state.deployment_type or deployment.deployment_type
+    deployment.deployment_type = state.kind or deployment.deployment_type
     deployment.orchestrator_owner = state.owner or deployment.orchestrator_owner
     if state.outputs:
         _store_outputs(deployment, state.outputs)
@@ -112,7 +112,7 @@ def _mark_deleted(deployment: Deployment, now: datetime) -> None:
 
 
 def mark_gone(deployment: Deployment, *, source: str) -> None:
-    """The orchestrator answers that it does not know ``deployment``: deleted, if a delete was
+    """The backend answers that it does not know ``deployment``: deleted, if a delete was
     under way, else VANISHED. The caller commits."""
     now = utcnow()
     if deployment.status == Status.DELETING:

@@ -22,24 +22,25 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
-from flask import current_app, has_request_context, request
+from flask import current_app
 from flask_babel import gettext as _
 from flask_babel import ngettext
 from sqlalchemy import select
 
 from app.auth.errors import TokenUnavailable
 from app.auth.models import User
-from app.backends.paas import schemas
-from app.backends.paas.errors import (
-    Conflict,
-    OrchestratorError,
-    OrchestratorUnavailable,
+from app.backends.base import (
+    BackendError,
+    Busy,
+    NoId,
+    Unavailable,
     Unreachable,
+    Unreadable,
 )
 from app.catalogue.loader import Entry
 from app.catalogue.models import TemplateRevision
 from app.clock import utcnow
-from app.deployments import identity, tracking
+from app.deployments import identity, remote, tracking
 from app.deployments.errors import (
     DeploymentError,
     LaunchConflict,
@@ -101,25 +102,14 @@ def default_name(entry: Entry) -> str:
     return f"{entry.parsed.name or entry.slug} {secrets.token_hex(2)}"
 
 
-def callback_url(deployment: Deployment) -> str | None:
-    """Where the orchestrator reports on ``deployment``; ``None`` when the portal does not
-    know its own address (no PORTAL_BASE_URL and no request to read it from)."""
-    base = current_app.config.get("PORTAL_BASE_URL") or (
-        request.host_url if has_request_context() else ""
-    )
-    if not base.startswith(("http://", "https://")):
-        return None
-    return f"{base.rstrip('/')}/deployments/callback/{deployment.id}/{deployment.callback_secret}"
-
-
 def request_options() -> dict[str, Any]:
     """The steering options sent with every create, from the configuration."""
     config = current_app.config
     options = {
-        "keepLastAttempt": config["ORCHESTRATOR_KEEP_LAST_ATTEMPT"],
-        "timeoutMins": config["ORCHESTRATOR_TIMEOUT_MINS"],
-        "providerTimeoutMins": config["ORCHESTRATOR_PROVIDER_TIMEOUT_MINS"],
-        "maxProvidersRetry": config["ORCHESTRATOR_MAX_PROVIDERS_RETRY"],
+        "keep_failed_attempt": config["ORCHESTRATOR_KEEP_LAST_ATTEMPT"],
+        "timeout_minutes": config["ORCHESTRATOR_TIMEOUT_MINS"],
+        "provider_timeout_minutes": config["ORCHESTRATOR_PROVIDER_TIMEOUT_MINS"],
+        "max_provider_retries": config["ORCHESTRATOR_MAX_PROVIDERS_RETRY"],
     }
     return {key: value for key, value in options.items() if value is not None}
 
@@ -196,7 +186,7 @@ def launch(
         raise LaunchError(error.message, "group") from error
     options = request_options()
     if user_group:
-        options["userGroup"] = user_group
+        options["group"] = user_group
     text = _template_text(entry)
     deployment = Deployment(
         user_id=user.id,
@@ -233,20 +223,8 @@ def _submit(
     remembered_entry: Entry | None = None,
     remembered: dict | None = None,
 ) -> Deployment:
-    options = deployment.request_options or {}
     try:
-        with identity.client_for(user) as client:
-            answer = client.create_deployment(
-                deployment.template_text,
-                parameters,
-                callback=callback_url(deployment),
-                user_group=options.get("userGroup"),
-                timeout_mins=options.get("timeoutMins"),
-                provider_timeout_mins=options.get("providerTimeoutMins"),
-                max_providers_retry=options.get("maxProvidersRetry"),
-                keep_last_attempt=options.get("keepLastAttempt"),
-            )
-        state = schemas.DeploymentState.from_json(answer)
+        state = remote.create(user, deployment, parameters)
     except Unreachable as error:
         _not_launched(deployment, NOT_REACHED)
         raise LaunchError(explain(error, NOTHING_LAUNCHED)) from error
@@ -260,24 +238,24 @@ def _submit(
         log.error("Launch of deployment %s: %s", deployment.id, error)
         _not_launched(deployment, NOT_SET_UP)
         raise LaunchError(_(NOT_SET_UP)) from error
-    except OrchestratorUnavailable as error:
+    except NoId:
+        _remember(user, remembered_entry, remembered)
+        return _unconfirmed(deployment, UNCONFIRMED_NO_ID)
+    except Unreadable as error:
+        _remember(user, remembered_entry, remembered)
+        return _unconfirmed(deployment, UNCONFIRMED_UNREADABLE, error.message)
+    except Unavailable as error:
         _remember(user, remembered_entry, remembered)
         return _unconfirmed(deployment, UNCONFIRMED_UNANSWERED, error.message)
-    except Conflict as error:
+    except Busy as error:
         message = explain_create_conflict(error)
         _not_launched(deployment, message)
         raise LaunchConflict(message) from error
-    except OrchestratorError as error:
-        if error.status_code is not None and 200 <= error.status_code < 300:
-            _remember(user, remembered_entry, remembered)
-            return _unconfirmed(deployment, UNCONFIRMED_UNREADABLE, error.message)
+    except BackendError as error:
         message = explain(error, NOTHING_LAUNCHED)
         _not_launched(deployment, message)
         raise LaunchError(message) from error
-    except ValueError:
-        _remember(user, remembered_entry, remembered)
-        return _unconfirmed(deployment, UNCONFIRMED_NO_ID)
-    deployment.uuid = state.uuid
+    deployment.uuid = state.backend_id
     tracking.apply_state(deployment, state, source="launch")
     _remember(user, remembered_entry, remembered)
     db.session.commit()  # step 2: the outcome
@@ -286,7 +264,7 @@ def _submit(
         user.id,
         deployment.template_slug,
         deployment.id,
-        state.uuid,
+        state.backend_id,
     )
     return deployment
 

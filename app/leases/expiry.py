@@ -25,9 +25,9 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import selectinload
 
 from app.auth.errors import TokenUnavailable
-from app.backends.paas.errors import Conflict, DeploymentNotFound, OrchestratorError
+from app.backends.base import BackendError
 from app.clock import utcnow
-from app.deployments import identity, tracking
+from app.deployments import remote, tracking
 from app.deployments.errors import NOT_DELETED, DeploymentError, problem_of, problem_text
 from app.deployments.models import NOT_LAUNCHED, VANISHED, Deployment
 from app.deployments.status import Status
@@ -228,7 +228,7 @@ def _record_delete(lease, deployment, now, kind: str, details: dict, result) -> 
 
 
 def _delete(deployment_id: int, result: ExpiryResult) -> None:
-    """Ask the orchestrator to delete, as the owner's own delete does, and store the outcome;
+    """Ask the backend to delete, through the owner's own delete verb, and store the outcome;
     commits. A refusal is kept on the lease and shown to the owner and to admins."""
     deployment = db.session.get(Deployment, deployment_id)
     lease = db.session.get(Lease, deployment_id)
@@ -236,21 +236,17 @@ def _delete(deployment_id: int, result: ExpiryResult) -> None:
     if not deployment.uuid or deployment.status in (NOT_LAUNCHED, VANISHED):
         deployment.deleted, deployment.deleted_at = True, utcnow()
     else:
-        timeout = current_app.config["ORCHESTRATOR_ACTION_TIMEOUT"]
         try:
-            with identity.client_for(deployment.user, timeout) as client:
-                client.delete_deployment(deployment.uuid)
-        except DeploymentNotFound:
-            tracking.mark_gone(deployment, source="portal")
-            deployment.deleted = True
-            deployment.deleted_at = deployment.deleted_at or utcnow()
-        except Conflict as error:
-            if error.retry_after is not None:
-                problem = problem_of(error, NOT_DELETED)
-        except OrchestratorError as error:
+            outcome = remote.delete(deployment)
+        except BackendError as error:
             problem = problem_of(error, NOT_DELETED)
         except (TokenUnavailable, DeploymentError) as error:
             problem = {"error": "portal", "said": error.message}
+        else:
+            if outcome is remote.Deleted.GONE:
+                tracking.mark_gone(deployment, source="portal")
+                deployment.deleted = True
+                deployment.deleted_at = deployment.deleted_at or utcnow()
     if problem:
         _delete_refused(deployment, lease, problem)
         result.delete_failed += 1

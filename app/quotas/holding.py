@@ -31,7 +31,7 @@ from sqlalchemy import and_, or_
 from app.deployments.models import Deployment
 from app.deployments.status import JOB_FINISHED, RELEASED, Status, holds_resources
 
-CREATE_FAILED = Status.FAILED  # a failed create: held only when its attempt is kept
+FAILED = Status.FAILED  # a failed create: held only when its attempt is kept
 RELEASED_STATUSES = RELEASED
 
 
@@ -55,6 +55,6 @@ def holding_clause():
     return and_(
         Deployment.deleted.is_(False),
         Deployment.status.not_in(sorted(RELEASED_STATUSES)),
-        or_(Deployment.status != CREATE_FAILED, Deployment.keeps_failed_attempt.is_(True)),
+        or_(Deployment.status != FAILED, Deployment.keeps_failed_attempt.is_(True)),
         or_(Deployment.runs_once.is_(False), Deployment.status.not_in(sorted(JOB_FINISHED))),
     )

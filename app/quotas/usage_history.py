@@ -20,7 +20,7 @@ from app.auth.models import User
 from app.clock import utcnow
 from app.deployments.models import Deployment, DeploymentEvent
 from app.extensions import db
-from app.quotas.holding import CREATE_FAILED, RELEASED_STATUSES, holds
+from app.quotas.holding import FAILED, RELEASED_STATUSES, holds
 
 
 @dataclass
@@ -58,7 +58,7 @@ def _ends(deployments: list[Deployment]) -> dict[int, datetime]:
         select(DeploymentEvent.deployment_id, func.min(DeploymentEvent.at))
         .where(
             DeploymentEvent.deployment_id.in_(stopped),
-            DeploymentEvent.to_status.in_([*RELEASED_STATUSES, CREATE_FAILED]),
+            DeploymentEvent.to_status.in_([*RELEASED_STATUSES, FAILED]),
         )
         .group_by(DeploymentEvent.deployment_id)
     )

@@ -8,7 +8,8 @@ Deployments are made by backends (the PaaS orchestrator today, the Infrastructur
 next), and each maps its own states onto the portal's words. Stored statuses (on deployments
 and in their timelines) become those words; each deployment gains the name of its backend
 (every one so far was made by the orchestrator: "paas") and keeps the backend's own word for
-its state, for admins. The mapping is copied here rather than imported, so that this step
+its state, for admins. The steering options kept with each create are renamed the portal's
+way too. The mapping is copied here rather than imported, so that this step
 replays the same whatever the code becomes. Statuses the portal adds itself (SUBMITTING,
 UNCONFIRMED, NOT_LAUNCHED, VANISHED) and any it does not know stay as they are.
 """
@@ -34,6 +35,14 @@ WORDS = {
     "DELETE_FAILED": "delete-failed",
     "UNKNOWN": "unknown",
 }
+# The steering options kept with each create, from the orchestrator's names to the portal's.
+OPTIONS = {
+    "keepLastAttempt": "keep_failed_attempt",
+    "timeoutMins": "timeout_minutes",
+    "providerTimeoutMins": "provider_timeout_minutes",
+    "maxProvidersRetry": "max_provider_retries",
+    "userGroup": "group",
+}
 STATUS_COLUMNS = (
     ("deployments", "status"),
     ("deployment_events", "from_status"),
@@ -51,6 +60,18 @@ def _rename(mapping: dict[str, str]) -> None:
             )
 
 
+def _rename_options(mapping: dict[str, str]) -> None:
+    connection = op.get_bind()
+    table = sa.table("deployments", sa.column("id"), sa.column("request_options", sa.JSON))
+    for row_id, options in connection.execute(sa.select(table.c.id, table.c.request_options)):
+        if not isinstance(options, dict) or not set(options) & set(mapping):
+            continue
+        renamed = {mapping.get(key, key): value for key, value in options.items()}
+        connection.execute(
+            sa.update(table).where(table.c.id == row_id).values(request_options=renamed)
+        )
+
+
 def upgrade():
     with op.batch_alter_table("deployments") as batch:
         batch.add_column(
@@ -64,9 +85,11 @@ def upgrade():
         )
     )
     _rename(WORDS)
+    _rename_options(OPTIONS)
 
 
 def downgrade():
+    _rename_options({new: old for old, new in OPTIONS.items()})
     _rename({new: old for old, new in WORDS.items()})
     with op.batch_alter_table("deployments") as batch:
         batch.drop_column("backend_state")

@@ -95,7 +95,7 @@ def _kept_flag_after_upgrade(make_app, url):
                     "INSERT INTO deployments (user_id, name, template_slug, template_name,"
                     " parameters, request_options, charge, status, outputs, adopted,"
                     " check_failures, deleted, created_at, updated_at) VALUES (:user, :name,"
-                    " 'vm', 'VM', '{}', :options, '{}', 'failed', '{}', false, 0,"
+                    " 'vm', 'VM', '{}', :options, '{}', 'CREATE_FAILED', '{}', false, 0,"
                     " false, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
                 ),
                 {"user": user_id, "name": name, "options": options},

@@ -91,7 +91,7 @@ def _apply(app, deployment_id, source="sync", **json):
     with app.app_context():
         deployment = db.session.get(Deployment, deployment_id)
         body = {"uuid": deployment.uuid, "status": deployment.status, **json}
-        tracking.apply_state(deployment, schemas.DeploymentState.from_json(body), source=source)
+        tracking.apply_state(deployment, schemas.DeploymentState.from_json(body).remote(), source=source)
         db.session.commit()
 
 

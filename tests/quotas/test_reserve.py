@@ -91,7 +91,7 @@ def test_a_per_model_limit_binds_that_model_only(quotas):
     [
         ({"status": "NOT_LAUNCHED"}, False),
         ({"status": "failed"}, False),
-        ({"status": "failed", "request_options": {"keepLastAttempt": True}}, True),
+        ({"status": "failed", "request_options": {"keep_failed_attempt": True}}, True),
         ({"status": "deleted"}, False),
         ({"status": "VANISHED"}, False),
         ({"deleted": True}, False),

@@ -10,3 +10,35 @@ stand-in for the real service, for the tests and the demo mode, lives apart in `
 def template_problem(node_types: tuple[str, ...]) -> str | None:
     """The orchestrator takes every template the catalogue accepts: nothing to refuse here."""
     return None
+
+
+def make_backend(caller, token_provider, timeout):
+    """The orchestrator as a backend acting for ``caller`` (None: the portal's service
+    identity) with the tokens ``token_provider`` gives."""
+    from app.backends.paas.backend import PaasBackend
+    from app.backends.paas.connect import client_for
+
+    return PaasBackend(client_for(caller, token_provider, timeout))
+
+
+def read_report(body: dict):
+    """What the orchestrator's callback ``body`` says of a deployment (a RemoteState).
+    Raises ValueError when it names no deployment."""
+    from app.backends.paas.schemas import DeploymentState
+
+    return DeploymentState.from_json(body).remote()
+
+
+def trusts_every_login() -> bool:
+    """Whether the configured orchestrator is the built-in demo, which takes the portal's
+    word for who is calling."""
+    from app.backends.paas.connect import trusts_every_login as trusts
+
+    return trusts()
+
+
+def login_provider_named_by(issuer: str) -> str | None:
+    """The portal login provider an issuer of the demo's names, if it is one."""
+    from app.backends.paas.connect import login_provider_named_by as named
+
+    return named(issuer)

@@ -6,23 +6,13 @@ tells the two apart: both are reached through the same ``OrchestratorClient``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from flask import current_app
 
+from app.backends.base import Caller
 from app.backends.paas.client import OrchestratorClient, Timeout
 
 DEMO_URL = "demo"
-
-
-@dataclass(frozen=True)
-class Caller:
-    """Whom a call is made for, as the portal knows them: the login provider they came
-    through ("local", "ldap" or an OIDC provider's name), their subject there, their groups."""
-
-    provider: str
-    subject: str
-    groups: tuple[str, ...] = ()
 
 
 def trusts_every_login() -> bool:

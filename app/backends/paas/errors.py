@@ -37,7 +37,7 @@ class BadRequest(OrchestratorError, base.Refused):
     default_message = _l("The orchestrator refused the request as invalid.")
 
 
-class Unauthorized(OrchestratorError, base.NotAllowed):
+class Unauthorized(OrchestratorError, base.Unauthenticated):
     """401: the access token is missing, expired or not trusted."""
 
     default_message = _l("The orchestrator did not accept the login token.")

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from app.backends.base import Phase
+from app.backends.base import Phase, RemoteState
 
 CREATE_IN_PROGRESS = "CREATE_IN_PROGRESS"
 CREATE_COMPLETE = "CREATE_COMPLETE"
@@ -145,6 +145,27 @@ class DeploymentState:
         """``createdBy`` as "subject@issuer", the form the orchestrator's queries use."""
         subject, issuer = self.created_by.get("subject"), self.created_by.get("issuer")
         return f"{subject}@{issuer}" if subject and issuer else None
+
+    def remote(self) -> RemoteState:
+        """What the portal keeps of it, in the portal's words (the orchestrator's own status,
+        task and group kept for admins)."""
+        return RemoteState(
+            backend_id=self.uuid,
+            phase=self.phase,
+            raw_state=self.status,
+            reason=self.status_reason,
+            outputs=dict(self.outputs),
+            site=self.site,
+            region=self.region,
+            kind=self.deployment_type,
+            created_at=self.creation_time,
+            updated_at=self.update_time,
+            owner=self.owner,
+            owner_subject=self.created_by.get("subject"),
+            owner_issuer=self.created_by.get("issuer"),
+            callback=self.callback,
+            details={"task": self.task, "group": self.user_group},
+        )
 
     @property
     def in_progress(self) -> bool:

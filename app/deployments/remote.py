@@ -1,0 +1,190 @@
+"""The deployments feature's remote verbs: the one place that asks a backend to make, follow,
+read or remove a deployment, and decides what each answer means for the portal's record.
+
+Whoever asks (a person on a page or through the API, the sync worker, a lease at its end)
+comes through here, so that a rule such as "what a busy answer to a delete means" has one
+owner. A deployment is served by the backend named in its record (``Deployment.backend``);
+the owner's identity is used for every call about it (``identity.backend_for``), since a
+backend lets only the owner act on a deployment. The sync worker's listing reads through the
+backend ``backend_for_identity`` hands it.
+"""
+
+from __future__ import annotations
+
+import enum
+import threading
+from collections import defaultdict
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+from flask import current_app, has_request_context, request
+
+from app.auth.errors import TokenUnavailable
+from app.auth.models import User
+from app.backends.base import Backend, BackendError, Busy, CreateRequest, NotFound, RemoteState
+from app.deployments import identity
+from app.deployments.errors import DeploymentError
+from app.deployments.models import Deployment
+
+__all__ = [
+    "Deleted",
+    "backend_for_identity",
+    "callback_url",
+    "create",
+    "delete",
+    "log",
+    "resources",
+    "reset_delete",
+    "states_of",
+    "template",
+]
+
+
+class Deleted(enum.Enum):
+    """What became of a delete the backend was asked for."""
+
+    ASKED = "asked"  # the backend started it
+    GONE = "gone"  # the backend no longer knows the deployment: nothing is left to delete
+    UNDER_WAY = "under-way"  # a delete was already under way; it is followed
+
+
+def _action_timeout():
+    return current_app.config["ORCHESTRATOR_ACTION_TIMEOUT"]
+
+
+def owner_backend(deployment: Deployment, timeout=None) -> Backend:
+    """The deployment's backend, acting as its owner. Raises DeploymentError when the owner
+    has no way to call it."""
+    return identity.backend_for(deployment.user, timeout, deployment.backend)
+
+
+def backend_for_identity(key: str, timeout=None) -> Backend | None:
+    """The backend acting as the identity ``key`` for the sync worker's listing."""
+    return identity.backend_for_identity(key, timeout)
+
+
+def callback_url(deployment: Deployment) -> str | None:
+    """Where a backend that reports changes tells the portal of ``deployment``; ``None`` when
+    the portal does not know its own address (no PORTAL_BASE_URL and no request to read it
+    from)."""
+    base = current_app.config.get("PORTAL_BASE_URL") or (
+        request.host_url if has_request_context() else ""
+    )
+    if not base.startswith(("http://", "https://")):
+        return None
+    return f"{base.rstrip('/')}/deployments/callback/{deployment.id}/{deployment.callback_secret}"
+
+
+def tag_of(deployment: Deployment) -> str:
+    """What lets the sync worker find ``deployment`` again at a backend that keeps tags, should
+    the create's answer be lost: unique to the record, and known only to the portal."""
+    return f"{deployment.id}-{deployment.callback_secret}"
+
+
+def create(user: User, deployment: Deployment, inputs: dict) -> RemoteState:
+    """Ask the deployment's backend to make it, as ``user``; returns its first state.
+
+    Raises the backend's errors (``app.backends.base``), TokenUnavailable, DeploymentError
+    (no way to call), ConfigurationError (the backend is not set up).
+    """
+    options = dict(deployment.request_options or {})
+    group = options.pop("group", None)
+    with identity.backend_for(user, None, deployment.backend) as backend:
+        callback = callback_url(deployment) if backend.capabilities.callbacks else None
+        return backend.create(
+            CreateRequest(
+                template=deployment.template_text or "",
+                inputs=inputs,
+                tag=tag_of(deployment),
+                callback=callback,
+                group=group,
+                options=options,
+            )
+        )
+
+
+def delete(deployment: Deployment, *, force: bool = False) -> Deleted:
+    """Ask the deployment's backend, as its owner, to delete it (``force`` where the backend
+    can). Raises BackendError when it refused or did not answer (a Busy error with a retry
+    time included: nothing was deleted), TokenUnavailable or DeploymentError when the owner
+    cannot call it."""
+    try:
+        with owner_backend(deployment, _action_timeout()) as backend:
+            backend.delete(deployment.uuid, force=force and backend.capabilities.force_delete)
+    except NotFound:
+        return Deleted.GONE
+    except Busy as error:
+        if error.retry_after is not None:
+            raise  # a concurrent change: nothing was deleted, and it may be asked again
+        return Deleted.UNDER_WAY
+    return Deleted.ASKED
+
+
+def reset_delete(deployment: Deployment) -> None:
+    """Reset a stuck delete, as the owner. Raises BackendError, TokenUnavailable,
+    DeploymentError."""
+    with owner_backend(deployment, _action_timeout()) as backend:
+        backend.reset_delete(deployment.uuid)
+
+
+def log(deployment: Deployment) -> str:
+    """The deployment's log, asked for now (short timeout). Raises like ``reset_delete``."""
+    with owner_backend(deployment, _action_timeout()) as backend:
+        return backend.log(deployment.uuid)
+
+
+def resources(deployment: Deployment) -> list[dict]:
+    """The deployment's machines and other resources, asked for now."""
+    with owner_backend(deployment, _action_timeout()) as backend:
+        return backend.resources(deployment.uuid)
+
+
+def template(deployment: Deployment) -> str:
+    """The template the backend holds for the deployment, asked for now."""
+    with owner_backend(deployment, _action_timeout()) as backend:
+        return backend.template(deployment.uuid)
+
+
+class _ThreadBackends:
+    """One backend per pool thread (connections are not shared), made by ``copies``."""
+
+    def __init__(self, copies):
+        self.copies = copies
+        self._local = threading.local()
+
+    def get(self) -> Backend:
+        backend = getattr(self._local, "backend", None)
+        if backend is None:
+            backend = self._local.backend = self.copies()
+        return backend
+
+
+def _ask(backends: _ThreadBackends, backend_id: str):
+    """The deployment's state, or the exception the call raised (run in a pool thread)."""
+    try:
+        return backends.get().state(backend_id)
+    except BackendError as error:
+        return error
+
+
+def states_of(rows: list[Deployment], concurrency: int) -> Iterator[tuple[Deployment, object]]:
+    """Each row with what its backend says of it now: a RemoteState, or the error met (a
+    BackendError, or TokenUnavailable/DeploymentError when its owner cannot call). At most
+    ``concurrency`` calls run at once, each thread with a backend of its own; everything
+    touching the database stays in the caller's thread."""
+    grouped: dict[tuple[str, str], list[Deployment]] = defaultdict(list)
+    for row in rows:
+        grouped[(identity.identity_of(row.user), row.backend)].append(row)
+    jobs = []
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        for (_key, name), members in grouped.items():
+            try:
+                # The credentials are read here, in the thread owning the database session.
+                with identity.backend_for(members[0].user, None, name) as template_backend:
+                    backends = _ThreadBackends(template_backend.thread_copies())
+            except (TokenUnavailable, DeploymentError) as error:
+                jobs.extend((row, error) for row in members)
+                continue
+            jobs.extend((row, pool.submit(_ask, backends, row.uuid)) for row in members)
+        for row, job in jobs:
+            yield row, job if isinstance(job, Exception) else job.result()
