@@ -10,6 +10,7 @@ The floors, top to bottom (README, "Layout"):
     deployments                     what was launched; reads the catalogue's templates
     catalogue                       what can be launched
     tosca, orchestrator             the TOSCA library; the orchestrator's API (and its emulator)
+    backends                        where deployments are made: the interface, one package each
     auth                            who people are
     core modules                    extensions, clock, errors, config, caches, locks, ...
 
@@ -38,6 +39,7 @@ FLOORS = {
     "catalogue": 3,
     "tosca": 2,
     "orchestrator": 2,
+    "backends": 2,
     "auth": 1,
 }
 # The core: modules (and small packages) every floor may use; they import no feature.
