@@ -48,8 +48,9 @@ class ImBackend(Backend):
         force_delete=True,
         reset_delete=False,
         resources=False,
-        # Anyone with the same IM identity (the service identity) may have made others.
-        made_elsewhere=True,
+        # People who sign in locally share the portal's one IM identity: what it holds is
+        # matched to records by tag, never adopted as the caller's.
+        made_elsewhere=False,
     )
 
     def __init__(

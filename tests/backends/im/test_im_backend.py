@@ -48,13 +48,28 @@ def test_a_template_with_interfaces_fails_with_a_reason_in_plain_words(im_backen
     assert "No correct Master VM found" in im_backend.log(made.backend_id)
 
 
-def test_a_template_whose_imports_im_cannot_fetch_is_refused_with_a_short_reason(im_backend):
-    with pytest.raises(Refused) as refused:
-        create(im_backend, "url-import.yaml")
+def refused_create(backend, name) -> Refused:
+    """The refusal of a create that IM must refuse. IM 2.0.0 now and then accepts a template
+    whose types it could not load, when it parses another one at the same moment (tosca-parser
+    collects errors in state shared by the whole process): such a create is removed and sent
+    again."""
+    for _attempt in range(3):
+        try:
+            made = create(backend, name)
+        except Refused as refused:
+            return refused
+        wait_until_settled(backend, made.backend_id)
+        backend.delete(made.backend_id, force=True)
+    pytest.fail(f"IM accepted {name} three times")
 
-    message = refused.value.message
-    assert refused.value.status_code == 400
+
+def test_a_template_whose_imports_im_cannot_fetch_is_refused_with_a_short_reason(im_backend):
+    refused = refused_create(im_backend, "url-import.yaml")
+
+    message = refused.message
+    assert refused.status_code == 400
     assert message.startswith("Error parsing request body")
+    assert 'Type "tosca.nodes.indigo.Compute" is not a valid type' in message
     assert len(message) <= MAX_MESSAGE
     assert "File " not in message and "Traceback" not in message
     assert im_backend.list_mine() == []
