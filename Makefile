@@ -19,7 +19,7 @@ setup run: export PORTAL_PORTAL_BASE_URL ?= http://$(HOST):$(PORT)
 # Debian packages the test suite starts or drives: a real LDAP server and a real browser.
 TEST_APT_PACKAGES := slapd ldap-utils chromium fonts-dejavu-core
 
-.PHONY: run setup test test-deps lint bench clean translations
+.PHONY: run setup test test-deps lint bench clean translations im-venv
 
 $(BIN)/python:
 	@if ! $(PYTHON) -c 'import ensurepip, venv' >/dev/null 2>&1; then \
@@ -77,8 +77,23 @@ run: setup
 	PORTAL_SESSION_COOKIE_SECURE=false $(BIN)/gunicorn -c config/gunicorn.conf.py \
 	  --bind $(HOST):$(PORT) --workers $(WORKERS) --access-logfile - wsgi:app
 
+# The Infrastructure Manager the IM backend's tests run for real, in a virtualenv of its own (it is
+# GPL-3.0 and a separate process; the portal never imports it). Pinned, without dependency
+# resolution: tests/fixtures/im-requirements.txt names every package (ansible-core, not ansible).
+IM_VENV ?= .im-venv
+IM_REQUIREMENTS := tests/fixtures/im-requirements.txt
+
+$(IM_VENV)/.installed: $(IM_REQUIREMENTS)
+	$(PYTHON) -m venv $(IM_VENV)
+	$(IM_VENV)/bin/pip install -q --upgrade pip
+	$(IM_VENV)/bin/pip install -q --no-deps -r $(IM_REQUIREMENTS)
+	@touch $@
+
+## im-venv: the Infrastructure Manager 2.0 the IM backend's tests start
+im-venv: $(IM_VENV)/.installed
+
 ## test-deps: the Debian packages (when root) and Python packages the tests need
-test-deps: $(VENV)/.installed-test $(MO_FILES)
+test-deps: $(VENV)/.installed-test $(MO_FILES) $(IM_VENV)/.installed
 	@missing=$$(for p in $(TEST_APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
@@ -101,4 +116,4 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python -m bench
 
 clean:
-	rm -rf $(VENV) instance .pytest_cache test-artifacts
+	rm -rf $(VENV) $(IM_VENV) instance .pytest_cache test-artifacts

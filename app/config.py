@@ -65,3 +65,22 @@ def _check(app: Flask) -> None:
             'orchestrator\'s URL, or to "demo" for the built-in emulator (nothing real is '
             "deployed); `make setup` writes the demo's setting to instance/portal.cfg."
         )
+    _check_im(app.config)
+
+
+def _check_im(config) -> None:
+    """IM_TIMEOUT is seconds or a (connect, read) pair; an IM_URL needs a cloud to deploy to."""
+    timeout = config.get("IM_TIMEOUT")
+    pair = timeout if isinstance(timeout, list | tuple) else [timeout]
+    if len(pair) not in (1, 2) or not all(
+        isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+        for value in pair
+    ):
+        raise ConfigurationError(
+            "IM_TIMEOUT must be a number of seconds, or a (connect, read) pair of them."
+        )
+    if config.get("IM_URL") and not config.get("IM_CLOUDS"):
+        raise ConfigurationError(
+            "IM_URL is set but IM_CLOUDS names no cloud: the Infrastructure Manager needs at "
+            "least one auth line for a cloud to deploy to."
+        )

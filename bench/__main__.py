@@ -4,6 +4,7 @@ import sys
 
 from bench import (
     api,
+    im_deletes,
     catalogue,
     crowd,
     deployments_page,
@@ -28,3 +29,4 @@ if __name__ == "__main__":
     leases.main(quick="--quick" in sys.argv)
     translation.main(quick="--quick" in sys.argv)
     crowd.main(quick="--quick" in sys.argv)
+    im_deletes.main(quick="--quick" in sys.argv)

@@ -203,6 +203,26 @@ ORCHESTRATOR_TIMEOUT = (5, 30)
 ORCHESTRATOR_DEMO_COMPLETE_AFTER_POLLS = 3
 ORCHESTRATOR_DEMO_COMPLETE_AFTER_SECONDS = 20
 
+# --- Infrastructure Manager ---------------------------------------------------------------------
+
+# Base URL of the Infrastructure Manager's REST API (IM 2.0), the second place deployments can
+# be made. Empty: none configured.
+IM_URL = ""
+
+# Seconds to wait for the Infrastructure Manager to connect and answer.
+IM_TIMEOUT = (5, 30)
+
+# IM's auth lines for the clouds it deploys to, one per cloud, sent with every call after the
+# caller's own line: a list of strings, or one string with a line per cloud. They hold site
+# credentials: they are never logged or shown.
+# ["id = site; type = OpenStack; host = https://keystone.example.org:5000; ..."]
+IM_CLOUDS = []
+
+# The portal's own identity at IM, used for people who sign in locally or through LDAP (people
+# who sign in through an OIDC provider call IM with their access token).
+IM_USERNAME = ""
+IM_PASSWORD = ""
+
 # --- Deployment pages ---------------------------------------------------------------------------
 
 # Deployments per page of the My deployments list.

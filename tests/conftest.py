@@ -21,6 +21,7 @@ pytest_plugins = [
     "tests.fixtures.orchestrator_emulator",
     "tests.fixtures.tosca",
     "tests.fixtures.smtp",
+    "tests.fixtures.im_server",
 ]
 
 TEST_CONFIG = {

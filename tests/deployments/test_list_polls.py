@@ -91,7 +91,8 @@ def _apply(app, deployment_id, source="sync", **json):
     with app.app_context():
         deployment = db.session.get(Deployment, deployment_id)
         body = {"uuid": deployment.uuid, "status": deployment.status, **json}
-        tracking.apply_state(deployment, schemas.DeploymentState.from_json(body).remote(), source=source)
+        state = schemas.DeploymentState.from_json(body).remote()
+        tracking.apply_state(deployment, state, source=source)
         db.session.commit()
 
 

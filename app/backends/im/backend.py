@@ -1,0 +1,197 @@
+"""The Infrastructure Manager as a backend: ``ImBackend`` and ``im_backend``, which makes one
+for the current app and caller."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from flask import current_app
+
+from app.backends.base import (
+    Backend,
+    Capabilities,
+    CreateRequest,
+    NotFound,
+    Phase,
+    RemoteState,
+)
+from app.backends.im import deletes
+from app.backends.im.client import ImClient, auth_lines
+from app.backends.im.reasons import reason
+from app.backends.im.states import WATCH, UnknownWatch, phase_of
+from app.backends.im.template import TAG_PREFIX, prepared, tag_in, tag_pattern
+
+# IM 2.0.0 loses deletes that overlap each other or IM's own threads: a delete is checked this
+# long after IM answered it, and sent again, up to DELETE_ATTEMPTS times in all.
+DELETE_SETTLE_SECONDS = 0.5
+DELETE_ATTEMPTS = 3
+
+
+class ImBackend(Backend):
+    """Makes, follows and removes infrastructures at one IM server for one caller.
+
+    ``client`` carries the caller's auth lines; ``delete_lock`` serialises deletes at that
+    server (``deletes.serialised``); ``watch`` decides when ``unknown`` is believed.
+    """
+
+    name = "im"
+    capabilities = Capabilities(
+        callbacks=False,
+        separate_inputs=False,
+        user_group=False,
+        # The site is chosen by the cloud line the portal sends (IM_CLOUDS); a choice per
+        # deployment comes later.
+        site_choice=False,
+        stop_start=False,
+        force_delete=True,
+        reset_delete=False,
+        resources=False,
+        # People who sign in locally share the portal's one IM identity: what it holds is
+        # matched to records by tag, never adopted as the caller's.
+        made_elsewhere=False,
+    )
+
+    def __init__(
+        self,
+        client: ImClient,
+        *,
+        delete_lock: deletes.DeleteLock = deletes.unserialised,
+        watch: UnknownWatch = WATCH,
+        settle_seconds: float = DELETE_SETTLE_SECONDS,
+        delete_attempts: int = DELETE_ATTEMPTS,
+    ):
+        self.client = client
+        self.delete_lock = delete_lock
+        self.watch = watch
+        self.settle_seconds = settle_seconds
+        self.delete_attempts = delete_attempts
+
+    def create(self, request: CreateRequest) -> RemoteState:
+        """Send the template, inputs and tag written in. Raises Refused with IM's reason
+        (nothing made), Unreachable (nothing made), Unavailable (perhaps made: ``find``)."""
+        infid = self.client.create(prepared(request.template, request.inputs, request.tag))
+        return RemoteState(infid, Phase.CREATING, raw_state="pending", tag=request.tag)
+
+    def state(self, backend_id: str) -> RemoteState:
+        """The state now; outputs when ready, and a reason (and the whole log in
+        ``details["log"]``) when failed. Raises NotFound once it is deleted."""
+        answer = self.client.state(backend_id)
+        raw = str(answer.get("state") or "unknown")
+        phase = phase_of(raw)
+        details: dict[str, Any] = {"vm_states": answer.get("vm_states") or {}}
+        if phase is Phase.UNKNOWN and not self.watch.believe(backend_id, raw):
+            details["note"] = "IM said unknown; asked again before it is believed"
+            return RemoteState(backend_id, Phase.CREATING, raw_state=raw, details=details)
+        self.watch.believe(backend_id, raw)
+        outputs, why = {}, None
+        if phase is Phase.READY:
+            outputs = self.client.outputs(backend_id)
+        elif phase is Phase.FAILED:
+            details["log"] = self.client.contmsg(backend_id)
+            why = reason(details["log"])
+        return RemoteState(
+            backend_id, phase, raw_state=raw, reason=why, outputs=outputs, details=details
+        )
+
+    def list_mine(self) -> list[RemoteState]:
+        """Every infrastructure of the caller's IM identity, with the portal's tag where its
+        template has one. Their phases are IM's word as it is (``unknown`` not held back)."""
+        found = []
+        for infid in self.client.list_ids(tag_pattern_any()):
+            try:
+                tag = tag_in(self.client.tosca(infid))
+                raw = str(self.client.state(infid).get("state") or "unknown")
+            except NotFound:
+                continue  # deleted meanwhile
+            found.append(RemoteState(infid, phase_of(raw), raw_state=raw, tag=tag))
+        return found
+
+    def find(self, tag: str) -> RemoteState | None:
+        """The infrastructure made with ``tag``, or None: what a create whose answer was lost
+        made, if anything."""
+        for infid in self.client.list_ids(tag_pattern(tag)):
+            try:
+                if tag_in(self.client.tosca(infid)) == tag:
+                    return RemoteState(infid, Phase.CREATING, tag=tag)
+            except NotFound:
+                continue
+        return None
+
+    def delete(self, backend_id: str, *, force: bool = False) -> None:
+        """Remove it, one delete at a time at this IM server, and make sure IM forgot it.
+        Raises NotFound when IM did not know it, Busy while IM is still creating it,
+        Unavailable (perhaps removed: ask ``state`` later).
+
+        IM answers the delete once it is done (not ``async``), then is asked again after a
+        pause: IM 2.0.0 sometimes keeps an infrastructure it reported destroyed (its own
+        threads write it back, in state ``unknown``), and a second delete then removes it.
+        """
+        with self.delete_lock():
+            for attempt in range(self.delete_attempts):
+                try:
+                    self.client.delete(backend_id, force=force)
+                except NotFound:
+                    if attempt == 0:
+                        raise
+                    break
+                time.sleep(self.settle_seconds)
+                if self._gone(backend_id):
+                    break
+        self.watch.forget(backend_id)
+
+    def _gone(self, backend_id: str) -> bool:
+        try:
+            self.client.state(backend_id)
+        except NotFound:
+            return True
+        return False
+
+    def log(self, backend_id: str) -> str:
+        return self.client.contmsg(backend_id)
+
+    def outputs(self, backend_id: str) -> dict[str, Any]:
+        return dict(self.client.outputs(backend_id))
+
+    def template(self, backend_id: str) -> str:
+        return self.client.tosca(backend_id)
+
+    def quotas(self, cloud_id: str) -> dict:
+        """What the cloud line ``cloud_id`` may still use, as IM reports it (for capacity)."""
+        return self.client.quotas(cloud_id)
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def tag_pattern_any() -> str:
+    """The regular expression that finds every template the portal tagged."""
+    return re.escape(TAG_PREFIX)
+
+
+def im_backend(*, access_token: str | None = None) -> ImBackend:
+    """The IM backend of the current app acting for a person who logged in through an OIDC
+    provider (their ``access_token``), or for the portal's service identity (IM_USERNAME and
+    IM_PASSWORD) when none is given. Raises ValueError when the settings do not allow it."""
+    config = current_app.config
+    url = config.get("IM_URL") or ""
+    if not url:
+        raise ValueError("IM_URL is not set.")
+    lines = auth_lines(
+        cloud_lines(config.get("IM_CLOUDS")),
+        token=access_token,
+        username=config.get("IM_USERNAME"),
+        password=config.get("IM_PASSWORD"),
+    )
+    client = ImClient(url, lines, config["IM_TIMEOUT"])
+    return ImBackend(client, delete_lock=deletes.serialised(url, current_app.instance_path))
+
+
+def cloud_lines(setting: str | list[str] | None) -> list[str]:
+    """IM_CLOUDS as a list of auth lines: given as a list, or as one text of lines."""
+    if not setting:
+        return []
+    if isinstance(setting, str):
+        return [line.strip() for line in setting.splitlines() if line.strip()]
+    return [str(line).strip() for line in setting if str(line).strip()]

@@ -1,0 +1,321 @@
+"""One client for the Infrastructure Manager's REST API (IM 2.0).
+
+Every method returns IM's decoded answer or raises one of the errors of ``app.backends.base``;
+status codes become errors in ``_raise_for_status`` alone. IM learns who is calling from its
+"auth lines" in the ``Authorization`` header (see ``auth_lines``): they hold passwords, tokens
+and site credentials, so neither the header nor any part of it is ever logged, shown in an
+error, or written into this object's ``repr``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+from urllib.parse import quote
+
+import requests
+from flask_babel import gettext as _
+from urllib3.exceptions import ConnectTimeoutError, MaxRetryError, NewConnectionError
+
+from app.backends.base import (
+    BackendError,
+    Busy,
+    NotAllowed,
+    NotFound,
+    Refused,
+    Unavailable,
+    Unreachable,
+)
+
+Timeout = float | tuple[float, float] | list[float]
+
+# IM reads its auth lines from one header, separated by these two characters (a backslash and
+# an "n"), not by a newline.
+LINE_SEPARATOR = "\\n"
+# An error message shown to people is cut here: IM's may carry a 12 KB traceback.
+MAX_MESSAGE = 500
+# Infrastructure ids are UUIDs; anything else would change the path it is put into.
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+# Lines of a Python traceback inside IM's messages (frames and the code under them).
+_FRAME = re.compile(r'^\s*(File "?/|File /|Traceback \(most recent call last\))')
+_EXCEPTION_LINE = re.compile(r"^\s*[A-Za-z_.]*(Error|Exception)\b.*?:\s*\S")
+
+
+def _timeout_pair(timeout: Timeout) -> tuple[float, float]:
+    if isinstance(timeout, list | tuple):
+        connect, read = timeout
+        return float(connect), float(read)
+    return float(timeout), float(timeout)
+
+
+def _value(text: str, what: str) -> str:
+    # A value holding the separators would end its line early and start another of the
+    # caller's choosing.
+    if not text or any(bad in text for bad in (";", "\n", "\r", LINE_SEPARATOR)):
+        raise ValueError(f"The {what} for the Infrastructure Manager is empty or malformed.")
+    return text
+
+
+def auth_lines(
+    clouds: Iterable[str],
+    *,
+    token: str | None = None,
+    username: str | None = None,
+    password: str | None = None,
+) -> list[str]:
+    """IM's auth lines: one ``InfrastructureManager`` line, with the caller's OIDC access
+    ``token`` or else the portal's ``username`` and ``password``, then the ``clouds`` lines as
+    they are (IM_CLOUDS). Raises ValueError when neither identity is given or a value could
+    break out of its line."""
+    if token:
+        identity = f"token = {_value(token, 'access token')}"
+    elif username and password:
+        identity = (
+            f"username = {_value(username, 'user name')}; password = {_value(password, 'password')}"
+        )
+    else:
+        raise ValueError(
+            "The Infrastructure Manager needs an access token, or IM_USERNAME and IM_PASSWORD."
+        )
+    lines = [f"id = im; type = InfrastructureManager; {identity}"]
+    for line in clouds:
+        if "\n" in line or "\r" in line or LINE_SEPARATOR in line or "type" not in line:
+            raise ValueError("Each IM_CLOUDS entry must be one auth line with a type.")
+        lines.append(line.strip())
+    if len(lines) < 2:
+        raise ValueError("IM_CLOUDS names no cloud: the Infrastructure Manager needs at least one.")
+    return lines
+
+
+def secrets_of(lines: Iterable[str]) -> list[str]:
+    """Every value of ``lines`` that is not an id, type or host: what must never be shown."""
+    found = []
+    for line in lines:
+        for pair in line.split(";"):
+            key, _sep, value = pair.partition("=")
+            if value.strip() and key.strip() not in ("id", "type", "host"):
+                found.append(value.strip())
+    return [value for value in found if len(value) >= 4]
+
+
+def trimmed(message: str, secrets: Iterable[str] = ()) -> str:
+    """IM's error ``message`` made fit to show: traceback frames dropped, the first line
+    kept with the exception line that ends the story, cut to MAX_MESSAGE characters, and
+    ``secrets`` masked."""
+    for secret in secrets:
+        message = message.replace(secret, "***")
+    lines, skip_next = [], False
+    for line in message.replace("\\n", "\n").splitlines():
+        if _FRAME.match(line):
+            skip_next = line.lstrip().startswith("File")
+            continue
+        if skip_next:
+            skip_next = False
+            continue
+        if line.strip():
+            lines.append(" ".join(line.split()))
+    if not lines:
+        return ""
+    text = lines[0]
+    last = next((line for line in reversed(lines[1:]) if _EXCEPTION_LINE.match(line)), None)
+    if last is None and len(lines) > 1 and text.endswith(":"):
+        last = lines[-1]
+    if last and last not in text:
+        text = f"{text} {last}"
+    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 1].rstrip() + "…"
+
+
+class ImClient:
+    """Talks to one IM server at ``base_url`` with one set of auth ``lines``.
+
+    ``timeout`` is seconds, or a (connect, read) pair (IM_TIMEOUT). ``session`` lets tests
+    mount a transport. Not shared between threads: make one per thread (``copy``).
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        lines: list[str],
+        timeout: Timeout = (5, 30),
+        session: requests.Session | None = None,
+    ):
+        self.base_url = base_url.rstrip("/")
+        self.timeout = _timeout_pair(timeout)
+        self.session = session or requests.Session()
+        self._header = LINE_SEPARATOR.join(lines)
+        self._secrets = secrets_of(lines)
+
+    def __repr__(self) -> str:
+        return f"<ImClient {self.base_url}>"
+
+    def copy(self) -> ImClient:
+        """The same client over a session of its own (for another thread)."""
+        clone = ImClient(self.base_url, [], self.timeout)
+        clone._header, clone._secrets = self._header, self._secrets
+        return clone
+
+    # --- infrastructures ------------------------------------------------------------------
+
+    def create(self, tosca: str) -> str:
+        """Submit ``tosca`` (the template, inputs written in) and return the new
+        infrastructure's id at once (IM goes on creating it). Raises Refused with IM's reason."""
+        response = self._request(
+            "POST",
+            "/infrastructures",
+            params={"async": "1"},
+            data=tosca.encode("utf-8"),
+            content_type="text/yaml",
+        )
+        infid = response.headers.get("InfID") or ""
+        if not infid:
+            uri = self._decode(response).get("uri", "")
+            infid = uri.rstrip("/").rsplit("/", 1)[-1] if isinstance(uri, str) else ""
+        if not _ID.match(infid):
+            raise Unavailable(_("The Infrastructure Manager answered a create without an id."))
+        return infid
+
+    def list_ids(self, pattern: str | None = None) -> list[str]:
+        """The ids of the caller's infrastructures; ``pattern`` is a regular expression IM may
+        match against each template (IM 2.0.0's REST service ignores it: filter again)."""
+        params = {"filter": pattern} if pattern else None
+        answer = self._json("GET", "/infrastructures", params=params)
+        ids = []
+        for item in answer.get("uri-list") or []:
+            uri = item.get("uri", "") if isinstance(item, dict) else ""
+            infid = uri.rstrip("/").rsplit("/", 1)[-1]
+            if _ID.match(infid):
+                ids.append(infid)
+        return ids
+
+    def state(self, infid: str) -> dict:
+        """``{"state": ..., "vm_states": {...}}``. Raises NotFound when IM does not know it."""
+        return self._json("GET", f"/infrastructures/{_segment(infid)}/state").get("state") or {}
+
+    def outputs(self, infid: str) -> dict:
+        return self._json("GET", f"/infrastructures/{_segment(infid)}/outputs").get("outputs") or {}
+
+    def contmsg(self, infid: str) -> str:
+        """The contextualisation log, as text."""
+        return str(
+            self._json("GET", f"/infrastructures/{_segment(infid)}/contmsg").get("contmsg") or ""
+        )
+
+    def tosca(self, infid: str) -> str:
+        """The template IM keeps for the infrastructure (re-serialised by IM)."""
+        return str(
+            self._json("GET", f"/infrastructures/{_segment(infid)}/tosca").get("tosca") or ""
+        )
+
+    def delete(self, infid: str, *, force: bool = False, wait: bool = True) -> None:
+        """Ask IM to destroy the infrastructure: by default IM answers once it is done;
+        ``wait=False`` answers at once and IM goes on destroying it."""
+        params = {} if wait else {"async": "1"}
+        if force:
+            params["force"] = "1"
+        self._request("DELETE", f"/infrastructures/{_segment(infid)}", params=params or None)
+
+    def quotas(self, cloud_id: str) -> dict:
+        """``{"cores": {"used", "limit"}, "ram": ..., ...}`` of the cloud line ``cloud_id``."""
+        return self._json("GET", f"/clouds/{_segment(cloud_id)}/quotas").get("quotas") or {}
+
+    def version(self) -> str:
+        return self._request("GET", "/version", accept="text/plain").text.strip()
+
+    # --- one door for every call ---------------------------------------------------------
+
+    def _json(self, method: str, path: str, **kwargs) -> dict:
+        return self._decode(self._request(method, path, **kwargs))
+
+    def _decode(self, response: requests.Response) -> dict:
+        try:
+            answer = response.json()
+        except ValueError:
+            answer = None
+        if not isinstance(answer, dict):
+            raise Unavailable(_("The Infrastructure Manager's answer could not be read."))
+        return answer
+
+    def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        accept: str = "application/json",
+        content_type: str | None = None,
+        **kwargs: Any,
+    ) -> requests.Response:
+        headers = {"Accept": accept, "Authorization": self._header}
+        if content_type:
+            headers["Content-Type"] = content_type
+        try:
+            # Redirects are not followed: the header would go wherever the answer points.
+            response = self.session.request(
+                method,
+                self.base_url + path,
+                headers=headers,
+                timeout=self.timeout,
+                allow_redirects=False,
+                **kwargs,
+            )
+        except (requests.ConnectionError, requests.Timeout) as error:
+            # ``from None``: the exception chain would repeat the request's details.
+            if _never_sent(error):
+                raise Unreachable() from None
+            raise Unavailable(
+                _("The Infrastructure Manager did not answer in time, or the connection dropped.")
+            ) from None
+        except requests.RequestException:
+            raise BackendError(_("The Infrastructure Manager could not be called.")) from None
+        self._raise_for_status(response)
+        return response
+
+    def _raise_for_status(self, response: requests.Response) -> None:
+        """The one place where IM's status codes become the portal's errors."""
+        status = response.status_code
+        if 200 <= status < 300:
+            return
+        message = self._message(response)
+        if status == 400:
+            raise Refused(message or None, status_code=status)
+        if status in (401, 403):
+            raise NotAllowed(message or None, status_code=status)
+        if status == 404:
+            raise NotFound(message or None, status_code=status)
+        if status == 409:
+            raise Busy(message or None, status_code=status)
+        if status >= 500:
+            raise Unavailable(status_code=status)
+        if 300 <= status < 400:
+            raise BackendError(
+                _("The Infrastructure Manager sent the call elsewhere; check IM_URL."),
+                status_code=status,
+            )
+        raise BackendError(message or None, status_code=status)
+
+    def _message(self, response: requests.Response) -> str:
+        try:
+            answer = response.json()
+            text = answer.get("message", "") if isinstance(answer, dict) else ""
+        except ValueError:
+            text = response.text if "html" not in response.headers.get("Content-Type", "") else ""
+        return trimmed(str(text or ""), self._secrets)
+
+    def close(self) -> None:
+        self.session.close()
+
+
+def _never_sent(error: requests.RequestException) -> bool:
+    """Whether ``error`` happened before the request could reach the server."""
+    if isinstance(error, requests.ConnectTimeout):
+        return True
+    cause = error.args[0] if error.args else None
+    if isinstance(cause, MaxRetryError):
+        cause = cause.reason
+    return isinstance(cause, NewConnectionError | ConnectTimeoutError)
+
+
+def _segment(value: str) -> str:
+    if not _ID.match(value or ""):
+        raise NotFound()
+    return quote(value, safe="")

@@ -1,0 +1,73 @@
+"""Helpers for the IM backend's tests: backends acting for a fresh IM identity each (so that
+one test never sees another's infrastructures), templates, and waiting for an end state."""
+
+import secrets
+import time
+from pathlib import Path
+
+import pytest
+
+from app.backends.base import BackendError
+from app.backends.im.backend import ImBackend
+from app.backends.im.client import ImClient, auth_lines
+from app.backends.im.deletes import file_lock, lock_file
+from tests.fixtures.im_server import DUMMY_CLOUD
+
+DATA = Path(__file__).parents[2] / "data" / "im"
+# Connect and read timeouts for the tests: IM on loopback answers in milliseconds.
+TIMEOUT = (2, 15)
+
+
+def template(name: str) -> str:
+    text = (DATA / name).read_text()
+    return text.replace("@CONFIGURE@", (DATA / "configure.yml").resolve().as_uri())
+
+
+def wait_until_settled(backend: ImBackend, backend_id: str, timeout: float = 30):
+    """The first state that is no longer moving."""
+    deadline = time.monotonic() + timeout
+    while True:
+        state = backend.state(backend_id)
+        if not state.moving or time.monotonic() > deadline:
+            return state
+        time.sleep(0.1)
+
+
+@pytest.fixture
+def im_identity():
+    """A user name and password of their own at IM: IM accepts any pair, and an
+    infrastructure belongs to the pair that made it."""
+    return f"portal-test-{secrets.token_hex(4)}", f"pw-{secrets.token_hex(8)}"
+
+
+@pytest.fixture
+def make_im_backend(im_server, im_identity, tmp_path):
+    """Makes ImBackends for this test's IM identity, deletes serialised by a file lock in
+    ``tmp_path`` (as on SQLite); whatever they leave is deleted afterwards."""
+    username, password = im_identity
+    lines = auth_lines([DUMMY_CLOUD], username=username, password=password)
+    lock_path = lock_file(str(tmp_path), im_server.url)
+    made = []
+
+    def factory(url: str | None = None, timeout=TIMEOUT, serialise: bool = True) -> ImBackend:
+        client = ImClient(url or im_server.url, lines, timeout)
+        lock = (lambda: file_lock(lock_path)) if serialise else None
+        backend = ImBackend(client, **({"delete_lock": lock} if lock else {}))
+        made.append(backend)
+        return backend
+
+    yield factory
+    cleaner = ImBackend(ImClient(im_server.url, lines, TIMEOUT))
+    for leftover in cleaner.client.list_ids():
+        try:
+            wait_until_settled(cleaner, leftover, timeout=10)
+            cleaner.delete(leftover, force=True)
+        except BackendError:
+            pass  # IM's own fault (see deletes.py); the session's IM goes away at its end
+    for backend in [*made, cleaner]:
+        backend.close()
+
+
+@pytest.fixture
+def im_backend(make_im_backend):
+    return make_im_backend()
