@@ -9,7 +9,7 @@ from flask.cli import AppGroup
 
 from app.catalogue import operations
 from app.catalogue.errors import CatalogueError
-from app.catalogue.folders import KEPT, UNREADABLE
+from app.catalogue.folders import KEPT, REFUSED, UNREADABLE
 from app.errors import PortalError
 from app.locks import one_host_at_a_time
 from app.text import one_line_option
@@ -29,7 +29,8 @@ def _folder(folder: str | None) -> Path:
 def import_command(folder, force):
     """Load the templates under FOLDER (default: tosca-catalog/), sub-folders included.
 
-    Prints one line per file; exits with status 1 only when a file could not be read.
+    Prints one line per file; exits with status 1 only when a file could not be read, or was
+    refused (its sidecar names an unknown backend, or one that cannot deploy it).
     """
     root = _folder(folder)
     if not root.is_dir():
@@ -44,7 +45,7 @@ def import_command(folder, force):
     click.echo(", ".join(f"{n} {kind}" for kind, n in counts.items()) or "No template files.")
     if counts.get(KEPT):
         click.echo("Templates edited in the browser were kept; use --force to overwrite them.")
-    if counts.get(UNREADABLE):
+    if counts.get(UNREADABLE) or counts.get(REFUSED):
         sys.exit(1)
 
 
