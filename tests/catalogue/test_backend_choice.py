@@ -15,7 +15,7 @@ from app.catalogue.routing import node_types, serving_backend
 from app.errors import ConfigurationError
 from app.extensions import db
 from tests.catalogue.admin_support import VM, VM_SIDECAR, page_text, save
-from tests.conftest import post_form
+from tests.conftest import csrf_from, post_form
 
 STARTER = Path(__file__).resolve().parents[2] / "tosca-catalog"
 MARATHON = (STARTER / "marathon-gpu-container.yaml").read_text(encoding="utf-8")
@@ -269,3 +269,41 @@ def test_an_export_writes_the_templates_backend_into_its_sidecar(app, make_app, 
     other = make_app()
     run(other, "import", str(out))
     assert stored(other, "chronos-gpu-job") == ("paas", 1)
+
+
+def test_an_edit_routing_a_template_where_it_cannot_run_is_refused_with_the_text_kept(
+    app, client, admin
+):
+    save(app, "job", CHRONOS, CHRONOS_SIDECAR, create=True)
+    sidecar = CHRONOS_SIDECAR + "backend: im\n"
+
+    response = post_form(
+        client,
+        "/admin/catalogue/job/edit",
+        "/admin/catalogue/job/edit",
+        {"tosca_text": CHRONOS, "sidecar_text": sidecar},
+    )
+
+    assert response.status_code == 400
+    html = response.get_data(as_text=True)
+    assert "The Infrastructure Manager cannot deploy nodes of type" in html
+    assert "backend: im" in html
+    assert stored(app, "job") == (None, 1)
+
+
+def test_an_unknown_backend_is_refused_beside_the_sidecar_in_italian(app, client, admin):
+    save(app, "vm", create=True)
+
+    response = client.post(
+        "/admin/catalogue/vm/edit",
+        headers={"Accept-Language": "it"},
+        data={
+            "csrf_token": csrf_from(page_text(client, "/admin/catalogue/vm/edit")),
+            "tosca_text": VM,
+            "sidecar_text": VM_SIDECAR + "backend: nimbus\n",
+        },
+    )
+
+    assert response.status_code == 400
+    assert "“nimbus” non è un backend che questo portale conosce" in response.get_data(as_text=True)
+    assert stored(app, "vm") == (None, 1)
