@@ -7,12 +7,13 @@ import click
 from flask import current_app
 from flask.cli import AppGroup
 
-from app.catalogue import operations
+from app.catalogue import operations, routing
 from app.catalogue.errors import CatalogueError
 from app.catalogue.folders import KEPT, REFUSED, UNREADABLE
 from app.errors import PortalError
 from app.locks import one_host_at_a_time
 from app.text import one_line_option
+from app.tosca.yamlsafe import Problem
 
 catalogue_cli = AppGroup("catalogue", help="Keep template folders and the database in step.")
 types_cli = AppGroup("types", help="Type libraries that templates import by URL.")
@@ -83,6 +84,10 @@ def validate_command(paths):
         if "topology_template" not in text:
             continue  # type definitions or settings beside the templates
         parsed = operations.parse(slug, text, sidecar_text, libraries)
+        try:
+            routing.route(None, parsed, None, text, libraries)
+        except CatalogueError as error:
+            parsed.errors.append(Problem(error.message, source="sidecar"))
         if parsed.errors:
             failed += 1
             click.echo(f"{path}: {len(parsed.errors)} error(s)")

@@ -307,3 +307,17 @@ def test_an_unknown_backend_is_refused_beside_the_sidecar_in_italian(app, client
     assert response.status_code == 400
     assert "“nimbus” non è un backend che questo portale conosce" in response.get_data(as_text=True)
     assert stored(app, "vm") == (None, 1)
+
+
+def test_validate_reports_a_sidecar_routing_a_file_where_it_cannot_run(app, folder):
+    sidecar = folder / "chronos-gpu-job.portal.yaml"
+    sidecar.write_text(CHRONOS_SIDECAR + "backend: im\n", encoding="utf-8")
+
+    result = run(app, "validate", str(folder / "chronos-gpu-job.yaml"), str(folder / "vm.yaml"))
+
+    assert result.exit_code == 1
+    assert "chronos-gpu-job.yaml: 1 error(s)" in result.output
+    assert "cannot deploy nodes of type tosca.nodes.indigo.Container.Application.Docker" in (
+        result.output
+    )
+    assert "vm.yaml: valid" in result.output
