@@ -80,6 +80,7 @@ def _register_blueprints(app: Flask) -> None:
     from app.auth.admin_views import bp as users_admin_bp
     from app.auth.views import bp as auth_bp
     from app.catalogue.admin import bp as catalogue_admin_bp
+    from app.catalogue.served_types import bp as catalogue_types_bp
     from app.catalogue.views import bp as catalogue_bp
     from app.deployments.callbacks import bp as deployment_callbacks_bp
     from app.deployments.views import bp as deployments_bp
@@ -93,6 +94,7 @@ def _register_blueprints(app: Flask) -> None:
         users_admin_bp,
         catalogue_bp,
         catalogue_admin_bp,
+        catalogue_types_bp,
         deployments_bp,
         deployment_callbacks_bp,
         leases_bp,

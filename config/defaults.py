@@ -188,6 +188,13 @@ MAX_FORM_MEMORY_SIZE = 2 * 1024 * 1024
 # Seconds between checks for catalogue changes made by another worker process.
 CATALOGUE_RELOAD_SECONDS = 2
 
+# --- Backends -----------------------------------------------------------------------------------
+
+# The backend that deploys a catalogue template whose admin chose none (on its page, or with
+# `backend:` in its sidecar): "paas" (the INDIGO PaaS Orchestrator) or "im" (the Infrastructure
+# Manager). The portal refuses to start with any other name.
+DEFAULT_BACKEND = "paas"
+
 # --- Orchestrator -------------------------------------------------------------------------------
 
 # Base URL of the INDIGO PaaS Orchestrator. "demo" uses the built-in emulator, for trying the

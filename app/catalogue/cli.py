@@ -7,12 +7,13 @@ import click
 from flask import current_app
 from flask.cli import AppGroup
 
-from app.catalogue import operations
+from app.catalogue import operations, routing
 from app.catalogue.errors import CatalogueError
-from app.catalogue.folders import KEPT, UNREADABLE
+from app.catalogue.folders import KEPT, REFUSED, UNREADABLE
 from app.errors import PortalError
 from app.locks import one_host_at_a_time
 from app.text import one_line_option
+from app.tosca.yamlsafe import Problem
 
 catalogue_cli = AppGroup("catalogue", help="Keep template folders and the database in step.")
 types_cli = AppGroup("types", help="Type libraries that templates import by URL.")
@@ -29,7 +30,8 @@ def _folder(folder: str | None) -> Path:
 def import_command(folder, force):
     """Load the templates under FOLDER (default: tosca-catalog/), sub-folders included.
 
-    Prints one line per file; exits with status 1 only when a file could not be read.
+    Prints one line per file; exits with status 1 only when a file could not be read, or was
+    refused (its sidecar names an unknown backend, or one that cannot deploy it).
     """
     root = _folder(folder)
     if not root.is_dir():
@@ -44,7 +46,7 @@ def import_command(folder, force):
     click.echo(", ".join(f"{n} {kind}" for kind, n in counts.items()) or "No template files.")
     if counts.get(KEPT):
         click.echo("Templates edited in the browser were kept; use --force to overwrite them.")
-    if counts.get(UNREADABLE):
+    if counts.get(UNREADABLE) or counts.get(REFUSED):
         sys.exit(1)
 
 
@@ -82,6 +84,10 @@ def validate_command(paths):
         if "topology_template" not in text:
             continue  # type definitions or settings beside the templates
         parsed = operations.parse(slug, text, sidecar_text, libraries)
+        try:
+            routing.route(None, parsed, None, text, libraries)
+        except CatalogueError as error:
+            parsed.errors.append(Problem(error.message, source="sidecar"))
         if parsed.errors:
             failed += 1
             click.echo(f"{path}: {len(parsed.errors)} error(s)")

@@ -22,7 +22,8 @@ from pathlib import Path
 from flask import current_app
 from sqlalchemy import select
 
-from app.catalogue import revisions
+from app.catalogue import revisions, routing
+from app.catalogue.errors import CatalogueError
 from app.catalogue.libraries import ensure_shipped
 from app.catalogue.models import CatalogueTemplate
 from app.config import PROJECT_ROOT
@@ -34,13 +35,14 @@ from app.tosca.wording import N_, said
 SIDECAR_SUFFIX = ".portal.yaml"
 SUFFIXES = (".yaml", ".yml")
 # Outcomes, in the words the report uses.
-IMPORTED, UNCHANGED, INVALID, SKIPPED, KEPT, UNREADABLE = (
+IMPORTED, UNCHANGED, INVALID, SKIPPED, KEPT, UNREADABLE, REFUSED = (
     "imported",
     "unchanged",
     "invalid",
     "skipped",
     "kept the browser version",
     "unreadable",
+    "refused",
 )
 
 
@@ -190,14 +192,19 @@ def import_file(
     if template is not None and not force and _edited_in_browser(template):
         detail = "edited in the browser since the last import; --force lets the file win"
         return outcome(KEPT, detail)
-    revision = revisions.save_revision(
-        found.slug,
-        tosca_text,
-        sidecar_text,
-        author,
-        said(N_("Imported from %(path)s"), path=found.relative),
-        create=template is None,
-    )
+    try:
+        revision = revisions.save_revision(
+            found.slug,
+            tosca_text,
+            sidecar_text,
+            author,
+            said(N_("Imported from %(path)s"), path=found.relative),
+            create=template is None,
+        )
+    except CatalogueError as error:
+        # An unknown backend, or one that cannot deploy it: nothing was stored.
+        db.session.rollback()
+        return outcome(REFUSED, error.message)
     _record(revision.template, found, revision.id, file_digest, root)
     if not revision.valid:
         first = ParsedTemplate.from_json(revision.parsed).errors[0]
@@ -237,8 +244,9 @@ def import_folder(
 
 
 def export_folder(folder: str | Path) -> list[str]:
-    """Write each template's latest revision (and sidecar) to ``folder``, at the path it was
-    imported from or ``<slug>.yaml``; returns the file names written."""
+    """Write each template's latest revision (and sidecar, naming the template's backend when
+    it has one of its own) to ``folder``, at the path it was imported from or ``<slug>.yaml``;
+    returns the file names written."""
     folder = Path(folder)
     written = []
     for template in db.session.scalars(select(CatalogueTemplate).order_by(CatalogueTemplate.slug)):
@@ -250,8 +258,11 @@ def export_folder(folder: str | Path) -> list[str]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(revision.tosca_text, encoding="utf-8")
         written.append(relative)
-        if revision.sidecar_text:
+        # The sidecar says which backend serves the template now, so that importing the
+        # folder again keeps it there.
+        sidecar_text = routing.sidecar_with_backend(revision.sidecar_text or "", template.backend)
+        if sidecar_text:
             sidecar = path.with_name(path.stem + SIDECAR_SUFFIX)
-            sidecar.write_text(revision.sidecar_text, encoding="utf-8")
+            sidecar.write_text(sidecar_text, encoding="utf-8")
             written.append(sidecar.relative_to(folder).as_posix())
     return written

@@ -14,7 +14,9 @@ from flask import current_app
 from sqlalchemy import select
 
 from app.auth.groups import normalise_groups
+from app.backends import registry
 from app.catalogue.models import CatalogueTemplate, CatalogueVersion, TemplateRevision
+from app.catalogue.routing import serving_backend
 from app.extensions import db
 from app.tosca.parsed import ParsedTemplate
 
@@ -32,6 +34,18 @@ class Entry:
     revision_number: int
     template: ParsedTemplate
     updated_at: datetime
+    # The template's own backend; None: the site's default (see ``serving_backend``).
+    backend: str | None = None
+
+    @property
+    def serving_backend(self) -> str:
+        """The name of the backend that deploys this template ("paas", "im")."""
+        return serving_backend(self)
+
+    @property
+    def runs_on(self) -> str:
+        """How people are told where it runs ("Infrastructure Manager")."""
+        return registry.label(self.serving_backend)
 
     @property
     def parsed(self) -> ParsedTemplate:
@@ -105,13 +119,14 @@ def load_published() -> dict[str, Entry]:
             TemplateRevision.number,
             TemplateRevision.parsed,
             CatalogueTemplate.updated_at,
+            CatalogueTemplate.backend,
         )
         .join(TemplateRevision, CatalogueTemplate.published_revision_id == TemplateRevision.id)
         .where(CatalogueTemplate.hidden.is_(False))
     )
     return {
-        slug: Entry(slug, rev_id, number, ParsedTemplate.from_json(parsed), updated_at)
-        for slug, rev_id, number, parsed, updated_at in rows
+        slug: Entry(slug, rev_id, number, ParsedTemplate.from_json(parsed), updated_at, backend)
+        for slug, rev_id, number, parsed, updated_at, backend in rows
     }
 
 

@@ -37,6 +37,9 @@ class CatalogueTemplate(db.Model):
     source_root: Mapped[str] = mapped_column(String(500), default="", server_default="")
     imported_revision_id: Mapped[int | None] = mapped_column(nullable=True)
     imported_digest: Mapped[str] = mapped_column(String(64), default="")
+    # The backend that deploys it (``app.backends.registry``); None: the site's DEFAULT_BACKEND
+    # (see ``routing.serving_backend``).
+    backend: Mapped[str | None] = mapped_column(String(20), nullable=True)
 
     revisions: Mapped[list["TemplateRevision"]] = relationship(
         back_populates="template",

@@ -30,8 +30,10 @@ from app.catalogue.revisions import (
     restore,
     revalidate_all,
     save_revision,
+    set_backend,
     set_visible_groups,
 )
+from app.catalogue.routing import serving_backend
 
 __all__ = [
     "SIDECAR_SUFFIX",
@@ -57,6 +59,8 @@ __all__ = [
     "restore",
     "revalidate_all",
     "save_revision",
+    "serving_backend",
+    "set_backend",
     "set_visible_groups",
     "usage",
     "walk",

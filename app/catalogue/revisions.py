@@ -19,6 +19,7 @@ from ruamel.yaml.error import YAMLError
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 from sqlalchemy import func, select
 
+from app.catalogue import routing
 from app.catalogue.errors import CatalogueError
 from app.catalogue.libraries import library_set
 from app.catalogue.loader import bump_version, catalogue
@@ -92,7 +93,9 @@ def save_revision(
     translated when shown.
 
     The revision is stored even when invalid, so an admin never loses an edit; users keep seeing
-    the published revision. Raises CatalogueError if the slug is taken (create) or unknown.
+    the published revision. Raises CatalogueError if the slug is taken (create) or unknown, and
+    when the revision routes the template to a backend that is unknown or cannot deploy it, or
+    the backend serving the template cannot deploy it (``routing.route``): then nothing is saved.
     """
     slug = check_slug(slug)
     template = db.session.scalar(select(CatalogueTemplate).where(CatalogueTemplate.slug == slug))
@@ -100,13 +103,23 @@ def save_revision(
         raise CatalogueError(
             _("A template called “%(slug)s” exists already.", slug=slug), field="slug"
         )
+    if template is None and not create:
+        raise NotFound(_("There is no template called “%(slug)s”.", slug=slug))
+    libraries = library_set()
+    parsed = parse(slug, tosca_text, sidecar_text, libraries)
+    latest = latest_revision(template) if template is not None else None
+    backend = routing.route(
+        template,
+        parsed,
+        routing.said_backend(latest.parsed if latest else None),
+        tosca_text,
+        libraries,
+    )
     if template is None:
-        if not create:
-            raise NotFound(_("There is no template called “%(slug)s”.", slug=slug))
         template = CatalogueTemplate(slug=slug, hidden=False)
         db.session.add(template)
         db.session.flush()
-    parsed = parse(slug, tosca_text, sidecar_text)
+    template.backend = backend
     # Two admins saving at once (from any hosts) each get the next number, in turn.
     lock_rows(select(CatalogueTemplate.id).where(CatalogueTemplate.id == template.id))
     number = (
@@ -279,6 +292,39 @@ def _with_visible_to(sidecar_text: str, groups: list[str]) -> str:
     if after.get("visible_to") != list(groups):
         raise problem
     return text
+
+
+def set_backend(slug: str, backend: str | None, author: str) -> CatalogueTemplate:
+    """Route the template to ``backend`` (None: the site's default) from now on.
+
+    Raises CatalogueError (on the field ``backend``) when the name is unknown, or the backend
+    that would serve the template cannot deploy its latest or its published revision; nothing
+    is changed then.
+    """
+    template = get_template(slug)
+    if backend is not None:
+        routing.check_name(backend, "backend")
+    serving = backend or current_app.config["DEFAULT_BACKEND"]
+    libraries = library_set()
+    revisions = (latest_revision(template), template.published_revision)
+    for revision in {r.id: r for r in revisions if r is not None}.values():
+        pinned = _pinned(revision)
+        problem = routing.refusal(serving, revision.tosca_text, libraries, pinned)
+        if problem:
+            raise CatalogueError(problem, field="backend")
+    template.backend = backend
+    template.updated_at, template.updated_by = utcnow(), author
+    _commit()
+    log.info("%s routed %s to %s", author, slug, backend or "the default backend")
+    return template
+
+
+def _pinned(revision: TemplateRevision) -> str | None:
+    """The type library the revision's sidecar pins (read loosely from its stored result)."""
+    try:
+        return ParsedTemplate.from_json(revision.parsed).types_version
+    except (TypeError, ValueError):
+        return None
 
 
 def revalidate_all(author: str) -> list[tuple[str, int, bool, bool]]:

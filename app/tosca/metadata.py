@@ -39,6 +39,7 @@ _TOP_KEYS = {
     "tags": (list, str),
     "types_version": str,
     "visible_to": list,
+    "backend": str,
     "tabs": list,
     "inputs": dict,
     "presets": list,
@@ -75,6 +76,8 @@ class Metadata:
     tags: list[str] = field(default_factory=list)
     types_version: str | None = None
     visible_to: list[str] = field(default_factory=list)
+    # Which backend deploys it (a name the catalogue checks); None: the site's default.
+    backend: str | None = None
     tabs: list[dict] = field(default_factory=list)
     inputs: dict[str, dict] = field(default_factory=dict)
     presets: list[dict] = field(default_factory=list)
@@ -317,6 +320,7 @@ def read_metadata(
         tags=split_tags(data.get("tags", tosca_meta.get("tags"))),
         types_version=data.get("types_version"),
         visible_to=visible_to,
+        backend=data.get("backend", "").strip() or None,
         tabs=_check_tabs(check, data.get("tabs", []), input_names),
         inputs=_check_inputs(check, data.get("inputs", {}), input_names),
         presets=_check_presets(check, data.get("presets", []), input_names),

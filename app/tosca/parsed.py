@@ -93,6 +93,8 @@ class ParsedTemplate:
     libraries: list[str] = field(default_factory=list)
     unresolved_imports: list[str] = field(default_factory=list)
     visible_to: list[str] = field(default_factory=list)
+    # The sidecar's ``backend`` (checked by the catalogue, which knows the backends).
+    backend: str | None = None
     inputs: list[InputSpec] = field(default_factory=list)
     outputs: list[OutputSpec] = field(default_factory=list)
     tabs: list[dict] = field(default_factory=list)
@@ -370,7 +372,7 @@ def parse_template(
     result.warnings.extend(meta_warnings)
     result.name, result.description, result.icon = meta.name, meta.description, meta.icon
     result.tags, result.visible_to, result.presets = meta.tags, meta.visible_to, meta.presets
-    result.translations = meta.translations
+    result.translations, result.backend = meta.translations, meta.backend
     for spec in result.inputs:
         for key, value in meta.inputs.get(spec.name, {}).items():
             setattr(spec, key, _plain(value))

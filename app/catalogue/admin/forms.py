@@ -19,6 +19,7 @@ from wtforms import (
 from wtforms.validators import DataRequired, Length, Optional, StopValidation, ValidationError
 
 from app.auth.groups import normalise_group
+from app.backends import registry
 from app.catalogue.operations import CatalogueError, check_slug
 from app.text import OneLine
 
@@ -274,6 +275,26 @@ class VisibilityForm(FlaskForm):
         validators=[OneLine(), group_list],
         description=_l("Group names separated by commas. Leave empty to show it to everyone."),
     )
+
+
+class BackendForm(FlaskForm):
+    """Which backend deploys the template (stored on the template, not in a revision)."""
+
+    backend = SelectField(
+        _l("Runs on"),
+        description=_l(
+            "The site's default follows the portal's setting. A backend that cannot deploy "
+            "the template is refused, with the reason."
+        ),
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        default = registry.label(current_app.config["DEFAULT_BACKEND"])
+        self.backend.choices = [
+            ("", _("The site's default (%(backend)s)", backend=default)),
+            *((name, registry.label(name)) for name in registry.NAMES),
+        ]
 
 
 class CompareForm(FlaskForm):

@@ -9,22 +9,31 @@ from flask_babel import gettext as _
 from sqlalchemy import select
 
 from app.auth.roles import role_required
+from app.backends import registry
 from app.catalogue import operations
 from app.catalogue.admin.blueprint import bp
 from app.catalogue.admin.common import (
     STATES,
+    attach_error,
     author,
     parsed_of,
     problems_view,
     shown_name,
     template_states_of,
 )
-from app.catalogue.admin.forms import ActionForm, CompareForm, PublishForm, VisibilityForm
+from app.catalogue.admin.forms import (
+    ActionForm,
+    BackendForm,
+    CompareForm,
+    PublishForm,
+    VisibilityForm,
+)
 from app.catalogue.diff import diff_revisions
 from app.catalogue.forms import build_form_class, presets_data, tab_layout
 from app.catalogue.loader import Entry
 from app.catalogue.models import TemplateRevision
 from app.catalogue.operations import CatalogueError
+from app.catalogue.routing import serving_backend
 from app.errors import NotFound
 from app.extensions import db
 from app.i18n import LANGUAGES
@@ -60,12 +69,15 @@ def _page(name: str, template, **context):
 @bp.route("/<slug>/")
 @role_required("admin")
 def detail(slug: str):
-    template = operations.get_template(slug)
+    return _detail_page(operations.get_template(slug))
+
+
+def _detail_page(template, backend=None, status=200):
     latest = operations.latest_revision(template)
     compare = CompareForm(request.args, meta={"csrf": False})
     _compare_choices(compare, template)
     parsed = parsed_of(latest) if latest else None
-    return _page(
+    page = _page(
         "detail",
         template,
         latest=latest,
@@ -75,8 +87,36 @@ def detail(slug: str):
         visibility=VisibilityForm(
             formdata=None, groups=", ".join(parsed.visible_to) if parsed else ""
         ),
+        backend=backend or BackendForm(formdata=None, backend=template.backend or ""),
+        runs_on=registry.label(serving_backend(template)),
         parsed=parsed,
     )
+    return page, status
+
+
+@bp.route("/<slug>/backend", methods=["POST"])
+@role_required("admin")
+def backend(slug: str):
+    template = operations.get_template(slug)
+    form = BackendForm()
+    if form.validate():
+        try:
+            operations.set_backend(slug, form.backend.data or None, author())
+        except CatalogueError as error:
+            attach_error(form, error)
+        else:
+            flash(
+                _(
+                    "%(slug)s runs on %(backend)s from now on.",
+                    slug=slug,
+                    backend=registry.label(serving_backend(template)),
+                ),
+                "success",
+            )
+            return redirect(url_for(".detail", slug=slug))
+    # A refusal is shown beside the choice; the stored one stays as it was.
+    db.session.rollback()
+    return _detail_page(template, backend=form, status=400)
 
 
 def _compare_choices(compare: CompareForm, template) -> None:
@@ -136,7 +176,10 @@ def _summary(revision: TemplateRevision, parsed: ParsedTemplate, form) -> dict:
     cost_preview = current_app.extensions.get("catalogue.cost_preview")
     if cost_preview is None:
         return None
-    entry = Entry(revision.template.slug, revision.id, revision.number, parsed, revision.created_at)
+    template = revision.template
+    entry = Entry(
+        template.slug, revision.id, revision.number, parsed, revision.created_at, template.backend
+    )
     try:
         return cost_preview(entry, form)
     except TemplateError as error:
