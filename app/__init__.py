@@ -106,6 +106,7 @@ def _register_blueprints(app: Flask) -> None:
 def _register_cli(app: Flask) -> None:
     from app.auth.cli import users_cli
     from app.auth.token_cli import tokens_cli
+    from app.backends.cli import backends_cli
     from app.backends.paas.cli import orchestrator_cli
     from app.catalogue.cli import catalogue_cli
     from app.deployments.cli import deployments_cli
@@ -119,6 +120,7 @@ def _register_cli(app: Flask) -> None:
         catalogue_cli,
         deployments_cli,
         orchestrator_cli,
+        backends_cli,
         quota_cli,
         notifications_cli,
         leases_cli,

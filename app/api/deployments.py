@@ -40,6 +40,7 @@ def _summary(deployment: Deployment, owners: dict[int, str], lease: LeaseSummary
         "template_name": deployment.shown_template_name,
         "status": published(deployment.status),
         "status_reason": deployment.status_reason,
+        "backend": deployment.backend,
         "group": deployment.group_name,
         "site": deployment.site,
         "owner": owners.get(deployment.user_id, ""),

@@ -111,6 +111,7 @@ class DeploymentSummary(Out):
     template_name = fields.String()
     status = fields.String(required=True)
     status_reason = fields.String(allow_none=True)
+    backend = fields.String(metadata={"description": "Where it runs: paas or im"})
     group = fields.String(allow_none=True)
     site = fields.String(allow_none=True)
     owner = fields.String()

@@ -67,6 +67,8 @@ class Capabilities:
     reset_delete: bool = False
     # It lists the machines and other resources of a deployment.
     resources: bool = False
+    # It fetches a template's imports itself (the portal hands it addresses it can reach).
+    fetches_imports: bool = False
     # It may hold deployments made elsewhere in the caller's name (the portal adopts them).
     made_elsewhere: bool = False
 

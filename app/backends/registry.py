@@ -72,3 +72,19 @@ def login_provider_named_by(issuer: str) -> str | None:
     """The portal login provider that a backend's issuer names (the demo's do); None when
     ``issuer`` is an identity provider's, to be matched against the configured ones."""
     return import_module(_KNOWN["paas"][0]).login_provider_named_by(issuer)
+
+
+def capabilities(name: str):
+    """What backend ``name`` can do (its ``Capabilities``); nothing beyond the common verbs
+    for a name no backend has."""
+    from app.backends.base import Capabilities
+
+    if not known(name):
+        return Capabilities()
+    return import_module(_KNOWN[name][0]).capabilities()
+
+
+def check(name: str) -> tuple[bool, str, str]:
+    """Whether backend ``name`` answers, as whom, and what it said. Raises ValueError when it
+    is not configured."""
+    return import_module(_KNOWN[name][0]).check()

@@ -29,6 +29,8 @@ from app.errors import ConfigurationError
 from app.extensions import db
 
 SERVICE = "service"
+# The backend that made every deployment before there were several.
+DEFAULT = "paas"
 _SERVICE_KEY = "portal.service_identity"
 _service_lock = threading.Lock()
 
@@ -48,12 +50,20 @@ def caller_of(user: User) -> Caller:
     return Caller(user.provider, user.subject, tuple(user.groups or ()))
 
 
-def identity_of(user: User) -> str:
-    """The key of the orchestrator identity ``user``'s calls are made with: "user:<id>" for
-    calls in their own name, "service" for the portal's service identity."""
-    if calls_as_self(user):
-        return f"user:{user.id}"
-    return SERVICE
+def identity_of(user: User, backend: str = DEFAULT) -> str:
+    """The key of the identity ``user``'s calls to ``backend`` are made with: "user:<id>" for
+    calls in their own name, "service" for the portal's service identity; prefixed with the
+    backend's name ("im:user:<id>") but for the first backend, whose keys were there first."""
+    key = f"user:{user.id}" if calls_as_self(user) else SERVICE
+    return key if backend == DEFAULT else f"{backend}:{key}"
+
+
+def split_key(key: str) -> tuple[str, str]:
+    """(backend, identity) of a key made by ``identity_of``."""
+    name, _sep, rest = key.partition(":")
+    if registry.known(name) and rest and name != DEFAULT:
+        return name, rest
+    return DEFAULT, key
 
 
 def launch_blocker(user: User) -> str | None:
@@ -77,7 +87,7 @@ def launch_blocker(user: User) -> str | None:
     )
 
 
-def backend_for(user: User, timeout=None, name: str = "paas") -> Backend:
+def backend_for(user: User, timeout=None, name: str = DEFAULT) -> Backend:
     """Backend ``name`` acting as ``user`` (use it in a ``with`` block).
 
     ``timeout`` defaults to ORCHESTRATOR_TIMEOUT. Raises DeploymentError when ``user`` has no
@@ -92,7 +102,7 @@ def backend_for(user: User, timeout=None, name: str = "paas") -> Backend:
     return service_backend(timeout, name)
 
 
-def service_backend(timeout=None, name: str = "paas") -> Backend:
+def service_backend(timeout=None, name: str = DEFAULT) -> Backend:
     """Backend ``name`` acting as the portal's service identity."""
     timeout = timeout if timeout is not None else current_app.config["ORCHESTRATOR_TIMEOUT"]
     return registry.backend_for(name, None, lambda: service_identity().access_token(), timeout)
@@ -162,32 +172,42 @@ def owner_of(state_owner: dict) -> User | None:
 
 
 def listing_identities() -> list[str]:
-    """Every identity whose deployments the sync worker lists: users with deployments or with
-    stored tokens (who may have deployments made elsewhere), and the service identity."""
-    user_ids = set(db.session.scalars(select(Deployment.user_id).distinct()))
+    """Every identity whose deployments the sync worker lists, at each backend in use: users
+    with deployments or with stored tokens (who may have deployments made elsewhere), and
+    the service identity."""
+    pairs = set(db.session.execute(select(Deployment.user_id, Deployment.backend).distinct()))
     # Where every login is trusted, nothing was made but through this portal, so only
     # people with deployments recorded here can have any.
     if not registry.trusts_every_login():
-        user_ids |= set(db.session.scalars(select(OAuthToken.user_id)))
-    keys = set()
-    for user in db.session.scalars(select(User).where(User.id.in_(user_ids))):
-        keys.add(identity_of(user))
+        pairs |= {(user_id, DEFAULT) for user_id in db.session.scalars(select(OAuthToken.user_id))}
+    users = {
+        user.id: user
+        for user in db.session.scalars(
+            select(User).where(User.id.in_({user_id for user_id, _name in pairs}))
+        )
+    }
+    keys = {identity_of(users[user_id], name) for user_id, name in pairs if user_id in users}
     return sorted(keys)
 
 
 def backend_for_identity(key: str, timeout=None) -> Backend | None:
     """A backend acting as the identity ``key`` (see ``identity_of``); ``None`` if it has none
     now."""
+    name, key = split_key(key)
     if key == SERVICE:
-        if not current_app.config.get("ORCHESTRATOR_SERVICE_IDENTITY") or (
-            registry.trusts_every_login()
+        if name == DEFAULT and (
+            not current_app.config.get("ORCHESTRATOR_SERVICE_IDENTITY")
+            or registry.trusts_every_login()
         ):
             return None
-        return service_backend(timeout)
+        try:
+            return service_backend(timeout, name)
+        except (ConfigurationError, ValueError):
+            return None
     user = db.session.get(User, int(key.removeprefix("user:")))
     if user is None:
         return None
     try:
-        return backend_for(user, timeout)
-    except DeploymentError:
+        return backend_for(user, timeout, name)
+    except (DeploymentError, ConfigurationError, ValueError):
         return None

@@ -99,7 +99,8 @@ def claim_listings() -> list[str]:
 
 def _owned_by(key: str):
     """Whose rows ``key`` lists: one person's, or for the service identity everyone's who does
-    not call with their own token."""
+    not call with their own token (at the backend ``key`` names)."""
+    _name, key = identity.split_key(key)
     if key != identity.SERVICE:
         return Deployment.user_id == int(key.removeprefix("user:"))
     own = select(User.id)
@@ -112,6 +113,7 @@ def _owned_by(key: str):
 def _open_rows(key: str) -> tuple:
     return (
         _owned_by(key),
+        Deployment.backend == identity.split_key(key)[0],
         Deployment.deleted.is_(False),
         Deployment.status.not_in((NOT_LAUNCHED, VANISHED)),
     )
@@ -225,8 +227,9 @@ def _settle(key, backend, states, started: datetime, since, result: ListResult) 
     listed = {state.backend_id for state in states}
     unknown = _known_elsewhere(unknown)
     unknown = _settle_pending(backend, pending, unknown, started, result)
-    if key != identity.SERVICE:
-        _adopt(int(key.removeprefix("user:")), unknown, result)
+    name, own_key = identity.split_key(key)
+    if own_key != identity.SERVICE and backend.capabilities.made_elsewhere:
+        _adopt(int(own_key.removeprefix("user:")), name, unknown, result)
     missing = [
         row_id
         for uuid, (row_id, status) in known.items()
@@ -329,7 +332,7 @@ def _by_time_and_template(backend: Backend, row: Deployment, unknown: list):
     return None
 
 
-def _adopt(user_id: int, unknown: list, result: ListResult) -> None:
+def _adopt(user_id: int, backend: str, unknown: list, result: ListResult) -> None:
     """Record ``unknown`` deployments for their owner: the person the backend names as their
     maker, or the one whose identity listed them."""
     lister = db.session.get(User, user_id)
@@ -345,6 +348,7 @@ def _adopt(user_id: int, unknown: list, result: ListResult) -> None:
             user_id=user.id,
             name=f"Made elsewhere {state.backend_id[:8]}",
             template_slug="",
+            backend=backend,
             template_name=words.MADE_ELSEWHERE,
             parameters={},
             request_options={},

@@ -17,6 +17,7 @@ from sqlalchemy import JSON, ForeignKey, Index, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column, query_expression, relationship, validates
 
 from app.auth.models import User
+from app.backends import registry
 from app.clock import utcnow
 from app.deployments import job_text
 from app.deployments import status as statuses
@@ -188,6 +189,16 @@ class Deployment(db.Model):
         if template is None or template.name != self.template_name:
             return self.template_name
         return template.localised().name
+
+    @property
+    def runs_on(self) -> str:
+        """Where it runs, as people are told ("PaaS Orchestrator")."""
+        return registry.label(self.backend)
+
+    @property
+    def capabilities(self):
+        """What its backend can do beyond the common verbs (``app.backends.base``)."""
+        return registry.capabilities(self.backend)
 
     @property
     def short_uuid(self) -> str:

@@ -22,6 +22,7 @@ from flask import current_app, has_request_context, request
 from app.auth.errors import TokenUnavailable
 from app.auth.models import User
 from app.backends.base import Backend, BackendError, Busy, CreateRequest, NotFound, RemoteState
+from app.catalogue.served_types import imports_for_fetching_backends
 from app.deployments import identity
 from app.deployments.errors import DeploymentError
 from app.deployments.models import Deployment
@@ -63,16 +64,22 @@ def backend_for_identity(key: str, timeout=None) -> Backend | None:
     return identity.backend_for_identity(key, timeout)
 
 
-def callback_url(deployment: Deployment) -> str | None:
-    """Where a backend that reports changes tells the portal of ``deployment``; ``None`` when
-    the portal does not know its own address (no PORTAL_BASE_URL and no request to read it
-    from)."""
+def _portal_address() -> str | None:
+    """The portal's own address as backends reach it; None when it is not known (no
+    PORTAL_BASE_URL and no request to read it from)."""
     base = current_app.config.get("PORTAL_BASE_URL") or (
         request.host_url if has_request_context() else ""
     )
-    if not base.startswith(("http://", "https://")):
+    return base.rstrip("/") if base.startswith(("http://", "https://")) else None
+
+
+def callback_url(deployment: Deployment) -> str | None:
+    """Where a backend that reports changes tells the portal of ``deployment``; ``None`` when
+    the portal does not know its own address."""
+    base = _portal_address()
+    if base is None:
         return None
-    return f"{base.rstrip('/')}/deployments/callback/{deployment.id}/{deployment.callback_secret}"
+    return f"{base}/deployments/callback/{deployment.id}/{deployment.callback_secret}"
 
 
 def tag_of(deployment: Deployment) -> str:
@@ -91,9 +98,14 @@ def create(user: User, deployment: Deployment, inputs: dict) -> RemoteState:
     group = options.pop("group", None)
     with identity.backend_for(user, None, deployment.backend) as backend:
         callback = callback_url(deployment) if backend.capabilities.callbacks else None
+        text = deployment.template_text or ""
+        if backend.capabilities.fetches_imports and (base := _portal_address()):
+            # The backend fetches the imports itself: point those a registered type library
+            # holds at the portal, which serves them (a site's private library included).
+            text = imports_for_fetching_backends(text, base)
         return backend.create(
             CreateRequest(
-                template=deployment.template_text or "",
+                template=text,
                 inputs=inputs,
                 tag=tag_of(deployment),
                 callback=callback,

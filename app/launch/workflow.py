@@ -192,6 +192,7 @@ def launch(
         user_id=user.id,
         name=(name or "").strip()[:NAME_MAX_LENGTH] or default_name(entry),
         template_slug=entry.slug,
+        backend=entry.serving_backend,
         revision_id=entry.revision_id,
         # The default-language name: Deployment.template_name shows each reader their own.
         template_name=entry.template.name,
@@ -286,7 +287,7 @@ def _unconfirmed(deployment: Deployment, reason: str, detail: str | None = None)
     record_event(deployment, Status.UNCONFIRMED, source="launch", reason=reason)
     deployment.status_reason = reason
     deployment.next_check_at = utcnow()
-    tracking.list_soon(identity.identity_of(deployment.user))
+    tracking.list_soon(identity.identity_of(deployment.user, deployment.backend))
     db.session.commit()  # step 2: the outcome
     return deployment
 

@@ -23,3 +23,24 @@ def make_backend(caller, token_provider, timeout=None) -> ImBackend:
     if caller is not None and oidc.find_provider(caller.provider) is not None:
         return im_backend(access_token=token_provider())
     return im_backend()
+
+
+def capabilities():
+    return ImBackend.capabilities
+
+
+def check() -> tuple[bool, str, str]:
+    """Whether the configured IM answers the portal's service identity: (answers, who, what
+    it said). Raises ValueError when IM is not configured."""
+    from flask import current_app
+
+    from app.backends.base import BackendError
+
+    who = f"service identity {current_app.config.get('IM_USERNAME') or '(no IM_USERNAME)'}"
+    with im_backend() as backend:
+        try:
+            version = backend.client.version()
+            count = len(backend.client.list_ids())
+        except BackendError as error:
+            return False, who, error.message
+    return True, who, f"IM {version}; {count} infrastructures held by this identity"

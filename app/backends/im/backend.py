@@ -48,6 +48,7 @@ class ImBackend(Backend):
         force_delete=True,
         reset_delete=False,
         resources=False,
+        fetches_imports=True,
         # People who sign in locally share the portal's one IM identity: what it holds is
         # matched to records by tag, never adopted as the caller's.
         made_elsewhere=False,
@@ -103,9 +104,15 @@ class ImBackend(Backend):
             try:
                 tag = tag_in(self.client.tosca(infid))
                 raw = str(self.client.state(infid).get("state") or "unknown")
+                phase = phase_of(raw)
+                # A listing may be the first to see it ready: its outputs come with it.
+                outputs = self.client.outputs(infid) if phase is Phase.READY else {}
+                why = reason(self.client.contmsg(infid)) if phase is Phase.FAILED else None
             except NotFound:
                 continue  # deleted meanwhile
-            found.append(RemoteState(infid, phase_of(raw), raw_state=raw, tag=tag))
+            found.append(
+                RemoteState(infid, phase, raw_state=raw, reason=why, tag=tag, outputs=outputs)
+            )
         return found
 
     def find(self, tag: str) -> RemoteState | None:
@@ -160,6 +167,15 @@ class ImBackend(Backend):
     def quotas(self, cloud_id: str) -> dict:
         """What the cloud line ``cloud_id`` may still use, as IM reports it (for capacity)."""
         return self.client.quotas(cloud_id)
+
+    def thread_copies(self):
+        return lambda: ImBackend(
+            self.client.copy(),
+            delete_lock=self.delete_lock,
+            watch=self.watch,
+            settle_seconds=self.settle_seconds,
+            delete_attempts=self.delete_attempts,
+        )
 
     def close(self) -> None:
         self.client.close()

@@ -42,3 +42,39 @@ def login_provider_named_by(issuer: str) -> str | None:
     from app.backends.paas.connect import login_provider_named_by as named
 
     return named(issuer)
+
+
+def capabilities():
+    from app.backends.paas.backend import PaasBackend
+
+    return PaasBackend.capabilities
+
+
+def check() -> tuple[bool, str, str]:
+    """Whether the configured orchestrator answers: (answers, who the portal calls as, what it
+    said). Raises ValueError when no orchestrator is configured."""
+    from flask import current_app
+
+    from app.backends.paas.client import OrchestratorClient
+    from app.backends.paas.connect import trusts_every_login
+    from app.backends.paas.errors import OrchestratorError
+
+    url = current_app.config.get("ORCHESTRATOR_URL") or ""
+    if not url:
+        raise ValueError("ORCHESTRATOR_URL is not set.")
+    if trusts_every_login():
+        return True, "each person as themselves", "the built-in demo orchestrator"
+    settings = current_app.config.get("ORCHESTRATOR_SERVICE_IDENTITY") or {}
+    who = (
+        f"service identity {settings.get('client_id') or 'with a fixed token'}"
+        if settings
+        else "people with their own token only (no ORCHESTRATOR_SERVICE_IDENTITY)"
+    )
+    timeout = current_app.config["ORCHESTRATOR_TIMEOUT"]
+    with OrchestratorClient(url, lambda: "", timeout) as client:
+        try:
+            info = client.info(auth=False)
+        except OrchestratorError as error:
+            return False, who, error.message
+    version = (info.get("build") or {}).get("version") or info.get("version") or "answered"
+    return True, who, f"orchestrator {version}"

@@ -196,9 +196,10 @@ class OrchestratorClient:
             return decoded if isinstance(decoded, str) else text
         return text
 
-    def info(self) -> dict:
-        """The service's build information (GET /info). Raises OrchestratorError."""
-        return self._json("GET", "/info")
+    def info(self, *, auth: bool = True) -> dict:
+        """The service's build information (GET /info; ``auth=False``: sent without a token,
+        as the orchestrator answers it to anyone). Raises OrchestratorError."""
+        return self._json("GET", "/info", auth=auth)
 
     # --- transport ------------------------------------------------------------------------
 
