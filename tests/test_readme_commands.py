@@ -39,6 +39,10 @@ NOT_RUN = {
     "tests/test_catalogues.py builds the package with the same setup.py",
     ".venv/bin/flask notifications send --loop": "runs until stopped: `make run` starts it, "
     "as test_make_run_with_the_readme_mail_settings_serves_rcp_and_mails does",
+    "export PORTAL_IM_": "an example site's IM address and credentials: "
+    "tests/backends/im/test_im_check.py sets the same settings for the suite's own IM",
+    ".venv/bin/flask backends check": "needs an IM: tests/backends/im/test_im_check.py runs it "
+    "against the suite's real IM",
     ".venv/bin/flask orchestrator emulate": "a server that runs until stopped: the "
     "orchestrator_emulator fixture (tests/fixtures/orchestrator_emulator.py) starts this "
     "command on a free port",

@@ -11,6 +11,10 @@ from app.backends.base import BackendError
 from app.backends.im.backend import ImBackend
 from app.backends.im.client import ImClient, auth_lines
 from app.backends.im.deletes import file_lock, lock_file
+from app.catalogue.operations import publish, save_revision
+from app.deployments.models import Deployment
+from app.deployments.sync import sync_once
+from app.extensions import db
 from tests.fixtures.im_server import DUMMY_CLOUD
 
 DATA = Path(__file__).parents[2] / "data" / "im"
@@ -71,3 +75,48 @@ def make_im_backend(im_server, im_identity, tmp_path):
 @pytest.fixture
 def im_backend(make_im_backend):
     return make_im_backend()
+
+
+SIDECAR = """\
+name: One machine
+backend: im
+outputs:
+  node_ip: {label: Address, show: ssh}
+"""
+
+
+@pytest.fixture
+def portal(make_app, im_server, im_identity):
+    username, password = im_identity
+    app = make_app(
+        ORCHESTRATOR_URL="demo",
+        IM_URL=im_server.url,
+        IM_CLOUDS=DUMMY_CLOUD,
+        IM_USERNAME=username,
+        IM_PASSWORD=password,
+        IM_TIMEOUT=list(TIMEOUT),
+        DEPLOYMENTS_SYNC_INTERVAL_SECONDS=0,
+        LAUNCHES_PER_MINUTE=0,
+    )
+    with app.app_context():
+        save_revision("one-machine", (DATA / "compute.yaml").read_text(), SIDECAR, "t", create=True)
+        publish("one-machine", "test")
+    return app
+
+
+def at_im(im_server, im_identity) -> ImBackend:
+    username, password = im_identity
+    lines = auth_lines([DUMMY_CLOUD], username=username, password=password)
+    return ImBackend(ImClient(im_server.url, lines, TIMEOUT))
+
+
+def sync_until(app, deployment_id: int, done, timeout: float = 30) -> Deployment:
+    deadline = time.monotonic() + timeout
+    while True:
+        with app.app_context():
+            sync_once()
+            row = db.session.get(Deployment, deployment_id)
+            if done(row) or time.monotonic() > deadline:
+                db.session.expunge(row)
+                return row
+        time.sleep(0.1)

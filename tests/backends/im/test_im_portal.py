@@ -1,64 +1,15 @@
 """A template routed to the Infrastructure Manager, launched through the portal's API and its
 pages, followed by the sync worker to Ready with its outputs, and deleted: against a real IM."""
 
-import time
-
 import pytest
 
-from app.backends.im.backend import ImBackend
-from app.backends.im.client import ImClient, auth_lines
 from app.catalogue.operations import publish, save_revision
 from app.deployments.models import Deployment
-from app.deployments.sync import sync_once
 from app.extensions import db
 from tests.api.conftest import Callers
-from tests.backends.im.conftest import DATA, TIMEOUT
+from tests.backends.im.conftest import DATA, SIDECAR, at_im, sync_until
 from tests.conftest import post_form
 from tests.fixtures.im_server import DUMMY_CLOUD
-
-SIDECAR = """\
-name: One machine
-backend: im
-outputs:
-  node_ip: {label: Address, show: ssh}
-"""
-
-
-@pytest.fixture
-def portal(make_app, im_server, im_identity):
-    username, password = im_identity
-    app = make_app(
-        ORCHESTRATOR_URL="demo",
-        IM_URL=im_server.url,
-        IM_CLOUDS=DUMMY_CLOUD,
-        IM_USERNAME=username,
-        IM_PASSWORD=password,
-        IM_TIMEOUT=list(TIMEOUT),
-        DEPLOYMENTS_SYNC_INTERVAL_SECONDS=0,
-        LAUNCHES_PER_MINUTE=0,
-    )
-    with app.app_context():
-        save_revision("one-machine", (DATA / "compute.yaml").read_text(), SIDECAR, "t", create=True)
-        publish("one-machine", "test")
-    return app
-
-
-def _at_im(im_server, im_identity) -> ImBackend:
-    username, password = im_identity
-    lines = auth_lines([DUMMY_CLOUD], username=username, password=password)
-    return ImBackend(ImClient(im_server.url, lines, TIMEOUT))
-
-
-def _sync_until(app, deployment_id: int, done, timeout: float = 30) -> Deployment:
-    deadline = time.monotonic() + timeout
-    while True:
-        with app.app_context():
-            sync_once()
-            row = db.session.get(Deployment, deployment_id)
-            if done(row) or time.monotonic() > deadline:
-                db.session.expunge(row)
-                return row
-        time.sleep(0.1)
 
 
 def test_an_im_template_launched_through_the_api_is_ready_with_its_outputs_then_deleted(
@@ -70,19 +21,19 @@ def test_an_im_template_launched_through_the_api_is_ready_with_its_outputs_then_
     body = answer.get_json()
     assert body["backend"] == "im" and body["status"] == "CREATE_IN_PROGRESS"
 
-    row = _sync_until(portal, body["id"], lambda r: r.status != "creating")
+    row = sync_until(portal, body["id"], lambda r: r.status != "creating")
     assert (row.status, row.backend, row.backend_state) == ("ready", "im", "configured")
     shown = ada.get(f"/api/v1/deployments/{body['id']}").get_json()
     assert shown["status"] == "CREATE_COMPLETE" and shown["backend"] == "im"
     assert shown["outputs"].get("node_ip") == "10.0.0.1", (shown, row.outputs)
-    with _at_im(im_server, im_identity) as im:
+    with at_im(im_server, im_identity) as im:
         assert im.client.list_ids() == [row.uuid]
 
     gone = ada.delete(f"/api/v1/deployments/{body['id']}")
     assert gone.status_code == 202, gone.get_json()
-    row = _sync_until(portal, body["id"], lambda r: r.deleted)
+    row = sync_until(portal, body["id"], lambda r: r.deleted)
     assert row.deleted and row.status == "deleted"
-    with _at_im(im_server, im_identity) as im:
+    with at_im(im_server, im_identity) as im:
         assert im.client.list_ids() == []
 
 
@@ -109,7 +60,7 @@ def test_the_launch_page_says_the_template_runs_on_im_and_launches_there(portal,
         deployment_id = db.session.scalar(
             db.select(Deployment.id).where(Deployment.name == "from the page")
         )
-    row = _sync_until(portal, deployment_id, lambda r: r.status != "creating")
+    row = sync_until(portal, deployment_id, lambda r: r.status != "creating")
     assert (row.status, row.backend, row.outputs.get("node_ip")) == ("ready", "im", "10.0.0.1")
     shown = client.get(f"/deployments/{deployment_id}").get_data(as_text=True)
     assert "Infrastructure Manager" in shown and "10.0.0.1" in shown
@@ -153,9 +104,9 @@ def test_a_create_whose_answer_is_lost_is_found_by_its_tag_with_no_duplicate(
     assert answer.get_json()["status"] == "UNCONFIRMED"
 
     faulty.fault = None
-    row = _sync_until(portal, answer.get_json()["id"], lambda r: r.status == "ready")
+    row = sync_until(portal, answer.get_json()["id"], lambda r: r.status == "ready")
     assert (row.status, row.outputs.get("node_ip")) == ("ready", "10.0.0.1")
-    with _at_im(im_server, im_identity) as im:
+    with at_im(im_server, im_identity) as im:
         assert im.client.list_ids() == [row.uuid]
 
 
@@ -169,5 +120,5 @@ def test_a_launch_while_im_is_stopped_launches_nothing_and_says_so(
     with portal.app_context():
         row = db.session.scalar(db.select(Deployment).where(Deployment.name == "down"))
         assert (row.status, row.uuid) == ("NOT_LAUNCHED", None)
-    with _at_im(im_server, im_identity) as im:
+    with at_im(im_server, im_identity) as im:
         assert im.client.list_ids() == []
