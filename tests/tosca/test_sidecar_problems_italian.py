@@ -10,7 +10,7 @@ from app.tosca.parsed import ParsedTemplate
 from tests.fixtures.tosca import REPO
 
 TOP_KEYS = (
-    "name, icon, description, tags, types_version, visible_to, tabs, inputs, presets, "
+    "name, icon, description, tags, types_version, visible_to, backend, tabs, inputs, presets, "
     "outputs, translations"
 )
 

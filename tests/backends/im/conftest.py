@@ -120,3 +120,16 @@ def sync_until(app, deployment_id: int, done, timeout: float = 30) -> Deployment
                 db.session.expunge(row)
                 return row
         time.sleep(0.1)
+
+
+@pytest.fixture(scope="module")
+def quiet_im(im_server):
+    """An IM of its own for the tests that need IM to refuse a template: IM 2.0.0 parses
+    templates with state shared by its whole process, so a refusal can be lost while it
+    parses another template (the session's IM works on other tests' infrastructures in the
+    background). Nothing else is sent to this one while it is asked to refuse."""
+    from tests.fixtures.im_server import start_im, stop_im
+
+    server = start_im()
+    yield server
+    stop_im(server)

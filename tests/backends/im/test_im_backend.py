@@ -63,8 +63,11 @@ def refused_create(backend, name) -> Refused:
     pytest.fail(f"IM accepted {name} three times")
 
 
-def test_a_template_whose_imports_im_cannot_fetch_is_refused_with_a_short_reason(im_backend):
-    refused = refused_create(im_backend, "url-import.yaml")
+def test_a_template_whose_imports_im_cannot_fetch_is_refused_with_a_short_reason(
+    make_im_backend, quiet_im
+):
+    refusing = make_im_backend(url=quiet_im.url)
+    refused = refused_create(refusing, "url-import.yaml")
 
     message = refused.message
     assert refused.status_code == 400
@@ -72,7 +75,7 @@ def test_a_template_whose_imports_im_cannot_fetch_is_refused_with_a_short_reason
     assert 'Type "tosca.nodes.indigo.Compute" is not a valid type' in message
     assert len(message) <= MAX_MESSAGE
     assert "File " not in message and "Traceback" not in message
-    assert im_backend.list_mine() == []
+    assert refusing.list_mine() == []
 
 
 def test_list_mine_gives_each_deployment_its_tag_and_find_gets_a_lost_create_back(im_backend):
