@@ -11,6 +11,7 @@ from bench import (
     listing,
     mail,
     quotas,
+    requests_cost,
     sessions,
     sync,
     translation,
@@ -27,4 +28,5 @@ if __name__ == "__main__":
     api.main(quick="--quick" in sys.argv)
     leases.main(quick="--quick" in sys.argv)
     translation.main(quick="--quick" in sys.argv)
+    requests_cost.main(quick="--quick" in sys.argv)
     crowd.main(quick="--quick" in sys.argv)
