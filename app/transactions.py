@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 
 from flask import Flask
+from psycopg.pq import TransactionStatus
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlalchemy.sql import Select
@@ -65,12 +66,19 @@ def is_plain_read(statement: str, context) -> bool:
 
 
 def _start_in_autocommit(dbapi_connection, _record) -> None:
-    dbapi_connection.autocommit = True
+    _to_autocommit(dbapi_connection)
 
 
 def _back_to_autocommit(dbapi_connection, _record) -> None:
-    # A connection the pool could not reset is discarded (None here); any other is idle by now.
+    # A connection the pool discarded is None here.
     if dbapi_connection is not None and not dbapi_connection.autocommit:
+        _to_autocommit(dbapi_connection)
+
+
+def _to_autocommit(dbapi_connection) -> None:
+    # Only an idle connection may change; one still in a transaction (the pool resets every
+    # connection it takes back, so none should be) keeps beginning them, as without this.
+    if dbapi_connection.info.transaction_status == TransactionStatus.IDLE:
         dbapi_connection.autocommit = True
 
 
