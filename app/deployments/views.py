@@ -196,7 +196,7 @@ def _detail_context(deployment: Deployment, revealed: dict[str, str] | None = No
         kept = {i.name: plain[i.name] for i in secrets if i.kind == "output" and i.name in plain}
         revealed = {**kept, **revealed}
     actors = {e.actor_id for e in deployment.events if e.actor_id} | {deployment.user_id}
-    people = queries.usernames(actors)
+    people = queries.usernames(actors, known=current_user)
     return {
         "name_max": NAME_MAX_LENGTH,
         "deployment": deployment,
