@@ -24,11 +24,14 @@ from __future__ import annotations
 import re
 
 from flask import Flask
+from psycopg import IsolationLevel
 from psycopg.pq import TransactionStatus
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlalchemy.sql import Select
 
+# Marks the pooled connections this module runs (in the pool's record of each).
+_READS_OUTSIDE = "reads_outside_transactions"
 # A lock taken by a read: it must last until the transaction ends.
 _LOCKING = re.compile(r"\bFOR\s+(?:NO\s+KEY\s+)?(?:UPDATE|SHARE|KEY\s+SHARE)\b", re.IGNORECASE)
 
@@ -46,7 +49,10 @@ def init_transactions(app: Flask) -> None:
 
 def read_without_transactions(engine: Engine) -> None:
     """Run ``engine``'s connections in autocommit until their first statement that is not a
-    plain read (see the module's docstring)."""
+    plain read (see the module's docstring). Connections working at another isolation level
+    than READ COMMITTED (by the engine's settings or the server's default) are left alone."""
+    if getattr(engine.dialect, "isolation_level", None) not in (None, "READ COMMITTED"):
+        return
     if event.contains(engine, "before_cursor_execute", _begin_before_writing):
         return
     event.listen(engine, "connect", _start_in_autocommit)
@@ -65,25 +71,45 @@ def is_plain_read(statement: str, context) -> bool:
     return statement.lstrip()[:6].upper() == "SELECT" and not _LOCKING.search(statement)
 
 
-def _start_in_autocommit(dbapi_connection, _record) -> None:
-    _to_autocommit(dbapi_connection)
+def _start_in_autocommit(dbapi_connection, record) -> None:
+    if not _idle(dbapi_connection) or dbapi_connection.isolation_level not in (
+        None,
+        IsolationLevel.READ_COMMITTED,
+    ):
+        return
+    dbapi_connection.autocommit = True
+    server = dbapi_connection.execute("SHOW default_transaction_isolation").fetchone()[0]
+    if server == "read committed" or dbapi_connection.isolation_level is not None:
+        record.info[_READS_OUTSIDE] = True
+    else:
+        dbapi_connection.autocommit = False
 
 
-def _back_to_autocommit(dbapi_connection, _record) -> None:
-    # A connection the pool discarded is None here.
-    if dbapi_connection is not None and not dbapi_connection.autocommit:
-        _to_autocommit(dbapi_connection)
-
-
-def _to_autocommit(dbapi_connection) -> None:
-    # Only an idle connection may change; one still in a transaction (the pool resets every
-    # connection it takes back, so none should be) keeps beginning them, as without this.
-    if dbapi_connection.info.transaction_status == TransactionStatus.IDLE:
+def _back_to_autocommit(dbapi_connection, record) -> None:
+    # A connection the pool discarded is None here. Only an idle one may change; one still in
+    # a transaction (the pool resets every connection it takes back, so none should be)
+    # keeps beginning them, as without this module.
+    if (
+        dbapi_connection is not None
+        and record.info.get(_READS_OUTSIDE)
+        and not dbapi_connection.autocommit
+        and _idle(dbapi_connection)
+    ):
         dbapi_connection.autocommit = True
 
 
+def _idle(dbapi_connection) -> bool:
+    return dbapi_connection.info.transaction_status == TransactionStatus.IDLE
+
+
 def _begin_before_writing(connection, _cursor, statement, _parameters, context, _many) -> None:
-    dbapi_connection = connection.connection.dbapi_connection
-    if dbapi_connection.autocommit and not is_plain_read(statement, context):
+    pooled = connection.connection
+    if (
+        pooled.dbapi_connection.autocommit
+        and pooled.info.get(_READS_OUTSIDE)
+        # Autocommit asked for by the caller (VACUUM, CREATE DATABASE) stays.
+        and connection.get_execution_options().get("isolation_level") != "AUTOCOMMIT"
+        and not is_plain_read(statement, context)
+    ):
         # Idle, being in autocommit: psycopg begins the transaction with this statement.
-        dbapi_connection.autocommit = False
+        pooled.dbapi_connection.autocommit = False

@@ -98,3 +98,19 @@ def test_only_selects_that_take_no_lock_are_plain_reads(app):
         assert not kind(text("SELECT 1"))
         assert not kind(db.update(User).values(active=False))
         db.session.rollback()
+
+
+def test_autocommit_asked_for_by_the_caller_stays(app):
+    with app.app_context():
+        engine = db.engine
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        connection.execute(text("VACUUM users"))
+
+
+def test_an_engine_set_to_another_isolation_level_keeps_its_transactions(make_app, commands):
+    app = make_app(SQLALCHEMY_ENGINE_OPTIONS={"isolation_level": "REPEATABLE READ"})
+    commands.clear()
+    with app.app_context():
+        db.session.scalar(select(func.count()).select_from(User))
+        db.session.rollback()
+    assert commands == ["BEGIN ISOLATION LEVEL REPEATABLE READ", "ROLLBACK"]
