@@ -114,7 +114,7 @@ def build(folder: Path, url: str, total: int):
     from app.catalogue.models import CatalogueTemplate
     from app.catalogue.operations import import_folder
     from app.deployments.models import Deployment
-    from bench.crowd import _rows
+    from bench.crowd import _rows, vacuum
     from bench.deployments_page import ROOT
 
     app = create_app(
@@ -149,10 +149,9 @@ def build(folder: Path, url: str, total: int):
         for start in range(0, len(rows), 5_000):
             db.session.execute(Deployment.__table__.insert(), rows[start : start + 5_000])
         db.session.commit()
-        db.session.execute(db.text("ANALYZE"))
-        db.session.commit()
         username = people[0].username
         db.session.remove()
+        vacuum(db.engine)
     return app, username
 
 
