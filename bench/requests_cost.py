@@ -10,7 +10,10 @@ request (medians over ``rounds`` requests):
   BEGIN, COMMIT, ROLLBACK and the preparing of a statement included;
 - compiled: statements SQLAlchemy had to compile, not finding them in its cache (a statement
   built anew for each request, rather than from the cache, costs its compilation each time);
-- function calls (cProfile), a measure of the Python work that does not depend on the load.
+- function calls (cProfile), a measure of the Python work that does not depend on the load;
+- CPU time, of this process's thread and of the PostgreSQL backends serving it (Linux's
+  /proc/<pid>/schedstat), in ms: less steady than the counts on a busy machine, far steadier
+  than wall time, and the figure the crowd's hosts run out of.
 
 These do not move with the machine's load, unlike times. ``--show`` prints each kind's
 statements and round trips as sent. ``python -m bench.requests_cost [--rounds N]
@@ -25,6 +28,7 @@ import cProfile
 import pstats
 import statistics
 import tempfile
+import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -213,7 +217,32 @@ def pages(app, username: str, language: str) -> dict[str, Callable]:
 EXPECTED = {"rows poll (unchanged)": 204}
 
 
-def measure(kind: str, call: Callable, counter: Counter, rounds: int) -> dict:
+def _cpu_ns(pid: int) -> int:
+    """The CPU time process ``pid`` has used, in ns (0 where Linux does not say)."""
+    try:
+        with open(f"/proc/{pid}/schedstat") as stat:
+            return int(stat.read().split()[0])
+    except OSError:
+        return 0
+
+
+def _backends(url: str) -> list[int]:
+    """The PostgreSQL backends connected to ``url``'s database but this question's own."""
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    libpq = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    with contextlib.closing(psycopg.connect(libpq, autocommit=True)) as conn:
+        rows = conn.execute(
+            "SELECT pid FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        ).fetchall()
+    return [pid for (pid,) in rows]
+
+
+def measure(
+    kind: str, call: Callable, counter: Counter, rounds: int, backends: Callable[[], list[int]]
+) -> dict:
     answer = call()
     assert answer.status_code == EXPECTED.get(kind, 200), (kind, answer.status_code)
     statements, trips, compiled = [], [], []
@@ -232,7 +261,17 @@ def measure(kind: str, call: Callable, counter: Counter, rounds: int) -> dict:
     for _ in range(rounds):
         call()
     profile.disable()
+    pids = backends()
+    app_cpu, database_cpu = [], []
+    for _ in range(rounds):
+        database = sum(_cpu_ns(pid) for pid in pids)
+        start = time.thread_time_ns()
+        call()
+        app_cpu.append(time.thread_time_ns() - start)
+        database_cpu.append(sum(_cpu_ns(pid) for pid in pids) - database)
     return {
+        "app_ms": statistics.median(app_cpu) / 1e6,
+        "database_ms": statistics.median(database_cpu) / 1e6,
         "statements": statistics.median(statements),
         "trips": statistics.median(trips),
         "compiled": statistics.median(compiled),
@@ -262,7 +301,8 @@ def run(rounds: int, total: int) -> list[tuple[str, str, dict]]:
                 event.listen(db.engine, "before_cursor_execute", counter.statement)
             for language in LANGUAGES:
                 for kind, call in pages(app, username, language).items():
-                    results.append((kind, language, measure(kind, call, counter, rounds)))
+                    cost = measure(kind, call, counter, rounds, lambda: _backends(url))
+                    results.append((kind, language, cost))
             with app.app_context():
                 db.engine.dispose()
     finally:
@@ -278,12 +318,12 @@ def report(results: list[tuple[str, str, dict]], rounds: int, total: int, show: 
     )
     print(
         f"{'page kind':22} {'lang':4} {'statements':>10} {'round trips':>11} {'compiled':>8} "
-        f"{'calls/req':>10}"
+        f"{'calls/req':>10} {'app CPU':>8} {'db CPU':>7}"
     )
     for kind, language, f in results:
         print(
             f"{kind:22} {language:4} {f['statements']:10.0f} {f['trips']:11.0f} "
-            f"{f['compiled']:8.0f} {f['calls']:10,.0f}"
+            f"{f['compiled']:8.0f} {f['calls']:10,.0f} {f['app_ms']:8.2f} {f['database_ms']:7.2f}"
         )
     if show:
         for kind, language, f in results:
