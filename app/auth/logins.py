@@ -126,20 +126,20 @@ def logged_in_user(user_id: int, session_version: int) -> User | None:
     found = found.unique().first()
     if found is None:
         return None
-    user, record, *values = found
+    user, record_id, last_seen_at, expires_at, *values = found
     if user.session_version != session_version or not user.active:
         return None
     now = utcnow()
-    if record.expires_at <= now or record.last_seen_at + _idle_limit() <= now:
-        db.session.delete(record)
+    if expires_at <= now or last_seen_at + _idle_limit() <= now:
+        db.session.execute(delete(UserSession).where(UserSession.id == record_id))
         db.session.commit()
         return None
     touch_after = timedelta(seconds=current_app.config["SESSION_TOUCH_SECONDS"])
-    if not request.headers.get("HX-Request") and now - record.last_seen_at >= touch_after:
+    if not request.headers.get("HX-Request") and now - last_seen_at >= touch_after:
         # A conditional update: of several requests arriving together, one writes.
         db.session.execute(
             update(UserSession)
-            .where(UserSession.id == record.id, UserSession.last_seen_at == record.last_seen_at)
+            .where(UserSession.id == record_id, UserSession.last_seen_at == last_seen_at)
             .values(last_seen_at=now)
         )
         db.session.commit()
@@ -153,8 +153,9 @@ def _login_query(readings: dict[str, LoginReading]):
     """The login check's query with ``readings``, for parameters ``user_id`` and ``digest``:
     built once per app and set of readings, since building it cost a poll more than its
     answer."""
+    # The login record's columns alone: it is read on every request, and only to be judged.
     query = (
-        select(User, UserSession)
+        select(User, UserSession.id, UserSession.last_seen_at, UserSession.expires_at)
         .join(UserSession, UserSession.user_id == User.id)
         .where(User.id == bindparam("user_id"), UserSession.token_digest == bindparam("digest"))
         .options(joinedload(User.grants))
