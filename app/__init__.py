@@ -54,8 +54,10 @@ def _init_extensions(app: Flask) -> None:
     from app.quotas import init_quotas
     from app.security import init_security
     from app.templating import init_templating
+    from app.transactions import init_transactions
 
     db.init_app(app)
+    init_transactions(app)
     # Batch mode lets Alembic alter SQLite tables, which lack ALTER COLUMN.
     migrate.init_app(app, db, directory=app.config["MIGRATIONS_DIR"], render_as_batch=True)
     csrf.init_app(app)

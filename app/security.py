@@ -2,7 +2,7 @@
 
 from urllib.parse import unquote_to_bytes
 
-from flask import Flask, request
+from flask import Flask, g, request, session
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -94,6 +94,15 @@ def _refuse_unreadable_forms() -> None:
 def _no_store_for_people(response):
     # A page made for one person must not be kept by a shared cache or the browser's history
     # after logout. Static files are the same for everyone and stay cacheable.
-    if request.endpoint != "static" and current_user.is_authenticated:
+    if request.endpoint != "static" and _made_for_a_person():
         response.headers["Cache-Control"] = "no-store"
     return response
+
+
+def _made_for_a_person() -> bool:
+    """Whether the answer was made for someone logged in. When nothing in the request asked
+    who is (the health check), a cookie that claims a login is taken at its word rather than
+    checked with a query: the answer is kept from caches either way."""
+    if "_login_user" in g:
+        return current_user.is_authenticated
+    return "_user_id" in session

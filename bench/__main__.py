@@ -12,6 +12,7 @@ from bench import (
     listing,
     mail,
     quotas,
+    requests_cost,
     sessions,
     sync,
     translation,
@@ -28,5 +29,6 @@ if __name__ == "__main__":
     api.main(quick="--quick" in sys.argv)
     leases.main(quick="--quick" in sys.argv)
     translation.main(quick="--quick" in sys.argv)
+    requests_cost.main(quick="--quick" in sys.argv)
     crowd.main(quick="--quick" in sys.argv)
     im_deletes.main(quick="--quick" in sys.argv)

@@ -16,22 +16,67 @@ stands, and that is this small table.
 
 import hashlib
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
-from flask import current_app, request, session
+from flask import Flask, current_app, g, has_app_context, request, session
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import delete, or_, select, update
+from sqlalchemy import bindparam, delete, event, or_, select, update
 from sqlalchemy.orm import joinedload
 
 from app.auth.models import User, UserSession
+from app.caches import cached
 from app.clock import utcnow
 from app.extensions import db
 
 SESSION_KEY = "login_token"
 # A script logging in again and again must not make the account page unreadable.
 SHOWN_AT_MOST = 100
+# Features above this one read what every page of a logged-in person shows (the navigation
+# bar's count of unread notices) in the login's own query: each fills this slot at start with
+# ``add_login_reading``, and finds its value with ``login_reading``.
+LOGIN_READINGS = "auth.login_readings"
+_READ = "auth_login_readings"  # on ``g``: this request's readings, by name
+
+
+@dataclass(frozen=True)
+class LoginReading:
+    column_for: Callable[[Any], Any]  # the user id column -> a scalar subquery
+    wanted: Callable[[], bool]  # whether this request needs it
+
+
+def add_login_reading(
+    app: Flask, name: str, column_for: Callable[[Any], Any], wanted: Callable[[], bool]
+) -> None:
+    """Read ``column_for(User.id)`` (a scalar subquery about the person) with every login
+    check of a request for which ``wanted()`` holds; ``login_reading(name)`` gives it."""
+    app.extensions.setdefault(LOGIN_READINGS, {})[name] = LoginReading(column_for, wanted)
+
+
+def login_reading(name: str) -> Any | None:
+    """What ``name`` read with this request's login check; None when it was not read, or
+    when the request has written anything since (the value may be stale: ask again)."""
+    return g.get(_READ, {}).get(name)
+
+
+def _readings_wanted() -> dict[str, LoginReading]:
+    slot = current_app.extensions.get(LOGIN_READINGS, {})
+    return {name: reading for name, reading in slot.items() if reading.wanted()}
+
+
+@event.listens_for(db.session, "after_flush")
+def _forget_readings_after_flush(*_args) -> None:
+    if has_app_context():
+        g.pop(_READ, None)
+
+
+@event.listens_for(db.session, "do_orm_execute")
+def _forget_readings_before_writing(state) -> None:
+    if has_app_context() and not state.is_select:
+        g.pop(_READ, None)
 
 
 def _digest(token: str) -> str:
@@ -66,44 +111,58 @@ def start(user: User) -> None:
 def logged_in_user(user_id: int, session_version: int) -> User | None:
     """The person behind this request's cookie while their login stands, or None.
 
-    One query reads the account, its grants and the login record together: every page, poll
-    and partial asks this first, and on a busy host each round trip to the database counts.
-    The login is marked as seen at most once per SESSION_TOUCH_SECONDS, and never for
-    background htmx requests: a page left polling does not keep a login alive.
+    One query reads the account, its grants and the login record together, and what features
+    read with it (``add_login_reading``): every page, poll and partial asks this first, and on
+    a busy host each round trip to the database counts. The login is marked as seen at most
+    once per SESSION_TOUCH_SECONDS, and never for background htmx requests: a page left
+    polling does not keep a login alive.
     """
     token = session.get(SESSION_KEY)
     if not token:
         return None
-    found = (
-        db.session.execute(
-            select(User, UserSession)
-            .join(UserSession, UserSession.user_id == User.id)
-            .where(User.id == user_id, UserSession.token_digest == _digest(token))
-            .options(joinedload(User.grants))
-        )
-        .unique()
-        .first()
-    )
+    readings = _readings_wanted()
+    query = cached("auth.login_queries", 64, tuple(readings), lambda: _login_query(readings))
+    found = db.session.execute(query, {"user_id": user_id, "digest": _digest(token)})
+    found = found.unique().first()
     if found is None:
         return None
-    user, record = found
+    user, record_id, last_seen_at, expires_at, *values = found
     if user.session_version != session_version or not user.active:
         return None
     now = utcnow()
-    if record.expires_at <= now or record.last_seen_at + _idle_limit() <= now:
-        db.session.delete(record)
+    if expires_at <= now or last_seen_at + _idle_limit() <= now:
+        db.session.execute(delete(UserSession).where(UserSession.id == record_id))
         db.session.commit()
         return None
     touch_after = timedelta(seconds=current_app.config["SESSION_TOUCH_SECONDS"])
-    if not request.headers.get("HX-Request") and now - record.last_seen_at >= touch_after:
+    if not request.headers.get("HX-Request") and now - last_seen_at >= touch_after:
         # A conditional update: of several requests arriving together, one writes.
         db.session.execute(
             update(UserSession)
-            .where(UserSession.id == record.id, UserSession.last_seen_at == record.last_seen_at)
+            .where(UserSession.id == record_id, UserSession.last_seen_at == last_seen_at)
             .values(last_seen_at=now)
         )
         db.session.commit()
+    # After the touch: what a request writes makes its readings stale, and this write is not
+    # about them.
+    setattr(g, _READ, dict(zip(readings, values, strict=True)))
     return user
+
+
+def _login_query(readings: dict[str, LoginReading]):
+    """The login check's query with ``readings``, for parameters ``user_id`` and ``digest``:
+    built once per app and set of readings, since building it cost a poll more than its
+    answer."""
+    # The login record's columns alone: it is read on every request, and only to be judged.
+    query = (
+        select(User, UserSession.id, UserSession.last_seen_at, UserSession.expires_at)
+        .join(UserSession, UserSession.user_id == User.id)
+        .where(User.id == bindparam("user_id"), UserSession.token_digest == bindparam("digest"))
+        .options(joinedload(User.grants))
+    )
+    for name, reading in readings.items():
+        query = query.add_columns(reading.column_for(User.id).label(name))
+    return query
 
 
 def current_id() -> int | None:

@@ -250,12 +250,17 @@ def _in_reader_language(slug: str, name: str | None) -> str | None:
     return entry.parsed.name if entry is not None and entry.template.name == name else name
 
 
-def usernames(user_ids: set[int]) -> dict[int, str]:
-    """Usernames by id, for the owner column and timeline actors."""
-    if not user_ids:
-        return {}
-    rows = db.session.execute(select(User.id, User.username).where(User.id.in_(user_ids)))
-    return {user_id: username for user_id, username in rows}
+def usernames(user_ids: set[int], known: User | None = None) -> dict[int, str]:
+    """Usernames by id, for the owner column and timeline actors; ``known`` (the viewer,
+    already loaded) is named without asking the database."""
+    found = {}
+    if known is not None and known.id in user_ids:
+        found[known.id] = known.username
+        user_ids = user_ids - {known.id}
+    if user_ids:
+        rows = db.session.execute(select(User.id, User.username).where(User.id.in_(user_ids)))
+        found.update((user_id, username) for user_id, username in rows)
+    return found
 
 
 def has_past_deployments(viewer: User, filters: Filters) -> bool:

@@ -7,17 +7,25 @@ new. Rather than render the rows to learn that, the poll compares a stamp read f
 that row's ``shown_version``, whoever writes it (launch, callback, sync, delete, adoption), in
 the same UPDATE, so no extra row is locked and no writer can forget. A new row changes the count;
 versions only grow, so the sum moves with every change.
+
+The list and its polls read the stamp with the login check (``read_with_login``): for a poll
+whose tag is still current, that one query is all the database is asked.
 """
 
 from __future__ import annotations
 
 import hashlib
 
-from sqlalchemy import event, func, select
+from flask import Flask, request
+from flask_login import current_user
+from sqlalchemy import String, cast, event, func, select
 from sqlalchemy.orm import attributes
 
+from app.auth.logins import add_login_reading, login_reading
 from app.deployments.models import Deployment
 from app.extensions import db
+
+READING = "deployments_stamp"
 
 # Every column a row of the list reads, or that decides whether or where a row is listed (the
 # filters, the order, ``in_progress``). app.deployments.queries.LIST_COLUMNS must stay within it.
@@ -48,20 +56,55 @@ def _bump_when_shown_changes(_mapper, _connection, deployment: Deployment) -> No
         deployment.shown_version = Deployment.shown_version + 1
 
 
+def _figures():
+    return (
+        func.count(Deployment.id),
+        func.coalesce(func.sum(Deployment.shown_version), 0),
+        func.coalesce(func.max(Deployment.id), 0),
+    )
+
+
 def stamp(user_id: int) -> tuple[int, int, int]:
     """The person's change stamp: (rows, sum of versions, highest id), from the index alone."""
     count, versions, highest = db.session.execute(
-        select(
-            func.count(Deployment.id),
-            func.coalesce(func.sum(Deployment.shown_version), 0),
-            func.coalesce(func.max(Deployment.id), 0),
-        ).where(Deployment.user_id == user_id)
+        select(*_figures()).where(Deployment.user_id == user_id)
     ).one()
     return int(count), int(versions), int(highest)
 
 
-def etag(user_id: int, *parts: object) -> str:
-    """An entity tag for a view of ``user_id``'s deployments: their stamp and ``parts`` (what
-    else the answer depends on, e.g. the filters and the portal's version)."""
-    text = repr((user_id, stamp(user_id), parts))
+def stamp_as_text(user_id_column):
+    """The stamp as one text, "rows.versions.highest", in a scalar subquery: what the login
+    check reads for the pages that need it (see app.auth.logins.add_login_reading)."""
+    count, versions, highest = (cast(figure, String) for figure in _figures())
+    return (
+        select(count + "." + versions + "." + highest)
+        .where(Deployment.user_id == user_id_column)
+        .scalar_subquery()
+    )
+
+
+def stamp_from_text(text: str) -> tuple[int, int, int]:
+    """The stamp ``stamp_as_text`` wrote."""
+    count, versions, highest = (int(figure) for figure in text.split("."))
+    return count, versions, highest
+
+
+def read_with_login(app: Flask, endpoints: tuple[str, ...]) -> None:
+    """Have the login check of requests to ``endpoints`` read the person's stamp."""
+    add_login_reading(app, READING, stamp_as_text, lambda: request.endpoint in endpoints)
+
+
+def own_etag(*parts: object) -> str:
+    """``etag`` of the logged-in person's own list, with their stamp as the login check read
+    it when it did."""
+    read = login_reading(READING)
+    known = stamp_from_text(read) if read is not None else None
+    return etag(current_user.id, *parts, known=known)
+
+
+def etag(user_id: int, *parts: object, known: tuple[int, int, int] | None = None) -> str:
+    """An entity tag for a view of ``user_id``'s deployments: their stamp (``known``, when it
+    was read already in this request) and ``parts`` (what else the answer depends on, e.g.
+    the filters and the portal's version)."""
+    text = repr((user_id, known or stamp(user_id), parts))
     return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()

@@ -46,6 +46,7 @@ from app.tosca import display
 bp = Blueprint("deployments", __name__, url_prefix="/deployments")
 # The list's change tag, sent by the portal with the rows and back by htmx with each poll.
 STAMP_HEADER = "X-List-Stamp"
+bp.record_once(lambda s: stamps.read_with_login(s.app, ("deployments.index", "deployments.rows")))
 
 bp.add_app_template_filter(presenters.status_look, "status_look")
 bp.add_app_template_filter(words.said, "said")
@@ -169,7 +170,7 @@ def _own_tag(filters: queries.Filters) -> str | None:
     """The change tag of the viewer's own list as ``filters`` narrow it; None for others'."""
     if filters.owner:
         return None
-    return stamps.etag(current_user.id, sorted(filters.args().items()), _portal_version())
+    return stamps.own_etag(sorted(filters.args().items()), _portal_version())
 
 
 @cache
@@ -195,7 +196,7 @@ def _detail_context(deployment: Deployment, revealed: dict[str, str] | None = No
         kept = {i.name: plain[i.name] for i in secrets if i.kind == "output" and i.name in plain}
         revealed = {**kept, **revealed}
     actors = {e.actor_id for e in deployment.events if e.actor_id} | {deployment.user_id}
-    people = queries.usernames(actors)
+    people = queries.usernames(actors, known=current_user)
     return {
         "name_max": NAME_MAX_LENGTH,
         "deployment": deployment,

@@ -145,10 +145,15 @@ def undelivered(limit: int = 200) -> list[Notification]:
 
 
 def unread_count(user: User) -> int:
-    return db.session.scalar(
+    return db.session.scalar(unread_count_of(user.id))
+
+
+def unread_count_of(user_id):
+    """The query counting the unread notifications of ``user_id`` (a value or a column)."""
+    return (
         select(func.count())
         .select_from(Notification)
-        .where(Notification.user_id == user.id, Notification.read_at.is_(None))
+        .where(Notification.user_id == user_id, Notification.read_at.is_(None))
     )
 
 

@@ -3,11 +3,12 @@ the operators' list of undelivered mail."""
 
 from __future__ import annotations
 
-from flask import Blueprint, flash, redirect, render_template, url_for
+from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import ngettext
 from flask_login import current_user, login_required
 
+from app.auth.logins import login_reading
 from app.auth.roles import role_required
 from app.notifications import outbox
 from app.notifications.forms import EmailChoicesForm
@@ -18,6 +19,8 @@ from app.notifications.wording import shown
 bp = Blueprint("notifications", __name__, url_prefix="/notifications")
 
 MENU_SHOWN = 5
+# The name of the unread count read with the login check.
+UNREAD_READING = "notifications_unread"
 
 
 class Shown:
@@ -36,10 +39,26 @@ class Shown:
 
 
 def navigation_menu() -> dict:
-    """The menu's unread count and latest unread notices (asked only when the bar is drawn)."""
-    unread = outbox.unread_count(current_user)
+    """The menu's unread count and latest unread notices (asked only when the bar is drawn).
+
+    The count comes with the login check when the request is a page (see ``init_notifications``)
+    and has written nothing since; otherwise it is counted here.
+    """
+    unread = login_reading(UNREAD_READING)
+    if unread is None:
+        unread = outbox.unread_count(current_user)
     latest = outbox.notifications_of(current_user, MENU_SHOWN, unread=True) if unread else []
     return {"unread": unread, "latest": [Shown(n) for n in latest]}
+
+
+def unread_with_login(user_id_column):
+    """The unread count as the login check reads it (``app.auth.logins.add_login_reading``)."""
+    return outbox.unread_count_of(user_id_column).scalar_subquery()
+
+
+def draws_the_menu() -> bool:
+    """Whether this request is likely to draw the navigation bar: a page, not an htmx partial."""
+    return not request.headers.get("HX-Request")
 
 
 def email_choices_context(user) -> dict:

@@ -3,7 +3,7 @@
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import event, select, update
 
 from app.auth import logins
 from app.auth.models import UserSession
@@ -195,6 +195,21 @@ def test_authenticated_pages_are_not_stored_by_caches(login_as, client):
     login_as("user")
     for path in ("/catalogue/", "/deployments/", "/account/"):
         assert "no-store" in client.get(path).headers.get("Cache-Control", ""), path
+
+
+def test_the_health_check_of_someone_logged_in_asks_the_database_one_question(
+    app, login_as, client
+):
+    login_as("user")
+    seen = []
+    with app.app_context():
+        engine = db.engine
+    event.listen(engine, "before_cursor_execute", lambda *args: seen.append(args[2]))
+    answer = client.get("/healthz")
+    assert answer.status_code == 200 and len(seen) == 1
+    # Nothing asked who is logged in: the cookie's word keeps the answer from caches.
+    assert answer.headers["Cache-Control"] == "no-store"
+    assert "no-store" not in app.test_client().get("/healthz").headers.get("Cache-Control", "")
 
 
 def test_head_on_the_login_page_answers_like_get(client):

@@ -3,6 +3,13 @@ of undelivered mail."""
 
 import re
 
+from flask import render_template
+from flask_login import login_required
+from sqlalchemy import event
+
+from app.deployments.models import Deployment
+from app.deployments.timeline import record_event
+from app.extensions import db
 from app.notifications.models import MAIL_FAILED
 from tests.conftest import People, csrf_from, post_form
 
@@ -48,6 +55,42 @@ def test_the_navigation_bar_shows_the_unread_count_and_the_latest_notices(portal
     assert 'class="badge rounded-pill text-bg-danger notification-count">2' in html
     assert "2 unread notifications" in html
     assert "Run 1 failed to start" in html and "Run 0 failed to start" in html
+
+
+def test_the_bar_counts_unread_notices_in_the_login_check(portal_without_mail):
+    app = portal_without_mail.app
+    client, ada = _logged_in(portal_without_mail)
+    _notices(portal_without_mail, ada, 1)
+    seen = []
+    with app.app_context():
+        engine = db.engine
+    event.listen(engine, "before_cursor_execute", lambda *args: seen.append(args[2]))
+    html = client.get("/catalogue/").get_data(as_text=True)
+    assert 'notification-count">1<' in html
+    # The login check comes first; no query of the menu's own counts the notices.
+    assert "user_sessions" in seen[0] and not any("count(" in s for s in seen[1:])
+
+
+def test_a_notice_recorded_while_the_page_is_made_is_counted_on_it(portal_without_mail):
+    app = portal_without_mail.app
+    ada_runs = {}
+
+    @app.get("/test/record-then-draw")
+    @login_required
+    def record_then_draw():
+        record_event(
+            db.session.get(Deployment, ada_runs["id"]),
+            "CREATE_FAILED",
+            source="sync",
+            reason="boom",
+        )
+        db.session.commit()
+        return render_template("notifications/index.html", notifications=[])
+
+    client, ada = _logged_in(portal_without_mail)
+    ada_runs["id"] = portal_without_mail.deployment(ada, name="Run 0")
+    html = client.get("/test/record-then-draw").get_data(as_text=True)
+    assert 'notification-count">1<' in html
 
 
 def test_the_page_lists_notifications_and_marks_them_read(portal_without_mail):

@@ -1,0 +1,39 @@
+"""What templates share: addresses built once per app, yet the same as ``url_for`` builds."""
+
+from flask import render_template_string, url_for
+from markupsafe import escape
+
+DETAIL = "{{ url_for('deployments.detail', deployment_id=7) }}"
+STATIC = "{{ url_for('static', filename='x.css') }}"
+
+
+def _render(app, source: str, **environ) -> str:
+    with app.test_request_context("/", **environ):
+        return render_template_string(source)
+
+
+def test_an_address_a_template_builds_is_what_url_for_builds(app):
+    with app.test_request_context("/"):
+        detail = url_for("deployments.detail", deployment_id=7)
+        static = url_for("static", filename="x.css")
+    assert _render(app, f"{DETAIL} {STATIC}") == f"{detail} {static}"
+    assert _render(app, f"{DETAIL} {STATIC}") == f"{detail} {static}"  # now remembered
+
+
+def test_an_app_mounted_elsewhere_gets_its_own_addresses(app):
+    source = "{{ url_for('catalogue.index') }}"
+    assert _render(app, source) == "/catalogue/"
+    mounted = _render(app, source, environ_overrides={"SCRIPT_NAME": "/portal"})
+    assert mounted == "/portal/catalogue/"
+    assert _render(app, source) == "/catalogue/"
+
+
+def test_external_addresses_follow_the_host_asked(app):
+    source = "{{ url_for('catalogue.index', _external=True) }}"
+    assert _render(app, source, base_url="http://one.example") == "http://one.example/catalogue/"
+    assert _render(app, source, base_url="http://two.example") == "http://two.example/catalogue/"
+
+
+def test_values_that_cannot_be_a_key_are_built_each_time(app):
+    source = "{{ url_for('catalogue.index', tag=['gpu', 'ml']) }}"
+    assert _render(app, source) == escape("/catalogue/?tag=gpu&tag=ml")
