@@ -4,10 +4,10 @@ import sys
 
 from bench import (
     api,
-    im_deletes,
     catalogue,
     crowd,
     deployments_page,
+    im_deletes,
     leases,
     listing,
     mail,

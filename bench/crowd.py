@@ -334,7 +334,7 @@ def report(researchers: int, duration: float, total: int, figures: dict) -> None
             outcomes.get(f"pages not in {language}", 0),
         )
         if right or wrong:
-            print(f"  pages asked for in {language}: {right} served in it, {wrong} not")
+            print(f"  pages asked for in {language}: {right} served in that language, {wrong} not")
     polls = outcomes.get("rows poll unchanged", 0) + outcomes.get("rows poll in full", 0)
     if polls:
         share = outcomes.get("rows poll unchanged", 0) / polls
