@@ -41,6 +41,8 @@ NOT_RUN = {
     "as test_make_run_with_the_readme_mail_settings_serves_rcp_and_mails does",
     "export PORTAL_IM_": "an example site's IM address and credentials: "
     "tests/backends/im/test_im_check.py sets the same settings for the suite's own IM",
+    "export 'PORTAL_IM_": "an example site's IM clouds and their credentials: "
+    "tests/backends/im/test_im_check.py sets the suite's own Dummy cloud",
     ".venv/bin/flask backends check": "needs an IM: tests/backends/im/test_im_check.py runs it "
     "against the suite's real IM",
     ".venv/bin/flask orchestrator emulate": "a server that runs until stopped: the "

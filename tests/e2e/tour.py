@@ -71,7 +71,7 @@ class Tour:
             elif state:
                 apply_state(
                     deployment,
-                    DeploymentState(uuid=deployment.uuid, **state),
+                    DeploymentState(uuid=deployment.uuid, **state).remote(),
                     source="sync",
                 )
                 db.session.commit()

@@ -80,7 +80,7 @@ def test_a_notice_recorded_while_the_page_is_made_is_counted_on_it(portal_withou
     def record_then_draw():
         record_event(
             db.session.get(Deployment, ada_runs["id"]),
-            "CREATE_FAILED",
+            "failed",
             source="sync",
             reason="boom",
         )
