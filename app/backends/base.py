@@ -139,6 +139,8 @@ class BackendError(Exception):
     ``status_code`` is the backend's HTTP status, or None when no answer came."""
 
     default_message = _l("The deployment service answered with an error.")
+    # The backend that raised it, where the caller knows (``app.backends.registry`` names).
+    service: str | None = None
 
     def __init__(self, message: str | None = None, *, status_code: int | None = None):
         self.message = message or str(self.default_message)

@@ -18,6 +18,9 @@ _KNOWN = {
     "im": ("app.backends.im", _l("Infrastructure Manager")),
 }
 NAMES = tuple(_KNOWN)
+# The backend the portal's words were first written for: its refusals speak of "the
+# orchestrator", the others' name their backend.
+FIRST = "paas"
 
 
 def known(name: str | None) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
+from app.backends import registry
 from app.backends.base import (
     BackendError,
     Busy,
@@ -80,7 +81,10 @@ def problem_of(error: BackendError, outcome: str) -> dict:
     """What ``explain`` needs to word ``error`` again later, in whoever's language reads it:
     kept with a timeline entry or a lease instead of the sentence."""
     code = next(code for kind, code in _ERRORS if isinstance(error, kind))
-    return {"error": code, "outcome": outcome, "said": str(error.message)}
+    problem = {"error": code, "outcome": outcome, "said": str(error.message)}
+    if error.service and error.service != registry.FIRST:
+        problem["service"] = error.service
+    return problem
 
 
 def explain(error: BackendError, outcome: str) -> str:
@@ -96,6 +100,8 @@ def problem_text(problem: dict) -> str:
     code = problem.get("error")
     if code == "portal":  # the portal's own sentence, kept as it was worded
         return said
+    if problem.get("service"):
+        return _named_service_text(code, registry.label(problem["service"]), outcome, said)
     if code == "unavailable":
         return _(
             "The orchestrator is not answering right now. %(outcome)s Try again in a few minutes.",
@@ -128,3 +134,47 @@ def problem_text(problem: dict) -> str:
             said=said,
         )
     return _("The orchestrator failed. %(outcome)s It said: %(said)s", outcome=outcome, said=said)
+
+
+def _named_service_text(code: str, service: str, outcome: str, said: str) -> str:
+    """``problem_text`` for a backend other than the orchestrator, which it names."""
+    if code == "unavailable":
+        return _(
+            "%(service)s is not answering right now. %(outcome)s Try again in a few minutes.",
+            service=service,
+            outcome=outcome,
+        )
+    if code == "unauthorized":
+        return _(
+            "%(service)s did not accept your login. %(outcome)s Log out, log in again and retry.",
+            service=service,
+            outcome=outcome,
+        )
+    if code == "forbidden":
+        return _(
+            "%(service)s does not allow your account to do this. %(outcome)s It said: %(said)s",
+            service=service,
+            outcome=outcome,
+            said=said,
+        )
+    if code == "conflict":
+        return _(
+            "The deployment is busy with another operation at %(service)s. %(outcome)s Try "
+            "again in a moment. It said: %(said)s",
+            service=service,
+            outcome=outcome,
+            said=said,
+        )
+    if code == "bad-request":
+        return _(
+            "%(service)s refused the request. %(outcome)s It said: %(said)s",
+            service=service,
+            outcome=outcome,
+            said=said,
+        )
+    return _(
+        "%(service)s failed. %(outcome)s It said: %(said)s",
+        service=service,
+        outcome=outcome,
+        said=said,
+    )

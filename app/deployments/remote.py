@@ -16,6 +16,7 @@ import threading
 from collections import defaultdict
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 from flask import current_app, has_request_context, request
 
@@ -47,6 +48,17 @@ class Deleted(enum.Enum):
     ASKED = "asked"  # the backend started it
     GONE = "gone"  # the backend no longer knows the deployment: nothing is left to delete
     UNDER_WAY = "under-way"  # a delete was already under way; it is followed
+
+
+@contextmanager
+def _told_by(deployment: Deployment) -> Iterator[None]:
+    """Errors from the deployment's backend name that backend (``service``), so that the
+    sentences people read say who refused or did not answer."""
+    try:
+        yield
+    except BackendError as error:
+        error.service = deployment.backend
+        raise
 
 
 def _action_timeout():
@@ -96,7 +108,7 @@ def create(user: User, deployment: Deployment, inputs: dict) -> RemoteState:
     """
     options = dict(deployment.request_options or {})
     group = options.pop("group", None)
-    with identity.backend_for(user, None, deployment.backend) as backend:
+    with _told_by(deployment), identity.backend_for(user, None, deployment.backend) as backend:
         callback = callback_url(deployment) if backend.capabilities.callbacks else None
         text = deployment.template_text or ""
         if backend.capabilities.fetches_imports and (base := _portal_address()):
@@ -121,7 +133,7 @@ def delete(deployment: Deployment, *, force: bool = False) -> Deleted:
     time included: nothing was deleted), TokenUnavailable or DeploymentError when the owner
     cannot call it."""
     try:
-        with owner_backend(deployment, _action_timeout()) as backend:
+        with _told_by(deployment), owner_backend(deployment, _action_timeout()) as backend:
             backend.delete(deployment.uuid, force=force and backend.capabilities.force_delete)
     except NotFound:
         return Deleted.GONE
@@ -135,25 +147,25 @@ def delete(deployment: Deployment, *, force: bool = False) -> Deleted:
 def reset_delete(deployment: Deployment) -> None:
     """Reset a stuck delete, as the owner. Raises BackendError, TokenUnavailable,
     DeploymentError."""
-    with owner_backend(deployment, _action_timeout()) as backend:
+    with _told_by(deployment), owner_backend(deployment, _action_timeout()) as backend:
         backend.reset_delete(deployment.uuid)
 
 
 def log(deployment: Deployment) -> str:
     """The deployment's log, asked for now (short timeout). Raises like ``reset_delete``."""
-    with owner_backend(deployment, _action_timeout()) as backend:
+    with _told_by(deployment), owner_backend(deployment, _action_timeout()) as backend:
         return backend.log(deployment.uuid)
 
 
 def resources(deployment: Deployment) -> list[dict]:
     """The deployment's machines and other resources, asked for now."""
-    with owner_backend(deployment, _action_timeout()) as backend:
+    with _told_by(deployment), owner_backend(deployment, _action_timeout()) as backend:
         return backend.resources(deployment.uuid)
 
 
 def template(deployment: Deployment) -> str:
     """The template the backend holds for the deployment, asked for now."""
-    with owner_backend(deployment, _action_timeout()) as backend:
+    with _told_by(deployment), owner_backend(deployment, _action_timeout()) as backend:
         return backend.template(deployment.uuid)
 
 

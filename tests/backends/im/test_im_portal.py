@@ -116,7 +116,10 @@ def test_a_launch_while_im_is_stopped_launches_nothing_and_says_so(
     portal = _portal_through(make_app, faulty, im_identity)
     faulty.close()  # nothing listens there: IM is stopped
     answer = Callers(portal)("ada").launch(name="down", template="one-machine", parameters={})
-    assert answer.status_code >= 500 and "Nothing was launched" in answer.get_json()["detail"]
+    said = answer.get_json()["detail"]
+    assert answer.status_code >= 500 and "Nothing was launched" in said
+    assert said.startswith("Infrastructure Manager is not answering right now.")
+    assert "orchestrator" not in said
     with portal.app_context():
         row = db.session.scalar(db.select(Deployment).where(Deployment.name == "down"))
         assert (row.status, row.uuid) == ("NOT_LAUNCHED", None)
