@@ -44,3 +44,24 @@ def test_a_background_request_that_changes_the_session_still_saves_it(make_app):
     assert _session_cookie_set(response)
     with client.session_transaction() as saved:
         assert saved["_flashes"] == [("message", "Saved in the background.")]
+
+
+def test_a_favicon_fetched_while_a_form_was_sent_cannot_drop_its_message(login_as, client, app):
+    """The browser fetches the icon with the cookie from before the form; it answers last."""
+    login_as("user")
+    page = client.get("/notifications/").get_data(as_text=True)
+    before = client.get_cookie("session").value
+    client.post("/notifications/read-all", data={"csrf_token": csrf_from(page)})
+    late_icon = app.test_client()
+    late_icon.set_cookie("session", before)
+    icon = late_icon.get("/static/img/logo.svg")
+    icon.close()
+    assert not _session_cookie_set(icon)
+    image = late_icon.get("/deployments/", headers={"Sec-Fetch-Dest": "image"})
+    assert not _session_cookie_set(image)
+    assert "notifications marked read." in client.get("/notifications/").get_data(as_text=True)
+
+
+def test_a_page_the_browser_navigates_to_still_slides_the_session(login_as, client):
+    login_as("user")
+    assert _session_cookie_set(client.get("/deployments/", headers={"Sec-Fetch-Dest": "document"}))
