@@ -7,7 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from app.catalogue.loader import catalogue
 from app.clock import utcnow
+from app.deployments.job_text import revision_runs_once
 from app.leases.clock_text import iso, shown
 from app.leases.durations import format_duration, parse_duration, spoken_duration
 from app.leases.errors import InvalidPolicy
@@ -27,6 +29,8 @@ class LaunchOffer:
     error: str | None = None
     ends_at: datetime | None = None
     cap_end: datetime | None = None
+    # A batch job that runs once: done when its run is, it holds nothing after and needs no end.
+    runs_once: bool = False
 
     @property
     def ends_iso(self):
@@ -58,6 +62,13 @@ def launch_offer(template_slug: str, group_name: str | None, typed: str | None) 
     policy = resolve(template_slug, group_name)
     if not policy.expires:
         return LaunchOffer(False, template=template_slug)
+    entry = catalogue().get(template_slug)
+    if entry is not None and revision_runs_once(entry.revision_id):
+        # Its lease never starts (``app.leases.hooks``); the default stands in case the person
+        # makes the schedule repeat.
+        return LaunchOffer(
+            True, template=template_slug, runs_once=True, minutes=check_choice(policy, None)
+        )
     result = LaunchOffer(
         True,
         template=template_slug,

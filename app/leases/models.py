@@ -68,7 +68,8 @@ class Lease(db.Model):
     grace, a failed creation's removal, a delete to try again); None when nothing is due. The
     pass reads only the index on it, so its cost follows what is due, not the table.
     ``warned_before`` is the distance (minutes before the end) of the last warning given for
-    the current end, so no warning is given twice.
+    the current end, so no warning is given twice. ``end_set_at`` is when the current end was
+    chosen (the start or the last extend): warnings that fall before it are not given.
     """
 
     __tablename__ = "leases"
@@ -82,6 +83,7 @@ class Lease(db.Model):
     minutes: Mapped[int | None] = mapped_column(nullable=True)
     started_at: Mapped[datetime | None] = mapped_column(nullable=True)
     ends_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    end_set_at: Mapped[datetime | None] = mapped_column(nullable=True)
     extends: Mapped[int] = mapped_column(default=0)
     warned_before: Mapped[int | None] = mapped_column(nullable=True)
     delete_at: Mapped[datetime | None] = mapped_column(nullable=True)

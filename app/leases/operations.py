@@ -96,7 +96,7 @@ def start(deployment: Deployment, source: str, session=None) -> None:
         return
     now = utcnow()
     lease.state, lease.started_at = RUNNING, now
-    lease.ends_at = now + timedelta(minutes=lease.minutes)
+    lease.ends_at, lease.end_set_at = now + timedelta(minutes=lease.minutes), now
     lease.warned_before = None
     lease.next_at = schedule.next_step(lease, policy, now)
     record(
@@ -232,7 +232,7 @@ def extend(
     except BaseException:
         db.session.rollback()
         raise
-    lease.ends_at, lease.extends = new_end, lease.extends + 1
+    lease.ends_at, lease.end_set_at, lease.extends = new_end, now, lease.extends + 1
     lease.state, lease.delete_at, lease.warned_before = RUNNING, None, None
     lease.next_at = schedule.next_step(lease, policy, now)
     source = (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from flask_babel import get_translations, ngettext
 from flask_babel import gettext as _
@@ -12,6 +12,7 @@ from sqlalchemy import select
 
 from app.clock import utcnow
 from app.extensions import db
+from app.leases import schedule
 from app.leases.clock_text import iso, shown
 from app.leases.durations import spoken_duration
 from app.leases.models import DELETE_FAILED, DELETING, DONE, GRACE, RUNNING, WAITING, Lease
@@ -119,11 +120,10 @@ class LeaseView:
 
 
 def _warned(lease: Lease, policy: Policy, now: datetime) -> bool:
-    """Whether a running lease is past its first warning (given, or due this very minute)."""
-    first = policy.warnings[0] if policy.warnings else None
-    return lease.warned_before is not None or (
-        first is not None and now >= lease.ends_at - timedelta(minutes=first)
-    )
+    """Whether a running lease is past its first warning, by the policy as it is now: a warning
+    given under an older policy with longer warnings does not make it amber early."""
+    first = schedule.first_warning_at(lease, policy)
+    return first is not None and now >= first
 
 
 def view(lease: Lease, policy: Policy, now: datetime) -> LeaseView:
@@ -147,8 +147,8 @@ def view(lease: Lease, policy: Policy, now: datetime) -> LeaseView:
         may_override=bool(current_user and (current_user.is_operator or current_user.is_admin)),
         chosen=spoken_duration(lease.minutes) if lease.minutes and lease.state == WAITING else None,
         amber_at=(
-            lease.ends_at - timedelta(minutes=policy.warnings[0])
-            if policy.warnings and lease.ends_at and tone == "secondary"
+            schedule.first_warning_at(lease, policy)
+            if lease.ends_at and tone == "secondary"
             else None
         ),
         now=now,
