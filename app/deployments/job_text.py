@@ -12,6 +12,9 @@ import re
 
 import yaml
 
+from app.caches import cached
+from app.catalogue.models import TemplateRevision
+from app.extensions import db
 from app.tosca.schedules import Schedule, parse_schedule
 
 _CHRONOS_NODE = re.compile(r"^\s*type:\s*\S*Chronos\s*$", re.MULTILINE)
@@ -56,3 +59,16 @@ def runs_once(template_text: str | None, parameters: dict | None) -> bool:
         return False
     schedule = schedule_in(template_text, parameters)
     return schedule is not None and schedule.repeats == 1
+
+
+def revision_runs_once(revision_id: int) -> bool:
+    """Whether a catalogue revision, launched with its defaults, is a job that runs once; read
+    once per revision and process, since a revision's text never changes."""
+
+    def read() -> bool:
+        text = db.session.scalar(
+            db.select(TemplateRevision.tosca_text).where(TemplateRevision.id == revision_id)
+        )
+        return runs_once(text, None)
+
+    return cached("revision-runs-once", 4096, revision_id, read)

@@ -81,3 +81,19 @@ def test_a_repeating_job_keeps_holding_between_its_runs(one_gpu):
 
     with pytest.raises(QuotaExceeded):
         launch_job(portal, user)
+
+
+def test_the_launch_form_asks_no_duration_of_a_job_that_runs_once(one_gpu):
+    portal, _user = one_gpu
+    from tests.launch.test_launch_form import login
+
+    portal.user("grace", groups=("gpu-users",))  # whom the job's template is shown to
+    client = login(portal, "grace")
+    page = client.get("/catalogue/chronos-gpu-job/").get_data(as_text=True)
+    assert "This job runs once: it ends when its run does" in page
+    assert 'name="lease_duration"' not in page and "once ready" not in page
+    offer = client.get("/leases/offer?template=chronos-gpu-job&lease_duration=2h")
+    assert "This job runs once" in offer.get_data(as_text=True)
+    # A service under the same policy is still offered a duration.
+    page = client.get("/catalogue/test-notebook/").get_data(as_text=True)
+    assert 'name="lease_duration"' in page and "once ready" in page
