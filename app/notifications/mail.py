@@ -159,6 +159,25 @@ def unbuildable(error: BaseException) -> str:
     return json.dumps({"kind": "unbuildable", "error": visible(f"{type(error).__name__}: {error}")})
 
 
+def refused_for_good(error: BaseException) -> bool:
+    """Whether the server refused this very mail with a permanent (5xx) answer: its recipient,
+    its sender or its content. Sending it again gives the same answer, so it is not retried.
+    A refused login or a server that cannot be reached is the site's problem, not the mail's:
+    those are tried again once the server is fixed."""
+    if isinstance(error, smtplib.SMTPRecipientsRefused):
+        answers = [answer for answer in error.recipients.values()]
+        return bool(answers) and all(_permanent(code) for code, _text in answers)
+    if isinstance(error, smtplib.SMTPAuthenticationError):
+        return False
+    if isinstance(error, (smtplib.SMTPSenderRefused, smtplib.SMTPDataError)):
+        return _permanent(error.smtp_code)
+    return False
+
+
+def _permanent(code) -> bool:
+    return isinstance(code, int) and 500 <= code < 600
+
+
 def failure_text(kept: str | None) -> str:
     """A kept failure in words, in the reader's language ("" for none; a failure kept as
     a sentence by an earlier version is shown as it is)."""

@@ -73,7 +73,9 @@ def _send_one(notification, token: str, connection, result: SendResult) -> None:
         connection.send_messages([email])
     except mail.MAIL_ERRORS as error:
         _close(connection)
-        status = outbox.mark_attempt_failed(notification, token, mail.failure(error))
+        status = outbox.mark_attempt_failed(
+            notification, token, mail.failure(error), for_good=mail.refused_for_good(error)
+        )
         if status == MAIL_FAILED:
             result.failed += 1
             count_notification(notification.kind, "failed")

@@ -156,13 +156,13 @@ def test_a_server_slower_than_the_timeout_costs_an_attempt_and_the_mail_goes_lat
     assert portal.notifications(ada)[0].mail_status == MAIL_SENT
 
 
-def test_a_server_refusing_the_message_is_retried_and_its_answer_shown(portal, smtp_server):
+def test_a_server_refusing_the_message_for_now_is_retried_and_its_answer_shown(portal, smtp_server):
     ada = portal.user()
     _failed_deployment(portal, ada)
-    smtp_server.inbox.refuse_data = "554 5.7.1 Message rejected as spam"
+    smtp_server.inbox.refuse_data = "451 4.7.1 Greylisted, try again later"
     assert portal.send().retrying == 1
     [notice] = portal.notifications(ada)
-    assert "refused the message: 554 5.7.1 Message rejected as spam" in failure_text(
+    assert "refused the message: 451 4.7.1 Greylisted, try again later" in failure_text(
         notice.mail_error
     )
     smtp_server.inbox.refuse_data = None
@@ -171,6 +171,27 @@ def test_a_server_refusing_the_message_is_retried_and_its_answer_shown(portal, s
     assert [m["Subject"] for m in smtp_server.wait_for(1)] == [
         "Notebook for the course failed to start"
     ]
+
+
+def test_a_server_refusing_the_message_for_good_gives_up_until_an_operator_queues_it(
+    portal, smtp_server
+):
+    from app.notifications.outbox import requeue
+
+    ada = portal.user()
+    _failed_deployment(portal, ada)
+    smtp_server.inbox.refuse_data = "554 5.7.1 Message rejected as spam"
+    result = portal.send()
+    assert (result.retrying, result.failed) == (0, 1)
+    [notice] = portal.notifications(ada)
+    assert notice.mail_status == MAIL_FAILED
+    assert "554 5.7.1 Message rejected as spam" in failure_text(notice.mail_error)
+    with use_clock(_later(2)):
+        assert portal.send().sent == 0  # not tried again on its own
+    smtp_server.inbox.refuse_data = None
+    with portal.app.app_context():
+        requeue(notice.id)
+    assert portal.send().sent == 1
 
 
 def test_a_refused_recipient_is_named_in_the_failure(portal, smtp_server):

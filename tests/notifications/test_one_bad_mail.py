@@ -73,14 +73,24 @@ def test_a_recipient_refused_for_good_fails_alone_and_the_mails_around_it_are_se
     ada, bob, carl = _batch_of_three(portal)
     smtp_server.inbox.refuse_addresses["bob@example.org"] = "550 5.1.1 No such user here"
     result = portal.send()
-    assert (result.sent, result.retrying) == (2, 1)
+    assert (result.sent, result.retrying, result.failed) == (2, 0, 1)
     received = smtp_server.wait_for(2)
     assert sorted(m["To"] for m in received) == ["ada@example.org", "carl@example.org"]
     state = {n.id: n for n in portal.notifications()}
     assert state[ada].mail_status == state[carl].mail_status == MAIL_SENT
-    assert (state[bob].mail_status, state[bob].mail_attempts) == (MAIL_QUEUED, 1)
+    # A permanent refusal of this mail: given up at once, not retried with back-off.
+    assert (state[bob].mail_status, state[bob].mail_attempts) == (MAIL_FAILED, 1)
     html = _undelivered_page(portal)
-    assert "bob@example.org: 550 5.1.1 No such user here" in html
+    assert "bob@example.org: 550 5.1.1 No such user here" in html and "Given up" in html
+
+
+def test_a_recipient_refused_for_now_is_tried_again(portal, smtp_server):
+    _ada, bob, _carl = _batch_of_three(portal)
+    smtp_server.inbox.refuse_addresses["bob@example.org"] = "450 4.2.1 Mailbox busy, try later"
+    result = portal.send()
+    assert (result.sent, result.retrying, result.failed) == (2, 1, 0)
+    state = {n.id: n for n in portal.notifications()}
+    assert (state[bob].mail_status, state[bob].mail_attempts) == (MAIL_QUEUED, 1)
 
 
 def test_a_name_stored_with_a_line_break_gives_a_one_line_subject(portal, smtp_server):
