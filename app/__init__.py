@@ -6,7 +6,7 @@ from flask import Flask
 
 from app.bounds import init_bounds
 from app.clock import install_configured_clock
-from app.config import PROJECT_ROOT, load_config
+from app.config import DEFAULT_INSTANCE, PROJECT_ROOT, load_config
 
 
 def create_app(config: dict | None = None, instance_path: str | None = None) -> Flask:
@@ -16,11 +16,11 @@ def create_app(config: dict | None = None, instance_path: str | None = None) -> 
     """
     app = Flask(
         __name__,
-        template_folder="../templates",
-        static_folder="../static",
+        template_folder=str(PROJECT_ROOT / "templates"),
+        static_folder=str(PROJECT_ROOT / "static"),
         instance_path=instance_path
         or os.environ.get("PORTAL_INSTANCE_PATH")
-        or str(PROJECT_ROOT / "instance"),
+        or str(DEFAULT_INSTANCE),
         instance_relative_config=True,
     )
     load_config(app, config)

@@ -1,6 +1,8 @@
 """Loading the configuration: committed defaults, then the operator's file and environment."""
 
+import difflib
 import os
+import sys
 from datetime import timedelta
 from pathlib import Path
 
@@ -9,7 +11,25 @@ from flask import Flask
 from app.errors import ConfigurationError
 
 DEFAULT_SECRET_KEY = "change-me"
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _files_root() -> Path:
+    """Where the portal's templates, static files, config, migrations, translations and starter
+    catalogue are: beside the package in a checkout or an editable install; inside it, in
+    ``app/bundled``, when it was installed from a wheel, which carries them there (setup.py)."""
+    package = Path(__file__).resolve().parent
+    bundled = package / "bundled"
+    return bundled if bundled.is_dir() else package.parent
+
+
+PROJECT_ROOT = _files_root()
+# An install from a wheel keeps its instance (secret key, SQLite file) outside the package,
+# where upgrading would wipe it: Flask's own place for installed applications.
+DEFAULT_INSTANCE = (
+    Path(sys.prefix) / "var" / "portal-instance"
+    if PROJECT_ROOT.name == "bundled"
+    else PROJECT_ROOT / "instance"
+)
 
 
 def load_config(app: Flask, overrides: dict | None) -> None:
@@ -21,11 +41,33 @@ def load_config(app: Flask, overrides: dict | None) -> None:
     app.config.from_pyfile(str(Path(app.instance_path) / "portal.cfg"), silent=True)
     if os.environ.get("PORTAL_SETTINGS"):
         app.config.from_envvar("PORTAL_SETTINGS")
+    _warn_of_unknown_variables(app, set(app.config))
     app.config.from_prefixed_env("PORTAL")
     if overrides:
         app.config.update(overrides)
     _derive(app)
     _check(app)
+
+
+# Variables with the PORTAL_ prefix that are not settings: read by the set-up commands
+# (``flask users bootstrap``), by the loading above, and by the test suite (its database).
+NOT_SETTINGS = frozenset(
+    {"SETTINGS", "INSTANCE_PATH", "ADMIN_PASSWORD", "RESEARCHER_PASSWORD", "TEST_POSTGRES"}
+)
+
+
+def _warn_of_unknown_variables(app: Flask, known: set[str]) -> None:
+    """Log each PORTAL_* variable that names no setting, with the closest setting's name: a
+    misspelt variable is otherwise silently ignored and the default used instead."""
+    for variable in sorted(os.environ):
+        if not variable.startswith("PORTAL_"):
+            continue
+        name = variable.removeprefix("PORTAL_").split("__", 1)[0]
+        if name in known or name in NOT_SETTINGS:
+            continue
+        close = difflib.get_close_matches(name, sorted(known), n=1)
+        hint = f" Did you mean PORTAL_{close[0]}?" if close else ""
+        app.logger.warning("%s names no setting of the portal and is ignored.%s", variable, hint)
 
 
 def _derive(app: Flask) -> None:

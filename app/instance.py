@@ -12,7 +12,7 @@ import secrets
 import sys
 from pathlib import Path
 
-from app.config import PROJECT_ROOT
+from app.config import DEFAULT_INSTANCE
 
 # A line of portal.cfg that already chooses the orchestrator (the operator's choice wins).
 _NAMES_ORCHESTRATOR = re.compile(r"^\s*ORCHESTRATOR_URL\s*=", re.MULTILINE)
@@ -44,7 +44,7 @@ def ensure_instance(instance_dir: Path, orchestrator_url: str = "") -> Path:
 
 
 if __name__ == "__main__":
-    default = os.environ.get("PORTAL_INSTANCE_PATH") or PROJECT_ROOT / "instance"
+    default = os.environ.get("PORTAL_INSTANCE_PATH") or DEFAULT_INSTANCE
     target = Path(sys.argv[1] if len(sys.argv) > 1 else default)
     written = ensure_instance(target, os.environ.get("PORTAL_ORCHESTRATOR_URL", "").strip())
     print(f"Instance settings: {written}")

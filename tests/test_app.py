@@ -227,3 +227,20 @@ def test_a_refusal_to_start_is_one_clear_sentence_without_a_traceback(tmp_path, 
     said = "The portal did not start." if "gunicorn" in command else "this command cannot run."
     assert f"{said} No orchestrator is configured." in ended.stderr
     assert "Traceback" not in ended.stderr
+
+
+def test_a_misspelt_variable_is_named_at_start_with_the_setting_it_resembles(
+    tmp_path, monkeypatch, caplog
+):
+    monkeypatch.setenv("PORTAL_SECRET_KEY", "from-the-environment")
+    monkeypatch.setenv("PORTAL_ORCHESTRATOR_URL", "demo")
+    monkeypatch.setenv("PORTAL_ORCHESTRATOR_ULR", "https://orchestrator.example.org")
+    monkeypatch.setenv("PORTAL_ADMIN_PASSWORD", "read by the set-up, not a setting")
+    with caplog.at_level("WARNING"):
+        create_app(instance_path=str(tmp_path))
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert (
+        "PORTAL_ORCHESTRATOR_ULR names no setting of the portal and is ignored. "
+        "Did you mean PORTAL_ORCHESTRATOR_URL?"
+    ) in warnings
+    assert not any("PORTAL_ADMIN_PASSWORD" in w or "PORTAL_SECRET_KEY" in w for w in warnings)
