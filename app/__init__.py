@@ -43,6 +43,7 @@ def _init_extensions(app: Flask) -> None:
     # Features start from the bottom floor up: a feature may fill a slot a lower one offers
     # (the quotas' usage panel on My deployments, the launch's cost box on the admin preview).
     from app.auth import init_auth
+    from app.capacity import init_capacity
     from app.catalogue import init_catalogue
     from app.errors import register_error_handlers
     from app.extensions import bootstrap, csrf, db, migrate
@@ -71,6 +72,7 @@ def _init_extensions(app: Flask) -> None:
     init_launch(app)
     init_notifications(app)
     init_leases(app)
+    init_capacity(app)
     init_templating(app)
     register_error_handlers(app)
 

@@ -1,0 +1,76 @@
+"""What each site had free, as the portal last read it: the one shape the rest of the house
+reads (the launch form's verdict, the API's dry run, the capacity page, /metrics).
+
+A snapshot never calls a source: the refresh pass (``refresh``) writes, everyone else reads.
+Its age is measured on the portal's clock, so a moved ``CLOCK_OFFSET_FILE`` ages it too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from flask import current_app
+from sqlalchemy import select
+from sqlalchemy.orm import selectinload
+
+from app.clock import utcnow
+from app.extensions import db
+
+
+@dataclass(frozen=True)
+class SiteFree:
+    """What one site had free when its source was last read."""
+
+    site: str  # the portal's name of the site (Site.name)
+    source: str  # the kind of source that told it: "fedreg", "im" or "cluster-stats"
+    read_at: datetime  # when the numbers were read, naive UTC on the portal's clock
+    maintenance: bool  # the source says the site is in maintenance / not usable now
+    cores: int | None  # free cores; None = this source does not tell
+    memory_gib: float | None
+    disk_gib: float | None
+    instances: int | None
+    # Free GPUs per model as quotas and templates name them ("A100", "T4"); {} = none known
+    # free; a key "" for GPUs whose model is unknown.
+    gpus: Mapping[str, int] = field(default_factory=dict)
+    gpus_known: bool = False  # False when the source says nothing about GPUs
+    problem: str | None = None  # the last refresh's failure in words; data kept from before
+
+
+def current() -> list[SiteFree]:
+    """Every known site's latest snapshot, read from the database (never calls a source).
+    A site no source has told about yet has none, and is left out."""
+    from app.capacity.models import Site
+
+    sites = db.session.scalars(
+        select(Site).options(selectinload(Site.snapshot)).order_by(Site.name)
+    ).all()
+    return [_free(site.name, site.snapshot) for site in sites if site.snapshot is not None]
+
+
+def _free(name: str, row) -> SiteFree:
+    return SiteFree(
+        site=name,
+        source=row.source,
+        read_at=row.read_at,
+        maintenance=row.maintenance,
+        cores=row.cores,
+        memory_gib=row.memory_gib,
+        disk_gib=row.disk_gib,
+        instances=row.instances,
+        gpus=dict(row.gpus or {}),
+        gpus_known=row.gpus_known,
+        problem=row.problem,
+    )
+
+
+def age_seconds(free: SiteFree, now: datetime | None = None) -> float:
+    """How old ``free``'s numbers are, in seconds on the portal's clock (never negative)."""
+    return max(((now or utcnow()) - free.read_at).total_seconds(), 0.0)
+
+
+def is_stale(free: SiteFree, now: datetime | None = None) -> bool:
+    """Whether ``free`` is older than CAPACITY_STALE_MINUTES: then a verdict may weaken to
+    "may not fit", never refuse."""
+    return age_seconds(free, now) > current_app.config["CAPACITY_STALE_MINUTES"] * 60
