@@ -112,6 +112,7 @@ def _register_cli(app: Flask) -> None:
     from app.auth.token_cli import tokens_cli
     from app.backends.cli import backends_cli
     from app.backends.paas.cli import orchestrator_cli
+    from app.capacity.cli import capacity_cli, sites_cli
     from app.catalogue.cli import catalogue_cli
     from app.deployments.cli import deployments_cli
     from app.leases.cli import leases_cli
@@ -128,5 +129,7 @@ def _register_cli(app: Flask) -> None:
         quota_cli,
         notifications_cli,
         leases_cli,
+        sites_cli,
+        capacity_cli,
     ):
         app.cli.add_command(group)
