@@ -1,7 +1,10 @@
 """The refresh pass: the sync worker reads each capacity source that is due and stores what
 each site had free, with the time it was read.
 
-A source is due CAPACITY_REFRESH_SECONDS after its last read, failed or not. Hosts and
+A source is due CAPACITY_REFRESH_SECONDS after its last read, failed or not. When several
+sources tell about one site, the one listed first in CAPACITY_SOURCES is kept: a later one
+replaces its numbers only once they are stale (CAPACITY_STALE_MINUTES), so a site keeps the
+best source that is working. Hosts and
 workers sharing the database claim a due source with one conditional update of its
 ``capacity_read`` row (moving its next time on), committed before the source is called: the
 one whose update changed the row reads it; the others find it no longer due. A failed read
@@ -23,6 +26,7 @@ from app.capacity.sources import configured, source_for
 from app.capacity.sources.base import SiteReading, SourceFailure, SourceSettings
 from app.clock import utcnow
 from app.extensions import db
+from app.locks import lock_rows
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +55,9 @@ def refresh_due(*, everything: bool = False) -> RefreshResult:
     """Read every source that is due (``everything``: every source, due or not) and store
     what it said. Commits after each source."""
     result = RefreshResult()
-    for settings in configured(current_app.config.get("CAPACITY_SOURCES")):
+    every = configured(current_app.config.get("CAPACITY_SOURCES"))
+    rank = {settings.key: index for index, settings in enumerate(every)}
+    for settings in every:
         if not claim(settings.key, force=everything):
             continue
         try:
@@ -61,7 +67,7 @@ def refresh_due(*, everything: bool = False) -> RefreshResult:
             record_failure(settings, failure.message)
             result.failed.append(settings.kind)
         else:
-            stored, unknown = store(settings, readings)
+            stored, unknown = store(settings, readings, rank)
             result.sites += stored
             result.unknown.extend(unknown)
         result.read += 1
@@ -111,27 +117,64 @@ def _site_for(reading: SiteReading, known: dict[str, Site]) -> Site | None:
     return None
 
 
-def store(settings: SourceSettings, readings: list[SiteReading]) -> tuple[int, list[str]]:
-    """Replace the snapshots of the sites ``readings`` name; returns how many were stored and
-    the names no known site answers to. Commits."""
-    now, known, stored, unknown = utcnow(), _sites_by_name(), 0, []
+def store(
+    settings: SourceSettings, readings: list[SiteReading], rank: dict[str, int] | None = None
+) -> tuple[int, list[str]]:
+    """Replace the snapshots of the sites ``readings`` name, where this source is the best
+    one working (``rank``: each source's place in CAPACITY_SOURCES); returns how many were
+    stored and the names no known site answers to. Commits.
+
+    Writers of one site's row are serialised (its row locked, or on SQLite the database), and
+    a first row two writers would insert at once is inserted by one, updated by the other.
+    """
+    rank = rank or {settings.key: 0}
+    now, stored, unknown = utcnow(), 0, []
+    lock_rows(select(CapacitySnapshot))
+    known = _sites_by_name()
     for reading in readings:
         site = _site_for(reading, known)
         if site is None:
             unknown.append(reading.site)
             continue
-        row = site.snapshot or CapacitySnapshot(site=site)
-        row.source, row.source_key, row.read_at = _kind(settings), settings.key, now
+        row = db.session.scalar(
+            select(CapacitySnapshot).where(CapacitySnapshot.site_id == site.id)
+        ) or _first_row(site)
+        if not _replaces(settings.key, row, rank, now):
+            continue
+        row.source, row.source_key, row.read_at = settings.kind, settings.key, now
         row.maintenance = reading.maintenance
         row.cores, row.memory_gib = reading.cores, reading.memory_gib
         row.disk_gib, row.instances = reading.disk_gib, reading.instances
         row.gpus, row.gpus_known = dict(reading.gpus), reading.gpus_known
         row.problem = row.problem_at = None
-        db.session.add(row)
         stored += 1
     _mark_read(settings.key, now, None)
     db.session.commit()
     return stored, unknown
+
+
+def _first_row(site: Site) -> CapacitySnapshot:
+    """A new row for ``site``, or the one another writer inserted meanwhile."""
+    try:
+        with db.session.begin_nested():
+            row = CapacitySnapshot(site_id=site.id, source="", source_key="", read_at=utcnow())
+            db.session.add(row)
+        return row
+    except IntegrityError:
+        return db.session.scalar(
+            select(CapacitySnapshot).where(CapacitySnapshot.site_id == site.id)
+        )
+
+
+def _replaces(key: str, row: CapacitySnapshot, rank: dict[str, int], now: datetime) -> bool:
+    """Whether a reading from source ``key`` replaces ``row``: a new row, one from the same
+    source, from a source listed after it or no longer listed, or stale numbers."""
+    if not row.source_key or row.source_key == key or row.source_key not in rank:
+        return True
+    if rank[row.source_key] > rank[key]:
+        return True
+    stale_after = timedelta(minutes=current_app.config["CAPACITY_STALE_MINUTES"])
+    return now - row.read_at > stale_after
 
 
 def record_failure(settings: SourceSettings, message: str) -> None:
@@ -153,10 +196,6 @@ def _mark_read(key: str, read_at: datetime | None, problem: str | None) -> None:
     row.problem = problem
     if read_at is not None:
         row.read_at = read_at
-
-
-def _kind(settings: SourceSettings) -> str:
-    return settings.kind
 
 
 def source_states() -> dict[str, CapacityRead]:

@@ -15,6 +15,6 @@ def before_answer(world: World, name: str):
     if faults.hang_seconds:
         # Held until released or the time passes: the client's timeout ends it first.
         faults.release.wait(faults.hang_seconds)
-    if faults.refuse:
+    if faults.refuse is True or (isinstance(faults.refuse, set) and name in faults.refuse):
         return jsonify({"detail": "Not authenticated"}), 401
     return None

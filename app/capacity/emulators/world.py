@@ -38,11 +38,12 @@ class EmulatedSite:
 class Faults:
     """What the emulated sources do wrong. ``hang_seconds``: every answer is held this long
     (past the client's timeout: a timeout), unless ``release`` is set first; ``refuse``:
-    every call gets 401; ``stalled_since``: the cluster statistics stopped being computed
-    then (after an hour PAPI answers 500)."""
+    every call gets 401 (True), or the calls to the sources named in a set;
+    ``stalled_since``: the cluster statistics stopped being computed then (after an hour
+    PAPI answers 500)."""
 
     hang_seconds: float = 0.0
-    refuse: bool = False
+    refuse: bool | set[str] = False
     stalled_since: datetime | None = None
     release: threading.Event = field(default_factory=threading.Event)
 
