@@ -43,6 +43,7 @@ def _init_extensions(app: Flask) -> None:
     # Features start from the bottom floor up: a feature may fill a slot a lower one offers
     # (the quotas' usage panel on My deployments, the launch's cost box on the admin preview).
     from app.auth import init_auth
+    from app.capacity import init_capacity
     from app.catalogue import init_catalogue
     from app.errors import register_error_handlers
     from app.extensions import bootstrap, csrf, db, migrate
@@ -71,6 +72,7 @@ def _init_extensions(app: Flask) -> None:
     init_launch(app)
     init_notifications(app)
     init_leases(app)
+    init_capacity(app)
     init_templating(app)
     register_error_handlers(app)
 
@@ -81,6 +83,7 @@ def _register_blueprints(app: Flask) -> None:
     from app.auth.account import bp as account_bp
     from app.auth.admin_views import bp as users_admin_bp
     from app.auth.views import bp as auth_bp
+    from app.capacity.views import bp as capacity_bp
     from app.catalogue.admin import bp as catalogue_admin_bp
     from app.catalogue.served_types import bp as catalogue_types_bp
     from app.catalogue.views import bp as catalogue_bp
@@ -100,6 +103,7 @@ def _register_blueprints(app: Flask) -> None:
         deployments_bp,
         deployment_callbacks_bp,
         leases_bp,
+        capacity_bp,
     ):
         app.register_blueprint(blueprint)
     init_api(app)
@@ -110,6 +114,7 @@ def _register_cli(app: Flask) -> None:
     from app.auth.token_cli import tokens_cli
     from app.backends.cli import backends_cli
     from app.backends.paas.cli import orchestrator_cli
+    from app.capacity.cli import capacity_cli, sites_cli
     from app.catalogue.cli import catalogue_cli
     from app.deployments.cli import deployments_cli
     from app.leases.cli import leases_cli
@@ -126,5 +131,7 @@ def _register_cli(app: Flask) -> None:
         quota_cli,
         notifications_cli,
         leases_cli,
+        sites_cli,
+        capacity_cli,
     ):
         app.cli.add_command(group)

@@ -392,6 +392,24 @@ LEASES_DELETE_RETRY_MINUTES = 15
 # (see app/clock.py), so that tests and demos move time for several processes at once. Never
 # set it in production. Empty: the system clock.
 CLOCK_OFFSET_FILE = ""
+# --- Capacity -------------------------------------------------------------------------------------
+
+# Where the portal reads what each site has free, as a JSON list (env PORTAL_CAPACITY_SOURCES)
+# of objects, each with "kind" ("fedreg": a Federation Registry read with the service
+# identity's token, "im": the Infrastructure Manager's quotas of every IM site, or
+# "cluster-stats": statistics in the shape of AI4OS PAPI's stats/cluster), "url", and for
+# "cluster-stats" the "site" its numbers describe; optional "timeout" (seconds) and for
+# "fedreg" "user_group" and "idp_endpoint". Empty: no capacity is known.
+CAPACITY_SOURCES = []
+# The sync worker reads each source again this many seconds after its last read (failed or not).
+CAPACITY_REFRESH_SECONDS = 120
+# A site's numbers older than this many minutes (on the portal's clock) are stale: verdicts
+# that lean on them say "may not fit", never refuse.
+CAPACITY_STALE_MINUTES = 15
+# GPU model names a source reports that the naming rule (app/capacity/gpu_names.py) cannot
+# turn into the names quotas and templates use, as a JSON map from the reported name to the
+# portal's ("NVIDIA RTX A6000": "A6000"). Matched without regard to case.
+GPU_MODEL_NAMES = {}
 # --- Metrics ------------------------------------------------------------------------------------
 
 # Bearer token that opens /metrics (Prometheus format) to clients other than this host; they

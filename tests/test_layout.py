@@ -5,8 +5,9 @@ The floors, top to bottom (README, "Layout"):
 
     api, cli_client                 the JSON face of the same operations; the rcp client
     launch, main, metrics           the faces: may meet several features
-    quotas, leases, notifications   how much and how long people may use; what people are told
-                                    of their deployments (all read what deployments record)
+    quotas, leases, notifications,  how much and how long people may use; what people are told
+    capacity                        of their deployments; what the sites have free (all read
+                                    what deployments record)
     deployments                     what was launched; reads the catalogue's templates
     catalogue                       what can be launched
     tosca, backends                 the TOSCA library; where deployments are made (backends/base.py
@@ -37,6 +38,7 @@ FLOORS = {
     "quotas": 5,
     "notifications": 5,
     "leases": 5,
+    "capacity": 5,
     "deployments": 4,
     "catalogue": 3,
     "tosca": 2,
