@@ -16,6 +16,7 @@ from bench import (
     sessions,
     sync,
     translation,
+    verdict,
 )
 
 if __name__ == "__main__":
@@ -32,3 +33,4 @@ if __name__ == "__main__":
     requests_cost.main(quick="--quick" in sys.argv)
     crowd.main(quick="--quick" in sys.argv)
     im_deletes.main(quick="--quick" in sys.argv)
+    verdict.main(quick="--quick" in sys.argv)
