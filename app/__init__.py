@@ -83,6 +83,7 @@ def _register_blueprints(app: Flask) -> None:
     from app.auth.account import bp as account_bp
     from app.auth.admin_views import bp as users_admin_bp
     from app.auth.views import bp as auth_bp
+    from app.capacity.views import bp as capacity_bp
     from app.catalogue.admin import bp as catalogue_admin_bp
     from app.catalogue.served_types import bp as catalogue_types_bp
     from app.catalogue.views import bp as catalogue_bp
@@ -102,6 +103,7 @@ def _register_blueprints(app: Flask) -> None:
         deployments_bp,
         deployment_callbacks_bp,
         leases_bp,
+        capacity_bp,
     ):
         app.register_blueprint(blueprint)
     init_api(app)
@@ -112,6 +114,7 @@ def _register_cli(app: Flask) -> None:
     from app.auth.token_cli import tokens_cli
     from app.backends.cli import backends_cli
     from app.backends.paas.cli import orchestrator_cli
+    from app.capacity.cli import capacity_cli, sites_cli
     from app.catalogue.cli import catalogue_cli
     from app.deployments.cli import deployments_cli
     from app.leases.cli import leases_cli
@@ -128,5 +131,7 @@ def _register_cli(app: Flask) -> None:
         quota_cli,
         notifications_cli,
         leases_cli,
+        sites_cli,
+        capacity_cli,
     ):
         app.cli.add_command(group)

@@ -87,6 +87,17 @@ def capabilities(name: str):
     return import_module(_KNOWN[name][0]).capabilities()
 
 
+def free_capacity(name: str, placement: str, url: str | None = None) -> dict:
+    """What backend ``name`` says the site at ``placement`` has left under its quotas:
+    ``{"cores", "memory_gib", "disk_gib", "instances", "gpus"}``, None where it does not
+    tell. Raises ValueError when that backend cannot tell, and the errors of
+    ``app.backends.base`` when the call fails."""
+    reader = getattr(import_module(_KNOWN[name][0]), "free_capacity", None) if known(name) else None
+    if reader is None:
+        raise ValueError(f"backend {name!r} does not tell what its sites have free")
+    return reader(placement, url)
+
+
 def check(name: str) -> tuple[bool, str, str]:
     """Whether backend ``name`` answers, as whom, and what it said. Raises ValueError when it
     is not configured."""

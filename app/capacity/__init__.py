@@ -5,8 +5,21 @@ cluster's statistics) into one snapshot per site. Pages and the API read the sna
 
 
 def init_capacity(app) -> None:
-    """Start-up: register the tables, and let templates name a deployment's site as the
-    portal knows it."""
-    from app.capacity import models, sites  # noqa: F401  (registers the tables)
+    """Start-up: check the capacity settings, register the tables, have the sync worker run
+    the refresh pass, and let templates name a deployment's site as the portal knows it.
+    Raises ConfigurationError when CAPACITY_SOURCES or GPU_MODEL_NAMES cannot be used."""
+    from app.capacity import models, refresh, sites  # noqa: F401  (models: the tables)
+    from app.capacity.sources import configured
+    from app.deployments.sync import register_pass
+    from app.errors import ConfigurationError
 
+    configured(app.config.get("CAPACITY_SOURCES"))
+    names = app.config.get("GPU_MODEL_NAMES")
+    if not isinstance(names, dict) or not all(
+        isinstance(key, str) and isinstance(value, str) for key, value in names.items()
+    ):
+        raise ConfigurationError(
+            'GPU_MODEL_NAMES must be a JSON object of names, e.g. {"NVIDIA RTX A6000": "A6000"}.'
+        )
+    register_pass(app, "capacity", refresh.refresh_due)
     app.add_template_global(sites.known_site, "known_site")

@@ -40,6 +40,8 @@ class CapacitySnapshot(db.Model):
         ForeignKey("capacity_site.id", ondelete="CASCADE"), unique=True
     )
     source: Mapped[str] = mapped_column(String(20))
+    # Which configured source wrote it (``SourceSettings.key``): its failures mark this row.
+    source_key: Mapped[str] = mapped_column(String(64), default="", index=True)
     read_at: Mapped[datetime] = mapped_column(default=utcnow)
     maintenance: Mapped[bool] = mapped_column(default=False)
     cores: Mapped[int | None] = mapped_column(nullable=True)

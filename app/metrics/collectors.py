@@ -17,6 +17,7 @@ from prometheus_client.registry import Collector
 from sqlalchemy import func, select
 from sqlalchemy.exc import SQLAlchemyError
 
+from app.capacity import snapshot
 from app.clock import utcnow
 from app.deployments.models import Deployment, DeploymentListing
 from app.extensions import db
@@ -42,6 +43,7 @@ class DatabaseCollector(Collector):
             "deployments": deployments_by_status,
             "sync_lag": sync_lag,
             "quota": group_quotas,
+            "capacity": site_capacity,
         }
         for name, section in sections.items():
             try:
@@ -136,3 +138,35 @@ def group_quotas() -> list[Metric]:
             if value is not None:
                 limit.add_metric([name, "gpus", model], value)
     return [used, limit]
+
+
+def site_capacity() -> list[Metric]:
+    """What each site had free when its source was last read, and how old that reading is
+    (from the capacity snapshot: no source is called while scraping)."""
+    gpus = GaugeMetricFamily(
+        "portal_capacity_free_gpus",
+        "GPUs free at a site when its source was last read, per GPU model as quotas name "
+        "them (gpu_model empty: model unknown); sites whose source tells nothing of GPUs are "
+        "left out.",
+        labels=["site", "gpu_model"],
+    )
+    age = GaugeMetricFamily(
+        "portal_capacity_age_seconds",
+        "How old a site's capacity figures are, on the portal's clock.",
+        labels=["site", "source"],
+    )
+    trouble = GaugeMetricFamily(
+        "portal_capacity_problem",
+        "1 when the last refresh of a site's source failed (its figures are older ones), or "
+        "the source says the site is in maintenance; else 0.",
+        labels=["site", "problem"],
+    )
+    now = utcnow()
+    for free in snapshot.current():
+        if free.gpus_known:
+            for model, count in sorted(free.gpus.items()):
+                gpus.add_metric([free.site, model], count)
+        age.add_metric([free.site, free.source], snapshot.age_seconds(free, now))
+        trouble.add_metric([free.site, "refresh_failed"], 1 if free.problem else 0)
+        trouble.add_metric([free.site, "maintenance"], 1 if free.maintenance else 0)
+    return [gpus, age, trouble]

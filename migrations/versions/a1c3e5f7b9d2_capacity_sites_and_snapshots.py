@@ -7,9 +7,8 @@ Create Date: 2026-11-28 00:30:00
 Three new tables; nothing existing changes. No site is known until an operator adds one.
 """
 
-from alembic import op
 import sqlalchemy as sa
-
+from alembic import op
 
 revision = "a1c3e5f7b9d2"
 down_revision = "f2c8d5e1b7a4"
@@ -33,6 +32,7 @@ def upgrade():
         sa.Column("id", sa.Integer(), nullable=False),
         sa.Column("site_id", sa.Integer(), nullable=False),
         sa.Column("source", sa.String(length=20), nullable=False),
+        sa.Column("source_key", sa.String(length=64), nullable=False),
         sa.Column("read_at", sa.DateTime(), nullable=False),
         sa.Column("maintenance", sa.Boolean(), nullable=False),
         sa.Column("cores", sa.Integer(), nullable=True),
@@ -47,6 +47,9 @@ def upgrade():
         sa.PrimaryKeyConstraint("id"),
         sa.UniqueConstraint("site_id"),
     )
+    op.create_index(
+        op.f("ix_capacity_snapshot_source_key"), "capacity_snapshot", ["source_key"], unique=False
+    )
     op.create_table(
         "capacity_read",
         sa.Column("key", sa.String(length=64), nullable=False),
@@ -59,5 +62,6 @@ def upgrade():
 
 def downgrade():
     op.drop_table("capacity_read")
+    op.drop_index(op.f("ix_capacity_snapshot_source_key"), table_name="capacity_snapshot")
     op.drop_table("capacity_snapshot")
     op.drop_table("capacity_site")

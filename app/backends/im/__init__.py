@@ -25,6 +25,13 @@ def make_backend(caller, token_provider, timeout=None) -> ImBackend:
     return im_backend()
 
 
+def free_capacity(placement: str, url: str | None = None) -> dict:
+    """What cloud line ``placement`` has left under its quotas (see ``capacity``)."""
+    from app.backends.im.capacity import free_capacity as read
+
+    return read(placement, url)
+
+
 def capabilities():
     return ImBackend.capabilities
 

@@ -199,12 +199,13 @@ def tag_pattern_any() -> str:
     return re.escape(TAG_PREFIX)
 
 
-def im_backend(*, access_token: str | None = None) -> ImBackend:
+def im_backend(*, access_token: str | None = None, url: str | None = None) -> ImBackend:
     """The IM backend of the current app acting for a person who logged in through an OIDC
     provider (their ``access_token``), or for the portal's service identity (IM_USERNAME and
-    IM_PASSWORD) when none is given. Raises ValueError when the settings do not allow it."""
+    IM_PASSWORD) when none is given; at IM_URL, or ``url`` when given. Raises ValueError
+    when the settings do not allow it."""
     config = current_app.config
-    url = config.get("IM_URL") or ""
+    url = url or config.get("IM_URL") or ""
     if not url:
         raise ValueError("IM_URL is not set.")
     lines = auth_lines(

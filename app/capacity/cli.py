@@ -1,0 +1,108 @@
+"""``flask sites ...`` (the sites the portal knows) and ``flask capacity ...`` (what they
+have free, and reading the sources now)."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import click
+from flask.cli import AppGroup
+
+from app.backends import registry
+from app.capacity import operations, refresh, snapshot
+from app.capacity.sites import all_sites
+from app.errors import PortalError
+
+sites_cli = AppGroup("sites", help="List, add, change and remove the sites deployments go to.")
+capacity_cli = AppGroup("capacity", help="What the sites have free, and reading it now.")
+
+
+@contextmanager
+def _in_words():
+    try:
+        yield
+    except PortalError as error:
+        raise click.ClickException(error.message) from None
+
+
+@sites_cli.command("list")
+def list_sites() -> None:
+    """Every known site: name, backend and placement."""
+    found = all_sites()
+    if not found:
+        click.echo("No site is known yet; add one with `flask sites add`.")
+    for site in found:
+        click.echo(f"{site.name:<24} {site.backend:<6} {site.placement or '-'}")
+
+
+@sites_cli.command("add")
+@click.argument("name")
+@click.option(
+    "--backend", required=True, help=f"The backend reaching it: {', '.join(registry.NAMES)}."
+)
+@click.option(
+    "--placement",
+    default="",
+    help="What the backend needs to send a deployment there: the orchestrator's cloud "
+    "provider or service id (paas), the cloud id of an IM_CLOUDS line (im).",
+)
+def add(name: str, backend: str, placement: str) -> None:
+    """Record the site NAME."""
+    with _in_words():
+        site = operations.add_site(name, backend, placement)
+    click.echo(f"Site {site.name} added ({site.backend}, placement {site.placement or '-'}).")
+
+
+@sites_cli.command("edit")
+@click.argument("name")
+@click.option("--name", "new_name", help="A new name for it.")
+@click.option("--backend", help="The backend reaching it.")
+@click.option("--placement", help="What the backend needs to send a deployment there.")
+def edit(name: str, new_name: str | None, backend: str | None, placement: str | None) -> None:
+    """Change the site NAME."""
+    if new_name is None and backend is None and placement is None:
+        raise click.UsageError("Nothing to change: give --name, --backend or --placement.")
+    with _in_words():
+        site = operations.edit_site(name, new_name=new_name, backend=backend, placement=placement)
+    click.echo(f"Site {site.name}: {site.backend}, placement {site.placement or '-'}.")
+
+
+@sites_cli.command("remove")
+@click.argument("name")
+def remove(name: str) -> None:
+    """Forget the site NAME (deployments that went there keep its name)."""
+    with _in_words():
+        operations.remove_site(name)
+    click.echo(f"Site {name} removed.")
+
+
+@capacity_cli.command("refresh")
+@click.option("--all", "everything", is_flag=True, help="Read every source, due or not.")
+def refresh_now(everything: bool) -> None:
+    """Read the capacity sources that are due (what the sync worker does each pass)."""
+    click.echo(refresh.refresh_due(everything=everything))
+
+
+@capacity_cli.command("show")
+def show() -> None:
+    """What each site had free when last read, and how old that is."""
+    found = snapshot.current()
+    if not found:
+        click.echo("No site's capacity has been read yet.")
+    for free in found:
+        gpus = ", ".join(f"{n} {model or 'GPU of unknown model'}" for model, n in free.gpus.items())
+        gpus = gpus or ("none" if free.gpus_known else "not told")
+        state = " [maintenance]" if free.maintenance else ""
+        stale = " [stale]" if snapshot.is_stale(free) else ""
+        click.echo(
+            f"{free.site}{state}{stale}: {_number(free.cores)} cores, "
+            f"{_number(free.memory_gib)} GiB memory, {_number(free.disk_gib)} GiB disk, "
+            f"{_number(free.instances)} instances; GPUs: {gpus} "
+            f"({free.source}, {int(snapshot.age_seconds(free))} s old)"
+        )
+        if free.problem:
+            click.echo(f"  last refresh failed: {free.problem}")
+
+
+def _number(value) -> str:
+    return "?" if value is None else f"{value:g}"

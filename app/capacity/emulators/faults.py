@@ -1,0 +1,20 @@
+"""The faults every emulated source shares, applied before it answers."""
+
+from __future__ import annotations
+
+from flask import jsonify
+
+from app.capacity.emulators.world import World
+
+
+def before_answer(world: World, name: str):
+    """Record the call; hold it or refuse it as the faults say. Returns an answer to send
+    instead of the source's own, or None."""
+    world.calls.append(name)
+    faults = world.faults
+    if faults.hang_seconds:
+        # Held until released or the time passes: the client's timeout ends it first.
+        faults.release.wait(faults.hang_seconds)
+    if faults.refuse is True or (isinstance(faults.refuse, set) and name in faults.refuse):
+        return jsonify({"detail": "Not authenticated"}), 401
+    return None

@@ -1,0 +1,203 @@
+"""The refresh pass: the sync worker reads each capacity source that is due and stores what
+each site had free, with the time it was read.
+
+A source is due CAPACITY_REFRESH_SECONDS after its last read, failed or not. When several
+sources tell about one site, the one listed first in CAPACITY_SOURCES is kept: a later one
+replaces its numbers only once they are stale (CAPACITY_STALE_MINUTES), so a site keeps the
+best source that is working. Hosts and
+workers sharing the database claim a due source with one conditional update of its
+``capacity_read`` row (moving its next time on), committed before the source is called: the
+one whose update changed the row reads it; the others find it no longer due. A failed read
+keeps every site's numbers from before and marks them with the failure in words.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from flask import current_app
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
+
+from app.capacity.models import CapacityRead, CapacitySnapshot, Site
+from app.capacity.sources import configured, source_for
+from app.capacity.sources.base import SiteReading, SourceFailure, SourceSettings
+from app.clock import utcnow
+from app.extensions import db
+from app.locks import lock_rows
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class RefreshResult:
+    """What one pass did, for the worker's log and the command line."""
+
+    read: int = 0
+    failed: list[str] = field(default_factory=list)
+    sites: int = 0
+    unknown: list[str] = field(default_factory=list)
+
+    @property
+    def acted(self) -> bool:
+        return bool(self.read or self.failed)
+
+    def __str__(self) -> str:
+        text = f"read {self.read} sources ({len(self.failed)} failed), {self.sites} sites updated"
+        if self.unknown:
+            text += f"; not known here: {', '.join(sorted(set(self.unknown)))}"
+        return text
+
+
+def refresh_due(*, everything: bool = False) -> RefreshResult:
+    """Read every source that is due (``everything``: every source, due or not) and store
+    what it said. Commits after each source."""
+    result = RefreshResult()
+    every = configured(current_app.config.get("CAPACITY_SOURCES"))
+    rank = {settings.key: index for index, settings in enumerate(every)}
+    for settings in every:
+        if not claim(settings.key, force=everything):
+            continue
+        try:
+            readings = source_for(settings).read()
+        except SourceFailure as failure:
+            log.warning("Capacity source %s failed: %s", settings.kind, failure.message)
+            record_failure(settings, failure.message)
+            result.failed.append(settings.kind)
+        else:
+            stored, unknown = store(settings, readings, rank)
+            result.sites += stored
+            result.unknown.extend(unknown)
+        result.read += 1
+    return result
+
+
+def claim(key: str, *, force: bool = False) -> bool:
+    """Whether this worker won the read of source ``key`` now (its row moved to its next
+    time and committed). Exactly one of several workers asking at once wins."""
+    now = utcnow()
+    next_at = now + timedelta(seconds=current_app.config["CAPACITY_REFRESH_SECONDS"])
+    statement = update(CapacityRead).where(CapacityRead.key == key).values(next_at=next_at)
+    if not force:
+        statement = statement.where(CapacityRead.next_at <= now)
+    won = db.session.execute(statement).rowcount == 1
+    if won:
+        db.session.commit()
+        return True
+    if db.session.get(CapacityRead, key) is not None:
+        db.session.rollback()
+        return False
+    # Never read: the first to insert its row wins.
+    db.session.add(CapacityRead(key=key, next_at=next_at))
+    try:
+        db.session.commit()
+    except IntegrityError:
+        db.session.rollback()
+        return False
+    return True
+
+
+def _sites_by_name() -> dict[str, Site]:
+    sites = db.session.scalars(select(Site)).all()
+    found = {site.placement: site for site in sites if site.placement}
+    found.update({site.name: site for site in sites})
+    return found
+
+
+def _site_for(reading: SiteReading, known: dict[str, Site]) -> Site | None:
+    for name in (reading.site, *reading.aliases):
+        if name in known:
+            return known[name]
+    folded = {name.casefold(): site for name, site in known.items()}
+    for name in (reading.site, *reading.aliases):
+        if name.casefold() in folded:
+            return folded[name.casefold()]
+    return None
+
+
+def store(
+    settings: SourceSettings, readings: list[SiteReading], rank: dict[str, int] | None = None
+) -> tuple[int, list[str]]:
+    """Replace the snapshots of the sites ``readings`` name, where this source is the best
+    one working (``rank``: each source's place in CAPACITY_SOURCES); returns how many were
+    stored and the names no known site answers to. Commits.
+
+    Writers of one site's row are serialised (its row locked, or on SQLite the database), and
+    a first row two writers would insert at once is inserted by one, updated by the other.
+    """
+    rank = rank or {settings.key: 0}
+    now, stored, unknown = utcnow(), 0, []
+    lock_rows(select(CapacitySnapshot))
+    known = _sites_by_name()
+    for reading in readings:
+        site = _site_for(reading, known)
+        if site is None:
+            unknown.append(reading.site)
+            continue
+        row = db.session.scalar(
+            select(CapacitySnapshot).where(CapacitySnapshot.site_id == site.id)
+        ) or _first_row(site)
+        if not _replaces(settings.key, row, rank, now):
+            continue
+        row.source, row.source_key, row.read_at = settings.kind, settings.key, now
+        row.maintenance = reading.maintenance
+        row.cores, row.memory_gib = reading.cores, reading.memory_gib
+        row.disk_gib, row.instances = reading.disk_gib, reading.instances
+        row.gpus, row.gpus_known = dict(reading.gpus), reading.gpus_known
+        row.problem = row.problem_at = None
+        stored += 1
+    _mark_read(settings.key, now, None)
+    db.session.commit()
+    return stored, unknown
+
+
+def _first_row(site: Site) -> CapacitySnapshot:
+    """A new row for ``site``, or the one another writer inserted meanwhile."""
+    try:
+        with db.session.begin_nested():
+            row = CapacitySnapshot(site_id=site.id, source="", source_key="", read_at=utcnow())
+            db.session.add(row)
+        return row
+    except IntegrityError:
+        return db.session.scalar(
+            select(CapacitySnapshot).where(CapacitySnapshot.site_id == site.id)
+        )
+
+
+def _replaces(key: str, row: CapacitySnapshot, rank: dict[str, int], now: datetime) -> bool:
+    """Whether a reading from source ``key`` replaces ``row``: a new row, one from the same
+    source, from a source listed after it or no longer listed, or stale numbers."""
+    if not row.source_key or row.source_key == key or row.source_key not in rank:
+        return True
+    if rank[row.source_key] > rank[key]:
+        return True
+    stale_after = timedelta(minutes=current_app.config["CAPACITY_STALE_MINUTES"])
+    return now - row.read_at > stale_after
+
+
+def record_failure(settings: SourceSettings, message: str) -> None:
+    """Keep the numbers ``settings``' source gave before, marked with ``message``. Commits."""
+    now = utcnow()
+    rows = db.session.scalars(
+        select(CapacitySnapshot).where(CapacitySnapshot.source_key == settings.key)
+    ).all()
+    for row in rows:
+        row.problem, row.problem_at = message, now
+    _mark_read(settings.key, None, message)
+    db.session.commit()
+
+
+def _mark_read(key: str, read_at: datetime | None, problem: str | None) -> None:
+    row = db.session.get(CapacityRead, key)
+    if row is None:
+        return
+    row.problem = problem
+    if read_at is not None:
+        row.read_at = read_at
+
+
+def source_states() -> dict[str, CapacityRead]:
+    """Each configured source's last read and problem, by key (for the capacity page)."""
+    return {row.key: row for row in db.session.scalars(select(CapacityRead))}

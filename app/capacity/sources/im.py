@@ -1,0 +1,78 @@
+"""The Infrastructure Manager's quotas (``GET /clouds/<id>/quotas``) of the IM sites: live
+numbers, per cloud line, read as the portal's service identity through the IM backend.
+
+Every known site whose backend is IM is read at its placement (its cloud id), or only the
+one the setting's ``site`` names. One cloud failing fails the read (the numbers read before
+are kept for every site, with the failure shown), so that a half-read is never mistaken for
+a whole one. IM does not say which GPU model its ``gpus`` quota counts: those are the
+unknown model.
+"""
+
+from __future__ import annotations
+
+from flask_babel import gettext as _
+
+from app.backends import registry
+from app.backends.base import BackendError, NotAllowed, Unavailable
+from app.capacity.sources.base import (
+    SiteReading,
+    Source,
+    SourceRefused,
+    SourceTimeout,
+    SourceUnavailable,
+)
+
+BACKEND = "im"
+
+
+class ImQuotas(Source):
+    kind = "im"
+
+    def read(self) -> list[SiteReading]:
+        from app.capacity.sites import all_sites
+
+        wanted = self.settings.options.get("site")
+        sites = [
+            site
+            for site in all_sites()
+            if site.backend == BACKEND and site.placement and (not wanted or site.name == wanted)
+        ]
+        return [self._read_one(site.name, site.placement) for site in sites]
+
+    def _read_one(self, name: str, cloud: str) -> SiteReading:
+        who = _("The Infrastructure Manager's quotas of %(site)s", site=name)
+        try:
+            numbers = registry.free_capacity(BACKEND, cloud, self.settings.url or None)
+        except ValueError as error:
+            raise SourceUnavailable(
+                _("%(source)s cannot be read: %(reason)s", source=who, reason=str(error))
+            ) from None
+        except NotAllowed:
+            raise SourceRefused(
+                _("%(source)s: the portal's credentials were refused.", source=who)
+            ) from None
+        except Unavailable as error:
+            raise SourceTimeout(
+                _("%(source)s: %(reason)s", source=who, reason=error.message)
+            ) from None
+        except BackendError as error:
+            raise SourceUnavailable(
+                _("%(source)s: %(reason)s", source=who, reason=error.message)
+            ) from None
+        gpus = numbers.get("gpus")
+
+        def whole(key):
+            return None if numbers.get(key) is None else int(numbers[key])
+
+        def gib(key):
+            return None if numbers.get(key) is None else round(float(numbers[key]), 2)
+
+        return SiteReading(
+            site=name,
+            cores=whole("cores"),
+            memory_gib=gib("memory_gib"),
+            disk_gib=gib("disk_gib"),
+            instances=whole("instances"),
+            gpus={"": int(gpus)} if gpus else {},
+            gpus_known=gpus is not None,
+        )
