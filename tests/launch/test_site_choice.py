@@ -149,3 +149,33 @@ def test_without_any_site_read_the_form_shows_no_site_list(emulated):
     client = login(emulated, "ada")
     page = client.get("/catalogue/test-notebook/").get_data(as_text=True)
     assert "Where it can run" not in page
+
+
+def test_a_relaunch_goes_to_the_same_site(emulated):
+    ada = emulated.user("ada")
+    two_sites(emulated.app)
+    first = emulated.launch(ada, "secret-notebook", site="RECAS-BARI")
+    with emulated.app.app_context():
+        from app.auth.models import User
+        from app.launch.workflow import relaunch
+
+        again = relaunch(db.session.get(User, ada), db.session.get(Deployment, first), name="b")
+        assert again.request_options["site"] == "RECAS-BARI"
+
+
+def test_a_backend_that_cannot_place_shows_the_sites_but_offers_no_choice(emulated, monkeypatch):
+    from app.backends.base import Capabilities
+    from app.launch import sites
+
+    monkeypatch.setattr(sites.registry, "capabilities", lambda name: Capabilities())
+    emulated.user("ada")
+    two_sites(emulated.app)
+    client = login(emulated, "ada")
+    page = client.get("/catalogue/test-notebook/").get_data(as_text=True)
+    assert 'data-site="RECAS-BARI"' in page
+    assert 'name="site"' not in page
+    assert "The service that runs this application picks the site itself." in page
+    answer = client.post("/catalogue/test-notebook/", data=form_data(page, site="RECAS-BARI"))
+    assert answer.status_code == 400
+    assert "chooses the site itself; leave the site out" in answer.get_data(as_text=True)
+    assert emulated.emulator.deployments() == []

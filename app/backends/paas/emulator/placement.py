@@ -21,9 +21,11 @@ from collections.abc import Mapping
 from app.backends.paas.emulator.rules import read_template
 from app.backends.paas.placement import SLA_PLACEMENT, policy_entries
 
-# The demo's SLAs: the sites of ``make run``'s capacity demo.
+# The emulator's SLAs: the sites of ``make run``'s capacity demo (RECAS-BARI and DEMO-SITE, the
+# site the emulator places at when no SLA is named) and one more for tests.
 SLAS = {
     "sla-recas-bari": "provider-RECAS-BARI",
+    "sla-demo-site": "provider-DEMO-SITE",
     "sla-cloud-cnaf": "provider-CLOUD-CNAF",
 }
 
