@@ -115,3 +115,23 @@ def test_a_site_of_another_backend_is_refused_in_words(callers, app):
 def test_a_site_of_two_lines_is_a_bad_request(callers):
     answer = _launch(callers("ada"), site="A\nB")
     assert answer.status_code == 400
+
+
+def test_the_openapi_document_describes_the_sites_of_the_dry_run(callers):
+    document = callers("ada").get("/api/v1/openapi.json").get_json()
+    schemas = document["components"]["schemas"]
+    assert set(schemas["SiteVerdict"]["properties"]) >= {
+        "site",
+        "verdict",
+        "binding",
+        "age_seconds",
+        "source",
+    }
+    assert schemas["SiteVerdict"]["properties"]["verdict"]["enum"] == [
+        "fits",
+        "may-not-fit",
+        "does-not-fit",
+    ]
+    assert "site" in schemas["LaunchRequest"]["properties"]
+    launch = document["paths"]["/deployments"]["post"]
+    assert "sites" in launch["description"] and "DryRun" in launch["description"]
