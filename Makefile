@@ -16,6 +16,11 @@ setup run: export PORTAL_ORCHESTRATOR_URL ?= demo
 # serves on, unless given (`make run PORTAL_PORTAL_BASE_URL=https://portal.example.org`). The
 # set-up needs it too: with mail turned on, every `flask` command checks that mails can link.
 setup run: export PORTAL_PORTAL_BASE_URL ?= http://$(HOST):$(PORT)
+# The demo's capacity sources (app/capacity/emulators): RECAS-BARI's cluster statistics and a
+# Federation Registry, served by `make run` on this port while the demo orchestrator is in use
+# (unless PORTAL_CAPACITY_SOURCES names others).
+CAPACITY_DEMO_PORT ?= 5081
+run: export DEMO_CAPACITY_SOURCES := [{"kind": "cluster-stats", "url": "http://127.0.0.1:$(CAPACITY_DEMO_PORT)/papi/RECAS-BARI", "site": "RECAS-BARI"}, {"kind": "fedreg", "url": "http://127.0.0.1:$(CAPACITY_DEMO_PORT)/fedreg"}]
 # Debian packages the test suite starts or drives: a real LDAP server and a real browser.
 TEST_APT_PACKAGES := slapd ldap-utils chromium fonts-dejavu-core
 
@@ -66,14 +71,21 @@ setup: $(VENV)/.installed $(MO_FILES)
 	    --extend-step 1d --max-extends 3 --cap 14d --extend-window 1d --warn 2h,30m --grace 2h \
 	    --failed-cleanup 3d --reason "Demo: GPU time comes back by itself" || exit 1; \
 	done
+	@# The demo's two sites: RECAS-BARI has free A100s; DEMO-SITE is where the demo orchestrator places.
+	@if [ "$$PORTAL_ORCHESTRATOR_URL" = demo ]; then \
+	  $(BIN)/flask sites add RECAS-BARI --backend paas --placement provider-RECAS-BARI --if-missing && \
+	  $(BIN)/flask sites add DEMO-SITE --backend paas --placement provider-DEMO-SITE --if-missing; fi
 
 ## run: set up, then serve the portal on http://$(HOST):$(PORT)/
 run: setup
-	@echo "Serving the portal on http://$(HOST):$(PORT)/ with its sync and mail workers (Ctrl-C stops all three)"
+	@echo "Serving the portal on http://$(HOST):$(PORT)/ with its sync and mail workers and the demo's capacity sources (Ctrl-C stops them all)"
 	@export PROMETHEUS_MULTIPROC_DIR=$(METRICS_DIR); rm -rf $(METRICS_DIR); mkdir -p $(METRICS_DIR); \
+	capacity=; if [ "$$PORTAL_ORCHESTRATOR_URL" = demo ]; then \
+	  export PORTAL_CAPACITY_SOURCES="$${PORTAL_CAPACITY_SOURCES:-$$DEMO_CAPACITY_SOURCES}"; \
+	  $(BIN)/python -m app.capacity.emulators --port $(CAPACITY_DEMO_PORT) & capacity=$$!; fi; \
 	$(BIN)/flask deployments sync --loop & sync=$$!; \
 	$(BIN)/flask notifications send --loop & mail=$$!; \
-	trap 'kill $$sync $$mail 2>/dev/null; wait $$sync $$mail' EXIT; \
+	trap 'kill $$sync $$mail $$capacity 2>/dev/null; wait $$sync $$mail $$capacity' EXIT; \
 	PORTAL_SESSION_COOKIE_SECURE=false $(BIN)/gunicorn -c config/gunicorn.conf.py \
 	  --bind $(HOST):$(PORT) --workers $(WORKERS) --access-logfile - wsgi:app
 

@@ -4,6 +4,7 @@ import sys
 
 from bench import (
     api,
+    capacity,
     catalogue,
     crowd,
     deployments_page,
@@ -33,4 +34,5 @@ if __name__ == "__main__":
     requests_cost.main(quick="--quick" in sys.argv)
     crowd.main(quick="--quick" in sys.argv)
     im_deletes.main(quick="--quick" in sys.argv)
+    capacity.main(quick="--quick" in sys.argv)
     verdict.main(quick="--quick" in sys.argv)

@@ -28,7 +28,7 @@ VENV = Path(sys.executable).parents[1]
 README_ADDRESS = "127.0.0.1:5000"
 # The README's `flask` commands of these groups, run one by one after `make setup`, in the
 # order the README gives them.
-GROUPS = ("users", "quota", "catalogue", "tokens", "leases", "db")
+GROUPS = ("users", "quota", "catalogue", "tokens", "leases", "sites", "capacity", "db")
 # The commands no test here runs as written, and why.
 NOT_RUN = {
     "make test": "runs the whole suite, this test among it",
@@ -45,6 +45,8 @@ NOT_RUN = {
     "tests/backends/im/test_im_check.py sets the suite's own Dummy cloud",
     ".venv/bin/flask backends check": "needs an IM: tests/backends/im/test_im_check.py runs it "
     "against the suite's real IM",
+    "export 'PORTAL_CAPACITY_SOURCES": "an example site's capacity sources: tests/capacity/ "
+    "reads the same kinds from their emulators, and `make run`'s demo sets its own",
     ".venv/bin/flask orchestrator emulate": "a server that runs until stopped: the "
     "orchestrator_emulator fixture (tests/fixtures/orchestrator_emulator.py) starts this "
     "command on a free port",

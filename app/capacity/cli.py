@@ -46,8 +46,12 @@ def list_sites() -> None:
     help="What the backend needs to send a deployment there: the orchestrator's cloud "
     "provider or service id (paas), the cloud id of an IM_CLOUDS line (im).",
 )
-def add(name: str, backend: str, placement: str) -> None:
+@click.option("--if-missing", is_flag=True, help="Keep a site of that name as it is.")
+def add(name: str, backend: str, placement: str, if_missing: bool) -> None:
     """Record the site NAME."""
+    if if_missing and any(site.name == name for site in all_sites()):
+        click.echo(f"Site {name} is already known; left as it is.")
+        return
     with _in_words():
         site = operations.add_site(name, backend, placement)
     click.echo(f"Site {site.name} added ({site.backend}, placement {site.placement or '-'}).")

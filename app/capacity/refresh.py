@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from flask import current_app
+from flask_babel import gettext as _
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
@@ -65,6 +66,11 @@ def refresh_due(*, everything: bool = False) -> RefreshResult:
         except SourceFailure as failure:
             log.warning("Capacity source %s failed: %s", settings.kind, failure.message)
             record_failure(settings, failure.message)
+            result.failed.append(settings.kind)
+        except Exception:  # an answer no reader foresaw: shown as such, the pass goes on
+            log.exception("Capacity source %s gave an answer that could not be read", settings.kind)
+            db.session.rollback()
+            record_failure(settings, _("The source's answer could not be read."))
             result.failed.append(settings.kind)
         else:
             stored, unknown = store(settings, readings, rank)

@@ -13,7 +13,6 @@ from datetime import datetime
 
 from flask import current_app
 from sqlalchemy import select
-from sqlalchemy.orm import selectinload
 
 from app.clock import utcnow
 from app.extensions import db
@@ -40,29 +39,31 @@ class SiteFree:
 
 def current() -> list[SiteFree]:
     """Every known site's latest snapshot, read from the database (never calls a source).
-    A site no source has told about yet has none, and is left out."""
+    A site no source has told about yet has none, and is left out. One query."""
+    from app.capacity.models import CapacitySnapshot as Row
     from app.capacity.models import Site
 
-    sites = db.session.scalars(
-        select(Site).options(selectinload(Site.snapshot)).order_by(Site.name)
-    ).all()
-    return [_free(site.name, site.snapshot) for site in sites if site.snapshot is not None]
-
-
-def _free(name: str, row) -> SiteFree:
-    return SiteFree(
-        site=name,
-        source=row.source,
-        read_at=row.read_at,
-        maintenance=row.maintenance,
-        cores=row.cores,
-        memory_gib=row.memory_gib,
-        disk_gib=row.disk_gib,
-        instances=row.instances,
-        gpus=dict(row.gpus or {}),
-        gpus_known=row.gpus_known,
-        problem=row.problem,
+    found = db.session.execute(
+        select(
+            Site.name,
+            Row.source,
+            Row.read_at,
+            Row.maintenance,
+            Row.cores,
+            Row.memory_gib,
+            Row.disk_gib,
+            Row.instances,
+            Row.gpus,
+            Row.gpus_known,
+            Row.problem,
+        )
+        .join(Row, Row.site_id == Site.id)
+        .order_by(Site.name)
     )
+    return [
+        SiteFree(*row[:8], gpus=dict(row.gpus or {}), gpus_known=row[9], problem=row[10])
+        for row in found
+    ]
 
 
 def age_seconds(free: SiteFree, now: datetime | None = None) -> float:

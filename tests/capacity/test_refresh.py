@@ -145,3 +145,17 @@ def test_several_processes_read_each_due_source_once(
     assert sorted(world.calls) == ["cluster-stats", "fedreg"]
     with app.app_context():
         assert set(by_site()) == {"RECAS-BARI", "CLOUD-VENETO"}
+
+
+def test_an_answer_no_reader_foresaw_is_a_failure_shown_and_the_pass_goes_on(
+    capacity_app, monkeypatch
+):
+    from app.capacity.sources import cluster_stats
+
+    app = capacity_app("cluster-stats", "fedreg")
+    with app.app_context():
+        refresh_due()
+        monkeypatch.setattr(cluster_stats, "_reading", lambda *a: 1 / 0)
+        result = refresh_due(everything=True)
+        assert (result.read, result.failed) == (2, ["cluster-stats"])
+        assert by_site()["RECAS-BARI"].problem == "The source's answer could not be read."

@@ -104,3 +104,11 @@ def test_a_change_at_a_site_reaches_the_source_only_after_its_lag(capacity_app, 
     later = datetime.now(UTC) + timedelta(seconds=121)
     with use_clock(lambda: later):
         assert read(app, "cluster-stats")["RECAS-BARI"].gpus == {}
+
+
+def test_an_unusable_service_identity_is_a_refusal_in_words(capacity_app):
+    app = capacity_app("fedreg", ORCHESTRATOR_SERVICE_IDENTITY={"issuer": "https://idp.invalid"})
+    with pytest.raises(SourceRefused) as failure:
+        read(app, "fedreg")
+    assert "The Federation Registry was not asked" in failure.value.message
+    assert "client_id" in failure.value.message

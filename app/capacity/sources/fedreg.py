@@ -24,7 +24,6 @@ from app.capacity.gpu_names import portal_model
 from app.capacity.sources.base import (
     SiteReading,
     Source,
-    SourceFailure,
     SourceRefused,
     SourceUnreadable,
     free,
@@ -62,12 +61,17 @@ def _token(who: str) -> str | None:
         return None
     from app.auth.errors import TokenUnavailable
     from app.deployments.identity import service_identity
+    from app.errors import ConfigurationError
 
     try:
         return service_identity().access_token()
     except TokenUnavailable as error:
         raise SourceRefused(
             _("%(source)s was not asked: %(reason)s", source=who, reason=error.message)
+        ) from None
+    except ConfigurationError as error:
+        raise SourceRefused(
+            _("%(source)s was not asked: %(reason)s", source=who, reason=str(error))
         ) from None
 
 
@@ -155,6 +159,3 @@ def _reading(name: str, site: _Site) -> SiteReading:
         gpus_known=site.gpus_known,
         aliases=tuple(sorted(site.regions)),
     )
-
-
-__all__ = ["FederationRegistry", "SourceFailure"]
