@@ -42,6 +42,7 @@ def test_the_form_shows_each_sites_verdict_with_its_source_and_age(emulated):
     assert "needs 1 core, none free at CLOUD-CNAF" in cnaf
     # The portal's choice is the default; a site with no room cannot be picked.
     assert re.search(r'id="site-any" value="" checked', page)
+    assert "Unless you choose a site above, the orchestrator picks" in page
     assert re.search(r'value="CLOUD-CNAF"[^>]*disabled', page, re.S)
     assert not re.search(r'value="RECAS-BARI"[^>]*disabled', page.split("</div>")[0])
 
