@@ -17,6 +17,7 @@ from bench import (
     sessions,
     sync,
     translation,
+    verdict,
 )
 
 if __name__ == "__main__":
@@ -34,3 +35,4 @@ if __name__ == "__main__":
     crowd.main(quick="--quick" in sys.argv)
     im_deletes.main(quick="--quick" in sys.argv)
     capacity.main(quick="--quick" in sys.argv)
+    verdict.main(quick="--quick" in sys.argv)

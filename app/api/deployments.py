@@ -132,8 +132,12 @@ def get_deployment(deployment_id: int):
     "Launch a deployment, or with dry_run=true only check, cost and fit it",
     description=(
         "Omitted parameters take the template's defaults; omitted generated secrets are "
-        "generated. With dry_run=true the answer is 200 with cost and fit (DryRun), and "
-        "nothing changes."
+        "generated. With dry_run=true the answer is 200 with cost and fit (DryRun), each "
+        "site's verdict for the request (sites: fits, may-not-fit or does-not-fit, the binding "
+        "constraint in words, the numbers' source and age), and nothing changes. site picks "
+        "where to deploy (one of the dry run's sites; null leaves it to the portal): an "
+        "unknown site, or one the template's service does not reach, is refused (422, "
+        "launch-refused, errors.site). Only the quota refuses for lack of room."
     ),
     response=schemas.DeploymentDetail,
     status=201,
@@ -160,10 +164,15 @@ def launch():
     body = read_body(schemas.LaunchRequest())
     entry = visible_entry(user, body["template"])
     if _dry_run():
-        result = launching.dry_run(user, entry, body["parameters"], body["group"])
+        result = launching.dry_run(user, entry, body["parameters"], body["group"], body["site"])
         return jsonify(schemas.DryRun().dump(result))
     deployment = launching.launch(
-        user, entry, body["parameters"], name=body["name"], group=body["group"]
+        user,
+        entry,
+        body["parameters"],
+        name=body["name"],
+        group=body["group"],
+        site=body["site"],
     )
     return _detail_answer(deployment, 201)
 

@@ -18,7 +18,7 @@ from app.catalogue.forms import ParameterError, check_parameters
 from app.catalogue.loader import Entry
 from app.deployments import operations
 from app.deployments.models import Deployment
-from app.launch import workflow
+from app.launch import sites, workflow
 from app.launch.preview import template_document
 from app.quotas.errors import QuotaExceeded
 from app.quotas.preview import launch_preview
@@ -68,14 +68,39 @@ def fit_of(preview: dict) -> dict:
     }
 
 
-def dry_run(user, entry: Entry, parameters: Any, group: str | None) -> dict:
-    """What launching would cost and whether it fits, as the form's box says; changes nothing.
+def dry_run(
+    user, entry: Entry, parameters: Any, group: str | None, site: str | None = None
+) -> dict:
+    """What launching would cost, whether it fits and where, as the form's box says; changes
+    nothing.
 
-    Raises Problem "invalid-parameters" as ``checked`` does.
+    Raises Problem "invalid-parameters" as ``checked`` does; a ``site`` that cannot be picked
+    is refused as the launch would refuse it (SiteRefused).
     """
     values = checked(entry, parameters)
+    picked = sites.chosen_site(entry, site)
     preview = launch_preview(user, template_document(entry.revision_id), values, group_name=group)
-    return {"cost": preview["charge"], "fit": fit_of(preview), "parameters": _shown(entry, values)}
+    offer = sites.site_offer(
+        entry, preview["charge"], preview["fits"], picked.name if picked else None
+    )
+    return {
+        "cost": preview["charge"],
+        "fit": fit_of(preview),
+        "parameters": _shown(entry, values),
+        "sites": [sites.verdict_data(verdict) for verdict in offer.sites] if offer else [],
+        "placement": _placement(offer),
+    }
+
+
+def _placement(offer) -> dict | None:
+    if offer is None:
+        return None
+    return {
+        "verdict": str(offer.summary.verdict),
+        "headline": offer.summary.headline(),
+        "site": offer.chosen,
+        "choosable": offer.choosable,
+    }
 
 
 def _shown(entry: Entry, values: dict) -> dict:
@@ -83,7 +108,9 @@ def _shown(entry: Entry, values: dict) -> dict:
     return {name: value for name, value in values.items() if name not in secret}
 
 
-def launch(user, entry: Entry, parameters: Any, *, name: str, group: str | None) -> Deployment:
+def launch(
+    user, entry: Entry, parameters: Any, *, name: str, group: str | None, site: str | None = None
+) -> Deployment:
     """Launch ``entry`` for ``user`` as the launch form does; returns the deployment.
 
     Raises Problem ("forbidden" when the user cannot launch now, "invalid-parameters",
@@ -94,7 +121,7 @@ def launch(user, entry: Entry, parameters: Any, *, name: str, group: str | None)
         raise Problem("forbidden", blocker)
     values = checked(entry, parameters)
     try:
-        return workflow.launch(user, entry, values, name=name or None, group=group)
+        return workflow.launch(user, entry, values, name=name or None, group=group, site=site)
     except QuotaExceeded as error:
         preview = launch_preview(
             user, template_document(entry.revision_id), values, group_name=group

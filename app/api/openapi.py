@@ -90,6 +90,8 @@ def build(app: Flask, server_url: str) -> dict[str, Any]:
         "token", {"type": "http", "scheme": "bearer", "description": "A personal access token"}
     )
     spec.components.schema("Problem", schema=schemas.Problem)
+    # The dry run's answer (200) is named in the launch's description rather than its responses.
+    spec.components.schema("DryRun", schema=schemas.DryRun)
     for rule, view in sorted(api_rules(app), key=lambda pair: pair[0].rule):
         doc = getattr(view, "api_doc", None)
         if doc is None:

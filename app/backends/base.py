@@ -123,7 +123,9 @@ class Caller:
 class CreateRequest:
     """A deployment to make: the TOSCA text as launched, the inputs (``separate_inputs``
     backends take them apart; the others get them written into the text), and how the portal
-    finds it again: ``tag`` is unique to the portal's record, ``callback`` where to report."""
+    finds it again: ``tag`` is unique to the portal's record, ``callback`` where to report.
+    ``site`` is where the person chose to deploy, as the backend names it (the site's
+    placement); only backends with the ``site_choice`` capability are sent one."""
 
     template: str
     inputs: dict[str, Any]

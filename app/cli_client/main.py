@@ -19,7 +19,7 @@ import yaml
 
 from app.cli_client import config
 from app.cli_client.api import ApiError, Failed, Portal, Unavailable
-from app.cli_client.tables import deployment_lines, lease_lines, table
+from app.cli_client.tables import deployment_lines, lease_lines, site_lines, table
 from app.text import one_line_option
 
 READY = {"CREATE_COMPLETE", "UPDATE_COMPLETE"}
@@ -185,18 +185,30 @@ def _wait(portal: Portal, deployment_id: int, interval: float, timeout: float, g
 @click.option(
     "--group", default=None, callback=one_line_option("--group"), help="The group to charge."
 )
-@click.option("--dry-run", is_flag=True, help="Only show the cost and whether it fits.")
+@click.option(
+    "--site",
+    default=None,
+    callback=one_line_option("--site"),
+    help="The site to deploy at (see --dry-run); default: left to the portal.",
+)
+@click.option(
+    "--dry-run", is_flag=True, help="Only show the cost, whether it fits, and at which sites."
+)
 @click.option("--wait", is_flag=True, help="Wait until it is ready (or failed).")
 @click.option("--key", default=None, help="Idempotency-Key: the same key never launches twice.")
 @click.option("--interval", default=5.0, show_default=True, help="Seconds between checks.")
 @click.option("--timeout", default=3600.0, show_default=True, help="Seconds --wait waits.")
 @command
-def launch(slug, name, pairs, from_file, group, dry_run, wait, key, interval, timeout, as_json):
+def launch(
+    slug, name, pairs, from_file, group, site, dry_run, wait, key, interval, timeout, as_json
+):
     """Launch template SLUG (values from --from-file, then --set)."""
     portal = _portal()
     body = {"template": slug, "name": name, "parameters": _values(pairs, from_file)}
     if group:
         body["group"] = group
+    if site:
+        body["site"] = site
     if dry_run:
         data = portal.post("/deployments", body, dry_run="true")
 
@@ -207,6 +219,8 @@ def launch(slug, name, pairs, from_file, group, dry_run, wait, key, interval, ti
                 click.echo(f"  {line}")
             # The portal's own sentence, in units people read (the JSON keeps the raw figures).
             click.echo(f"Request: {d['cost'].get('summary') or 'nothing that counts'}")
+            for line in site_lines(d.get("sites") or [], d.get("placement")):
+                click.echo(line)
 
         _print(data, as_json, human)
         if not data["fit"]["fits"]:

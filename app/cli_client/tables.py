@@ -54,3 +54,34 @@ def lease_lines(lease: dict | None) -> list[str]:
     elif lease.get("extend_refusal"):
         lines.append(f"          no extend now: {lease['extend_refusal']}")
     return lines
+
+
+def _age(seconds: int | None) -> str:
+    """``read 3 min ago`` for the sites' numbers."""
+    if seconds is None:
+        return ""
+    if seconds < 90:
+        return f"read {seconds} s ago"
+    if seconds < 90 * 60:
+        return f"read {round(seconds / 60)} min ago"
+    return f"read {round(seconds / 3600)} h ago"
+
+
+def site_lines(sites: list[dict], placement: dict | None) -> list[str]:
+    """The dry run's sites: the one sentence, then a table of each site's verdict, why, and the
+    age and source of its numbers; nothing when no site was read."""
+    if not sites:
+        return []
+    lines = [f"Sites: {placement['headline']}" if placement else "Sites:"]
+    rows = [
+        [
+            site["site"],
+            site["verdict"],
+            site.get("binding") or "",
+            f"{site.get('source', '')}, {_age(site.get('age_seconds'))}",
+        ]
+        for site in sites
+    ]
+    table_text = table(["SITE", "VERDICT", "WHY", "NUMBERS"], rows)
+    lines.extend(f"  {line}" for line in table_text.splitlines())
+    return lines

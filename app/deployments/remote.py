@@ -108,6 +108,9 @@ def create(user: User, deployment: Deployment, inputs: dict) -> RemoteState:
     """
     options = dict(deployment.request_options or {})
     group = options.pop("group", None)
+    # A site the person picked: the backend is sent its placement (its own name for it).
+    options.pop("site", None)
+    placement = options.pop("placement", None)
     with _told_by(deployment), identity.backend_for(user, None, deployment.backend) as backend:
         callback = callback_url(deployment) if backend.capabilities.callbacks else None
         text = deployment.template_text or ""
@@ -122,6 +125,7 @@ def create(user: User, deployment: Deployment, inputs: dict) -> RemoteState:
                 tag=tag_of(deployment),
                 callback=callback,
                 group=group,
+                site=placement,
                 options=options,
             )
         )

@@ -12,7 +12,7 @@ from app.catalogue.forms import field_name, tab_layout
 from app.catalogue.loader import Entry
 from app.catalogue.models import TemplateRevision
 from app.extensions import db
-from app.launch import fit_words
+from app.launch import fit_words, sites
 from app.quotas.fit import misfit_sentence
 from app.quotas.preview import launch_preview
 from app.tosca.yamlsafe import Limits
@@ -34,9 +34,12 @@ def _load(revision_id: int) -> dict:
     return document
 
 
-def summary(entry: Entry, form, user=None, group_name: str | None = None) -> dict:
-    """What launching with the form's current values would cost ``user``, and whether it fits
-    their quota (see ``app.quotas.preview``).
+def summary(
+    entry: Entry, form, user=None, group_name: str | None = None, site: str | None = None
+) -> dict:
+    """What launching with the form's current values would cost ``user``, whether it fits
+    their quota (see ``app.quotas.preview``), and at which sites (``sites``: a SiteOffer, or
+    None when no site of the template's backend has been read; ``site`` the one picked).
 
     Values that are not valid yet count as the template's defaults, so the box stays useful
     while the user is still typing. Raises TemplateError when the template cannot be read.
@@ -57,6 +60,7 @@ def summary(entry: Entry, form, user=None, group_name: str | None = None) -> dic
         group_name=group_name,
         incomplete=any(f.errors for f in form),
     )
+    box["sites"] = sites.site_offer(entry, box["charge"], box["fits"], site)
     return with_words(box, tab_layout(entry.parsed))
 
 

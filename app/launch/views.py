@@ -81,6 +81,7 @@ def launch(slug: str):
                 generated=prefill.generated_inputs(form),
                 remember=True,
                 on_recorded=partial(lease_operations.choose, minutes=lease.minutes),
+                site=launch_fields["site"],
             )
         except workflow.LaunchPending as error:
             form.form_errors.append(error.message)
@@ -89,14 +90,20 @@ def launch(slug: str):
         except QuotaExceeded as error:
             status, quota_refusal = error.status_code, error.message
         except PortalError as error:
-            form.form_errors.append(error.message)
+            if error.field == "site":
+                launch_fields["errors"]["site"] = error.message
+            else:
+                form.form_errors.append(error.message)
             status = error.status_code
         else:
             flash(_launched_message(deployment), "success" if deployment.uuid else "warning")
             return redirect(url_for("deployments.detail", deployment_id=deployment.id))
     elif request.method == "POST":
         status = 400
-    summary = preview.summary(entry, form, group_name=charged)
+    summary = preview.summary(entry, form, group_name=charged, site=launch_fields["site"])
+    if "site" in launch_fields["errors"] and not summary["sites"]:
+        # No list of sites to show it beside: it goes with the form's own errors.
+        form.form_errors.append(launch_fields["errors"]["site"])
     if quota_refusal:
         form.form_errors.append(quota_refusal)
         _mark_over_quota(form, summary["misfit_inputs"])
@@ -149,6 +156,7 @@ def _launch_fields(entry) -> dict:
             "group": remembered,
             "groups": groups,
             "errors": {},
+            "site": None,
         }
     name = request.form.get("deployment_name", "").strip()
     group = request.form.get("group", "").strip() or None
@@ -161,7 +169,8 @@ def _launch_fields(entry) -> dict:
         )
     if group is not None and group not in groups:
         errors["group"] = _("Choose one of your groups.")
-    return {"name": name, "group": group, "groups": groups, "errors": errors}
+    site = request.form.get("site", "").strip() or None
+    return {"name": name, "group": group, "groups": groups, "errors": errors, "site": site}
 
 
 def _launched_message(deployment) -> str:
@@ -184,8 +193,10 @@ def summary(slug: str):
     form.validate()
     # The group the launch would be charged to, when the form offers the choice.
     group = request.form.get("group") or None
+    site = request.form.get("site", "").strip() or None
     return render_template(
-        "catalogue/_summary.html", summary=preview.summary(entry, form, group_name=group)
+        "catalogue/_summary.html",
+        summary=preview.summary(entry, form, group_name=group, site=site),
     )
 
 

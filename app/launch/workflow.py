@@ -58,6 +58,7 @@ from app.extensions import db
 from app.launch import prefill
 from app.launch.checks import LaunchPending as LaunchPending  # callers catch it here
 from app.launch.checks import check_pending, check_rate, chosen_group
+from app.launch.sites import chosen_site, placement_options
 from app.quotas.operations import charge_for, reserve, uncounted_charge
 from app.tosca.inputs import generate_password
 from app.tosca.parsed import ParsedTemplate
@@ -156,6 +157,7 @@ def launch(
     generated: set[str] | frozenset[str] = frozenset(),
     remember: bool = False,
     on_recorded: Callable[[Deployment], None] | None = None,
+    site: str | None = None,
 ) -> Deployment:
     """Launch ``entry``'s revision with ``parameters`` (checked TOSCA values) for ``user``.
 
@@ -166,7 +168,9 @@ def launch(
     ``generated`` names the secret inputs whose values the portal generated (kept sealed so
     the owner can read them); secrets with generation allowed that are missing are generated
     here. ``on_recorded(deployment)`` runs once the deployment is recorded and before it is
-    submitted, for what other features record with it (a lease); it commits. Returns the
+    submitted, for what other features record with it (a lease); it commits. ``site`` names
+    the site the person picked (None: left to the portal; checked by ``sites.chosen_site``),
+    stored with the request options for the backend to place it there. Returns the
     deployment, creating, or UNCONFIRMED when the orchestrator's
     answer was lost. Raises LaunchError (nothing launched; LaunchPending when an identical
     launch is still unconfirmed, TooManyLaunches over the rate limit) or QuotaExceeded.
@@ -187,6 +191,7 @@ def launch(
     options = request_options()
     if user_group:
         options["group"] = user_group
+    options.update(placement_options(chosen_site(entry, site)))
     text = _template_text(entry)
     deployment = Deployment(
         user_id=user.id,
@@ -345,4 +350,8 @@ def relaunch(actor: User, deployment: Deployment, *, name: str | None = None) ->
             )
         )
     group = deployment.group_name if deployment.group_name in identity.groups_for(actor) else None
-    return launch(actor, entry, dict(deployment.parameters or {}), name=name, group=group)
+    # The same site as before, when one was picked (checked again: sites come and go).
+    site = (deployment.request_options or {}).get("site")
+    return launch(
+        actor, entry, dict(deployment.parameters or {}), name=name, group=group, site=site
+    )

@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from flask import current_app
+from flask_babel import gettext as _
 
 from app.backends.base import (
     Backend,
@@ -15,6 +16,7 @@ from app.backends.base import (
     CreateRequest,
     NotFound,
     Phase,
+    Refused,
     RemoteState,
 )
 from app.backends.im import deletes
@@ -41,9 +43,8 @@ class ImBackend(Backend):
         callbacks=False,
         separate_inputs=False,
         user_group=False,
-        # The site is chosen by the cloud line the portal sends (IM_CLOUDS); a choice per
-        # deployment comes later.
-        site_choice=False,
+        # A site picked at launch is the cloud line the portal sends (its IM_CLOUDS id).
+        site_choice=True,
         stop_start=False,
         force_delete=True,
         reset_delete=False,
@@ -72,7 +73,19 @@ class ImBackend(Backend):
     def create(self, request: CreateRequest) -> RemoteState:
         """Send the template, inputs and tag written in. Raises Refused with IM's reason
         (nothing made), Unreachable (nothing made), Unavailable (perhaps made: ``find``)."""
-        infid = self.client.create(prepared(request.template, request.inputs, request.tag))
+        client = self.client
+        if request.site:
+            try:
+                client = self.client.for_cloud(request.site)
+            except ValueError as error:
+                raise Refused(
+                    _(
+                        "The Infrastructure Manager has no cloud %(cloud)s set up; nothing was "
+                        "launched. Please tell your administrators.",
+                        cloud=request.site,
+                    )
+                ) from error
+        infid = client.create(prepared(request.template, request.inputs, request.tag))
         return RemoteState(infid, Phase.CREATING, raw_state="pending", tag=request.tag)
 
     def state(self, backend_id: str) -> RemoteState:

@@ -88,6 +88,15 @@ def auth_lines(
     return lines
 
 
+def cloud_id_of(line: str) -> str | None:
+    """The ``id`` of an auth line, or None."""
+    for pair in line.split(";"):
+        key, _sep, value = pair.partition("=")
+        if key.strip() == "id":
+            return value.strip()
+    return None
+
+
 def secrets_of(lines: Iterable[str]) -> list[str]:
     """Every value of ``lines`` that is not an id, type or host: what must never be shown."""
     found = []
@@ -153,6 +162,18 @@ class ImClient:
         """The same client over a session of its own (for another thread)."""
         clone = ImClient(self.base_url, [], self.timeout)
         clone._header, clone._secrets = self._header, self._secrets
+        return clone
+
+    def for_cloud(self, cloud_id: str) -> ImClient:
+        """The same client sending IM only the cloud line whose ``id`` is ``cloud_id`` (with
+        the InfrastructureManager line): IM then deploys there. Raises ValueError when no
+        cloud line has that id."""
+        lines = self._header.split(LINE_SEPARATOR)
+        chosen = [line for line in lines[1:] if cloud_id_of(line) == cloud_id]
+        if not chosen:
+            raise ValueError(cloud_id)
+        clone = self.copy()
+        clone._header = LINE_SEPARATOR.join([lines[0], *chosen])
         return clone
 
     # --- infrastructures ------------------------------------------------------------------

@@ -14,12 +14,14 @@ from app.backends.base import (
     Capabilities,
     CreateRequest,
     NoId,
+    Refused,
     RemoteState,
     Unreadable,
 )
 from app.backends.paas import schemas
 from app.backends.paas.client import OrchestratorClient
 from app.backends.paas.errors import OrchestratorError
+from app.backends.paas.placement import placed
 
 # The portal's names for the steering options a create may carry, and the orchestrator's.
 OPTIONS = {
@@ -48,9 +50,14 @@ class PaasBackend(Backend):
 
     def create(self, request: CreateRequest) -> RemoteState:
         options = {OPTIONS[key]: value for key, value in request.options.items() if key in OPTIONS}
+        # A site the person picked goes as the template's SLA placement policy.
+        try:
+            template = placed(request.template, request.site) if request.site else request.template
+        except ValueError as error:
+            raise Refused(str(error)) from error
         try:
             answer = self.client.create_deployment(
-                request.template,
+                template,
                 request.inputs,
                 callback=request.callback,
                 user_group=request.group,

@@ -62,3 +62,24 @@ def test_the_service_identity_and_a_persons_token_give_their_own_lines(tmp_path)
         "id = im; type = InfrastructureManager; token = eyJ.person.token\\n"
     )
     assert "service-secret" not in repr(service.client)
+
+
+def test_a_picked_site_sends_only_its_cloud_line(tmp_path):
+    app = make(tmp_path, **IM)
+    with app.app_context():
+        service = im_backend()
+    assert service.client.for_cloud("two")._header == (
+        "id = im; type = InfrastructureManager; username = portal; password = service-secret"
+        "\\nid = two; type = Dummy"
+    )
+    assert service.capabilities.site_choice
+    with pytest.raises(ValueError):
+        service.client.for_cloud("three")
+
+
+def test_a_site_im_does_not_know_is_refused_in_words_and_nothing_is_sent(tmp_path):
+    from app.backends.base import CreateRequest, Refused
+
+    app = make(tmp_path, **IM)
+    with app.test_request_context(), pytest.raises(Refused, match="no cloud three set up"):
+        im_backend().create(CreateRequest("tosca_definitions_version: x", {}, "t", site="three"))

@@ -9,7 +9,7 @@ with; without a configured secret the whole prefix answers 404.
 | GET ready | ``{"ready": true}`` |
 | POST tokens | ``{token, subject, issuer, groups?, wlcg_groups?, admin?, scopes?}`` |
 | GET, PUT, DELETE faults | ``faults.Faults``' switches: PUT sets some, DELETE clears |
-| GET, PUT settings | ``{complete_after_polls, complete_after_seconds, group_rule}`` |
+| GET, PUT settings | ``{complete_after_polls, complete_after_seconds, group_rule, slas}`` |
 | GET deployments | every deployment as the API shows it |
 | GET deployments/<uuid>/request | the create body as received, template included |
 | POST deployments/<uuid>/status | ``{status, reason?}``: move it, calling back if final |
@@ -110,13 +110,15 @@ def add_control_routes(app: Flask, state: Emulator) -> None:
                 "complete_after_polls": state.complete_after_polls,
                 "complete_after_seconds": state.complete_after_seconds,
                 "group_rule": state.group_rule,
+                "slas": state.slas,
             }
         )
 
     @bp.put("/settings")
     def set_settings():
         body = _body()
-        unknown = set(body) - {"complete_after_polls", "complete_after_seconds", "group_rule"}
+        known = {"complete_after_polls", "complete_after_seconds", "group_rule", "slas"}
+        unknown = set(body) - known
         if unknown:
             raise ControlError(f"unknown settings: {', '.join(sorted(unknown))}")
         if "group_rule" in body and body["group_rule"] not in GROUP_RULES:
@@ -129,6 +131,11 @@ def add_control_routes(app: Flask, state: Emulator) -> None:
                 and (isinstance(value, bool) or not isinstance(value, int | float) or value < 0)
             ):
                 raise ControlError(f"{name} must be a number >= 0, or null")
+        slas = body.get("slas", {})
+        if not isinstance(slas, dict) or not all(
+            isinstance(key, str) and isinstance(value, str) for key, value in slas.items()
+        ):
+            raise ControlError("slas must map SLA ids to cloud provider names")
         for name, value in body.items():
             setattr(state, name, value)
         return settings()

@@ -24,6 +24,7 @@ from app.backends.paas import schemas as s
 from app.backends.paas.emulator import chronos
 from app.backends.paas.emulator.faults import Faults, RequestLog
 from app.backends.paas.emulator.outputs import Topology
+from app.backends.paas.emulator.placement import SLAS, placement
 from app.backends.paas.emulator.rules import Identity
 from app.backends.paas.emulator.store import EmulatorStore, Stored
 from app.clock import utcnow
@@ -126,6 +127,8 @@ class Emulator:
     callbacks: Callbacks = field(default_factory=Callbacks)
     chooser: random.Random = field(default_factory=random.Random)
     lock: threading.RLock = field(default_factory=threading.RLock)
+    # The SLAs a placement policy may name: id to the cloud provider it places at.
+    slas: dict[str, str] = field(default_factory=lambda: dict(SLAS))
 
     def identify(self, token: str) -> Identity | None:
         """Who ``token`` belongs to: a registered static token, else what the verifier says."""
@@ -161,6 +164,9 @@ class Emulator:
                 and "cloudProviderName" not in stored.record
             ):
                 # Brokering has picked a site by the time the deployer runs.
+                _site, refused = placement(stored.template, self.slas)
+                if refused:
+                    return self.set_status(stored.uuid, s.CREATE_FAILED, refused, stored=stored)
                 stored.record["task"] = "DEPLOYER"
                 self._place(stored)
                 changed = True
@@ -240,7 +246,10 @@ class Emulator:
         if "cloudProviderName" in record:
             return
         kind = Topology(stored.template, parameters_of(stored), stored.uuid).deployment_type()
-        record["cloudProviderName"] = SITE
+        site, refused = placement(stored.template, self.slas)
+        if refused:
+            return  # brokering failed: no site was ever picked
+        record["cloudProviderName"] = site or SITE
         record["cloudProviderEndpoint"] = {
             "cpEndpoint": ENDPOINTS.get(kind, ENDPOINTS["OPENSTACK"]),
             "cpComputeServiceId": f"demo-{kind.lower()}-service",

@@ -15,6 +15,7 @@ import yaml
 from flask import request
 
 from app.backends.paas.emulator.store import Stored
+from app.backends.paas.placement import policy_entries
 
 # DeploymentRequest's fields. Anything else is refused (the real service would ignore it).
 REQUEST_FIELDS = frozenset(
@@ -165,10 +166,25 @@ def check_template(body: dict, parameters: dict) -> None:
     both are given). Raises RequestRejected (400)."""
     if not body["template"].strip():
         raise RequestRejected(400, "Failed to parse template: the template is empty")
-    _check_inputs(read_template(body["template"]), parameters)
+    tosca = read_template(body["template"])
+    _check_inputs(tosca, parameters)
+    check_policies(tosca)
     timeout, provider_timeout = body.get("timeoutMins"), body.get("providerTimeoutMins")
     if timeout is not None and provider_timeout is not None and provider_timeout > timeout:
         raise RequestRejected(400, "ProviderTimeout must be <= Timeout")
+
+
+def check_policies(tosca: dict) -> None:
+    """Raise RequestRejected (400) when a policy of the template does not parse: each is a
+    named mapping with a ``type`` (where the placement it asks for is read: ``placement``)."""
+    topology = tosca.get("topology_template")
+    policies = topology.get("policies") if isinstance(topology, dict) else None
+    for entry in policy_entries(policies):
+        if not isinstance(entry, dict) or len(entry) != 1:
+            raise RequestRejected(400, "Failed to parse template: a policy must be a named map")
+        [(name, body)] = entry.items()
+        if not isinstance(body, dict) or not isinstance(body.get("type"), str):
+            raise RequestRejected(400, f"Failed to parse template: policy {name} must have a type")
 
 
 def read_template(text: str) -> dict:

@@ -8,6 +8,7 @@ import pytest
 import requests
 
 from app.backends.paas.client import OrchestratorClient
+from app.backends.paas.emulator.placement import SLAS
 from app.backends.paas.errors import BadRequest, Forbidden, Unauthorized
 from tests.backends.paas.conftest import PARAMETERS, TEMPLATE
 
@@ -268,7 +269,13 @@ def test_the_control_api_refuses_bad_settings_tokens_and_unknown_deployments(emu
     assert control("POST", "tokens", {"token": "t", "subject": "s"})[0] == 400
     assert control("PUT", "faults", {"explode": True})[0] == 400
     assert control("POST", "deployments/nope/status", {"status": "CREATE_COMPLETE"})[0] == 404
-    defaults = {"complete_after_polls": None, "complete_after_seconds": None, "group_rule": "infn"}
+    assert control("PUT", "settings", {"slas": ["sla-1"]})[0] == 400
+    defaults = {
+        "complete_after_polls": None,
+        "complete_after_seconds": None,
+        "group_rule": "infn",
+        "slas": SLAS,
+    }
     assert control("GET", "settings", None) == (200, defaults)
 
 
