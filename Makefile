@@ -73,8 +73,8 @@ setup: $(VENV)/.installed $(MO_FILES)
 	done
 	@# The demo's two sites: RECAS-BARI has free A100s; DEMO-SITE is where the demo orchestrator places.
 	@if [ "$$PORTAL_ORCHESTRATOR_URL" = demo ]; then \
-	  $(BIN)/flask sites add RECAS-BARI --backend paas --placement provider-RECAS-BARI --if-missing && \
-	  $(BIN)/flask sites add DEMO-SITE --backend paas --placement provider-DEMO-SITE --if-missing; fi
+	  $(BIN)/flask sites add RECAS-BARI --backend paas --placement sla-recas-bari --if-missing && \
+	  $(BIN)/flask sites add DEMO-SITE --backend paas --placement sla-demo-site --if-missing; fi
 
 ## run: set up, then serve the portal on http://$(HOST):$(PORT)/
 run: setup

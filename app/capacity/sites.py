@@ -16,8 +16,10 @@ def all_sites() -> list[Site]:
 
 
 def known_site(name: str | None) -> Site | None:
-    """The known site a deployment's recorded site names (by its name, else its placement),
-    or None. The sites are read once per request, however many rows a page shows."""
+    """The known site a deployment's recorded site names (by its name, else its placement, else
+    a recorded name ending in ``-<name>``: backends report sites with prefixes of their own,
+    ``provider-RECAS-BARI``), or None. The sites are read once per request, however many rows
+    a page shows."""
     if not name:
         return None
     known = g.get("capacity_sites")
@@ -27,4 +29,9 @@ def known_site(name: str | None) -> Site | None:
         known = {site.placement: site for site in sites if site.placement}
         known.update({site.name: site for site in sites})
         g.capacity_sites = known
-    return known.get(name)
+    found = known.get(name)
+    if found is None and "-" in name:
+        for site_name, site in known.items():
+            if name.casefold().endswith("-" + site_name.casefold()) and site.name == site_name:
+                return site
+    return found

@@ -69,3 +69,13 @@ def test_a_deployments_recorded_site_is_shown_by_its_known_name(app):
         assert render("provider-RECAS").name == "RECAS-BARI"
         assert render("RECAS-BARI").name == "RECAS-BARI"
         assert render("provider-ELSEWHERE") is None and render(None) is None
+
+
+def test_a_site_reported_with_the_backends_prefix_is_shown_by_its_known_name(app):
+    # Sent there by an SLA id, reported back by the orchestrator as its provider's name.
+    run(app, "add", "RECAS-BARI", "--backend", "paas", "--placement", "sla-recas-bari")
+    with app.test_request_context():
+        render = app.jinja_env.globals["known_site"]
+        assert render("provider-RECAS-BARI").name == "RECAS-BARI"
+        assert render("provider-recas-bari").name == "RECAS-BARI"
+        assert render("provider-BARI") is None and render("RECAS-BARI-2") is None
