@@ -10,7 +10,9 @@ from app.capacity.emulators.server import CapacityEmulatorServer, create_emulato
 from app.capacity.emulators.world import EmulatedSite, World
 
 # How long a client waits for an emulated source that hangs: short, so a timeout costs little.
-TIMEOUT = 0.3
+# Long enough for a loaded machine to answer; the tests of a source that hangs ask for HANG.
+TIMEOUT = 10.0
+HANG = 0.5
 
 
 def two_sites() -> list[EmulatedSite]:
@@ -51,16 +53,16 @@ def emulator(world):
     server.stop()
 
 
-def sources(url: str, *kinds: str) -> list[dict]:
+def sources(url: str, *kinds: str, timeout: float = TIMEOUT) -> list[dict]:
     """CAPACITY_SOURCES for the emulator at ``url``: fedreg, im, cluster-stats of RECAS-BARI."""
     every = {
-        "fedreg": {"kind": "fedreg", "url": f"{url}/fedreg", "timeout": TIMEOUT},
-        "im": {"kind": "im", "url": f"{url}/im", "timeout": TIMEOUT},
+        "fedreg": {"kind": "fedreg", "url": f"{url}/fedreg", "timeout": timeout},
+        "im": {"kind": "im", "url": f"{url}/im", "timeout": timeout},
         "cluster-stats": {
             "kind": "cluster-stats",
             "url": f"{url}/papi/RECAS-BARI",
             "site": "RECAS-BARI",
-            "timeout": TIMEOUT,
+            "timeout": timeout,
         },
     }
     return [every[kind] for kind in kinds]
@@ -70,14 +72,14 @@ def sources(url: str, *kinds: str) -> list[dict]:
 def capacity_app(make_app, emulator):
     """A portal reading the emulator's sources ``kinds``, with both sites known."""
 
-    def factory(*kinds: str, backend: str = "paas", **settings):
+    def factory(*kinds: str, backend: str = "paas", timeout: float = TIMEOUT, **settings):
         app = make_app(
             **{
-                "CAPACITY_SOURCES": sources(emulator.url, *kinds),
+                "CAPACITY_SOURCES": sources(emulator.url, *kinds, timeout=timeout),
                 "ORCHESTRATOR_SERVICE_IDENTITY": {"token": "service-token"},
                 "IM_URL": emulator.url + "/im",
                 "IM_CLOUDS": "id = recas; type = OpenStack\nid = veneto; type = OpenStack",
-                "IM_TIMEOUT": TIMEOUT,
+                "IM_TIMEOUT": timeout,
                 "IM_USERNAME": "portal",
                 "IM_PASSWORD": "secret",
                 **settings,

@@ -12,6 +12,7 @@ from app.capacity.sources.base import (
     SourceUnavailable,
 )
 from app.clock import use_clock, utcnow
+from tests.capacity.conftest import HANG
 
 KINDS = ("fedreg", "im", "cluster-stats")
 
@@ -60,8 +61,8 @@ def test_the_im_source_reads_no_site_that_im_does_not_reach(capacity_app):
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_source_that_hangs_is_a_timeout_in_words(capacity_app, world, kind):
-    app = capacity_app(kind, backend="im")
-    world.faults.hang_seconds = 5
+    app = capacity_app(kind, backend="im", timeout=HANG)
+    world.faults.hang_seconds = 30  # released when the test ends
     with pytest.raises(SourceTimeout) as failure:
         read(app, kind)
     assert "did not answer in time" in failure.value.message
