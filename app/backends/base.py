@@ -90,6 +90,10 @@ class Words:
     slow_to_answer: Any
     # When it last answered about a deployment ("Last heard from the orchestrator").
     heard_from: Any
+    # The heading over its own words for why a deployment failed ("What the orchestrator said").
+    said: Any
+    # Where a launch goes, told on the launch form ("The orchestrator picks a cloud site ...").
+    places_it: Any
 
 
 # For a backend name no package has (a record older than its removal): neutral words.
@@ -98,6 +102,8 @@ UNKNOWN_WORDS = Words(
     asked_from=_l("From the deployment service"),
     slow_to_answer=_l("Loaded when you ask; it may take a few seconds."),
     heard_from=_l("Last heard from it"),
+    said=_l("What the deployment service said"),
+    places_it=_l("The deployment service decides where it runs."),
 )
 
 

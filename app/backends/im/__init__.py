@@ -19,6 +19,8 @@ WORDS = Words(
     asked_from=_l("From the Infrastructure Manager"),
     slow_to_answer=_l("Loaded when you ask; the Infrastructure Manager may take a few seconds."),
     heard_from=_l("Last heard from the Infrastructure Manager"),
+    said=_l("What the Infrastructure Manager said"),
+    places_it=_l("The Infrastructure Manager deploys it on the clouds this portal is set up for."),
 )
 
 

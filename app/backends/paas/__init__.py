@@ -15,6 +15,8 @@ WORDS = Words(
     asked_from=_l("From the orchestrator"),
     slow_to_answer=_l("Loaded when you ask; the orchestrator may take a few seconds."),
     heard_from=_l("Last heard from the orchestrator"),
+    said=_l("What the orchestrator said"),
+    places_it=_l("The orchestrator picks a cloud site with room for this request."),
 )
 
 
