@@ -131,7 +131,7 @@ def _rows(owner_id: int, user_ids: list[int], revision_id: int | None) -> list[d
                 "charge": {"cores": 2, "memory": 8 * 10**9, "disk": 50 * 10**9, "gpus": 0},
                 "status": status,
                 "status_reason": None if status != "CREATE_FAILED" else "No quota",
-                "task": None,
+                "backend_data": {},
                 "site": "CLOUD-SITE-A",
                 "region": "region-1",
                 "deployment_type": "OPENSTACK",
@@ -142,8 +142,7 @@ def _rows(owner_id: int, user_ids: list[int], revision_id: int | None) -> list[d
                 if ready
                 else {},
                 "secret_outputs_sealed": None,
-                "callback_secret": secrets.token_hex(16),
-                "orchestrator_owner": None,
+                "reference_secret": secrets.token_hex(16),
                 "adopted": False,
                 "created_at": created,
                 "submitted_at": created,

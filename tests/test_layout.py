@@ -178,13 +178,19 @@ BACKEND_WORDS = (
     "OrchestratorError",
     "OrchestratorUnavailable",
     "DeploymentNotFound",
+    # What the orchestrator alone tells of a deployment: kept in the backend's own data.
+    "callback_secret",
+    "orchestrator_owner",
     # The Infrastructure Manager's.
     "InfrastructureManager",
     "contmsg",
     "unconfigured",
     "vm_states",
 )
-_WORD = re.compile(r"\b(" + "|".join(BACKEND_WORDS) + r")\b")
+# The orchestrator's task as an attribute or keyword of the portal's records ("task" alone is
+# an ordinary word).
+BACKEND_SPELLINGS = (r"\.task\b", r"\btask\s*=(?!=)", r"\[[\"']task[\"']\]")
+_WORD = re.compile(r"\b(" + "|".join(BACKEND_WORDS) + r")\b|(" + "|".join(BACKEND_SPELLINGS) + ")")
 # The portal's published status words (its API's, fixed when they were the orchestrator's) are
 # spelled where they are translated and where the API's own client reads them.
 PUBLISHED = {Path("published.py"), Path("cli_client/main.py")}
@@ -205,7 +211,7 @@ def backend_words_outside(root: Path = APP, templates: Path = TEMPLATES) -> list
         for number, line in enumerate(text.splitlines(), start=1):
             match = _WORD.search(line)
             if match:
-                found.append(f"{path}:{number} names {match.group(1)}")
+                found.append(f"{path}:{number} names {match.group(1) or match.group(2)}")
         if path.suffix != ".py" or path == root / "__init__.py":
             continue
         for node in ast.walk(ast.parse(text)):
@@ -233,6 +239,13 @@ def test_no_module_outside_the_backends_knows_a_backends_own_words():
         ("from app.backends.paas.errors import Conflict\n", True),
         ("from app.backends.base import Busy\n", False),
         ('WORD = "ready"\n', False),
+        ("secret = row.callback_secret\n", True),
+        ("Deployment(orchestrator_owner=None)\n", True),
+        ("deployment.task = state.details.get('group')\n", True),
+        ("row = Deployment(task='NONE')\n", True),
+        ("kept = data['task']\n", True),
+        ("if task == 'x':\n    pass\n", False),
+        ('WORDS = _("The configuration task failed.")\n', False),
     ],
 )
 def test_a_backends_word_planted_in_a_feature_is_found(tmp_path, source, found):
@@ -244,3 +257,36 @@ def test_a_backends_word_planted_in_a_feature_is_found(tmp_path, source, found):
     (root / "backends" / "own.py").write_text('WORD = "keepLastAttempt"\n')
     reported = backend_words_outside(root, tmp_path / "templates")
     assert bool(reported) is found, reported
+
+
+_BRANCH_ON_BACKEND = re.compile(r"""backend\s*(==|!=|\bin\b|\bnot in\b)\s*[\[("']""")
+
+
+def backend_branches(templates: Path = TEMPLATES) -> list[str]:
+    """Every template line choosing what to show by a backend's name: words come from the
+    backend's own table (``deployment.backend_words``), abilities from its capabilities."""
+    return [
+        f"{path}:{number}"
+        for path in sorted(templates.rglob("*.html"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if _BRANCH_ON_BACKEND.search(line)
+    ]
+
+
+def test_no_template_chooses_its_words_by_a_backends_name():
+    assert backend_branches() == []
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        ("""{% if deployment.backend == "paas" %}""", True),
+        ("""{{ _("a") if row.backend != 'im' else _("b") }}""", True),
+        ("""{% if deployment.backend in ("paas", "im") %}""", True),
+        ("""{{ deployment.backend_words.heard_from }}""", False),
+        ("""<dd data-runs-on="{{ deployment.backend }}">""", False),
+    ],
+)
+def test_a_template_branching_on_a_backends_name_is_found(tmp_path, line, found):
+    (tmp_path / "planted.html").write_text(line + "\n")
+    assert bool(backend_branches(tmp_path)) is found

@@ -71,6 +71,45 @@ class Capabilities:
     fetches_imports: bool = False
     # It may hold deployments made elsewhere in the caller's name (the portal adopts them).
     made_elsewhere: bool = False
+    # It takes the portal's word for who is calling (a demo): everyone calls in their own
+    # name, whatever their login, and nothing can be there but what this portal made.
+    trusts_every_login: bool = False
+
+
+@dataclass(frozen=True)
+class Words:
+    """How people are told of a backend: each package gives its own table (``WORDS``), so that
+    no page chooses phrases by a backend's name. Lazy strings: rendered in the reader's
+    language."""
+
+    # Its name ("Infrastructure Manager").
+    label: Any
+    # The heading of what is asked of it on demand ("From the orchestrator").
+    asked_from: Any
+    # That asking it takes a moment ("Loaded when you ask; the orchestrator may take ...").
+    slow_to_answer: Any
+    # When it last answered about a deployment ("Last heard from the orchestrator").
+    heard_from: Any
+    # The heading over its own words for why a deployment failed ("What the orchestrator said").
+    said: Any
+    # Where a launch goes, told on the launch form ("The orchestrator picks a cloud site ...").
+    places_it: Any
+    # The same where the person may choose a site ("Unless you choose a site above, ...").
+    places_it_unless_chosen: Any
+
+
+# For a backend name no package has (a record older than its removal): neutral words.
+UNKNOWN_WORDS = Words(
+    label=_l("another deployment service"),
+    asked_from=_l("From the deployment service"),
+    slow_to_answer=_l("Loaded when you ask; it may take a few seconds."),
+    heard_from=_l("Last heard from it"),
+    said=_l("What the deployment service said"),
+    places_it=_l("The deployment service decides where it runs."),
+    places_it_unless_chosen=_l(
+        "Unless you choose a site above, the deployment service decides where it runs."
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -78,8 +117,10 @@ class RemoteState:
     """What a backend says of one deployment, in the portal's words.
 
     ``raw_state`` is the backend's own word for it (shown to admins); ``reason`` a sentence
-    for people when it failed; ``details`` what else the backend tells (its task, the
-    group it charged), kept for admins and shown as it is.
+    for people when it failed; ``details`` what else the backend tells this time (its task,
+    the group it charged, a log). ``data`` is what the backend wants kept with the portal's
+    record (``Deployment.backend_data``), in its own words: a key it sends replaces the kept
+    value (None forgets it), a key it leaves out keeps it.
     """
 
     backend_id: str
@@ -99,6 +140,7 @@ class RemoteState:
     callback: str | None = None
     tag: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
 
     @property
     def moving(self) -> bool:

@@ -10,12 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from importlib import import_module
 
-from flask_babel import lazy_gettext as _l
-
-# name: (the module holding what the portal needs of it, how people call it)
+# name: the module holding what the portal needs of it (its ``WORDS`` among them).
 _KNOWN = {
-    "paas": ("app.backends.paas", _l("PaaS Orchestrator")),
-    "im": ("app.backends.im", _l("Infrastructure Manager")),
+    "paas": "app.backends.paas",
+    "im": "app.backends.im",
 }
 NAMES = tuple(_KNOWN)
 # The backend the portal's words were first written for: its refusals speak of "the
@@ -27,18 +25,29 @@ def known(name: str | None) -> bool:
     return name in _KNOWN
 
 
+def _package(name: str):
+    return import_module(_KNOWN[name])
+
+
+def words(name: str):
+    """How people are told of backend ``name`` (its ``base.Words``); neutral words for a
+    name no backend has."""
+    from app.backends.base import UNKNOWN_WORDS
+
+    return _package(name).WORDS if known(name) else UNKNOWN_WORDS
+
+
 def label(name: str) -> str:
     """How people are told of backend ``name`` ("Infrastructure Manager"); an unknown name is
     shown as it is."""
-    found = _KNOWN.get(name)
-    return str(found[1]) if found else name
+    return str(words(name).label) if known(name) else name
 
 
 def template_problem(name: str, node_types: Iterable[str]) -> str | None:
     """Why backend ``name`` cannot deploy a template made of ``node_types`` (every node's type
     and the types it derives from), as a sentence for an admin; None when it can. Asked when
     an admin routes a template to a backend, never at launch."""
-    package = import_module(_KNOWN[name][0])
+    package = _package(name)
     judge = getattr(package, "template_problem", None)
     return judge(tuple(node_types)) if judge is not None else None
 
@@ -51,40 +60,37 @@ def backend_for(name: str, caller, token_provider, timeout):
         from app.errors import ConfigurationError
 
         raise ConfigurationError(f"No backend is named {name!r}.")
-    package = import_module(_KNOWN[name][0])
+    package = _package(name)
     return package.make_backend(caller, token_provider, timeout)
 
 
 def read_report(name: str, body: dict):
     """What backend ``name``'s report to the portal's callback address says (a RemoteState).
     Raises ValueError when ``body`` is no such report, or the backend sends none."""
-    reader = getattr(import_module(_KNOWN[name][0]), "read_report", None) if known(name) else None
+    reader = getattr(_package(name), "read_report", None) if known(name) else None
     if reader is None:
         raise ValueError(f"backend {name!r} sends no reports")
     return reader(body)
 
 
-def trusts_every_login() -> bool:
-    """Whether the deployments service takes the portal's word for who is calling (the
-    built-in demo): then everyone calls as themselves, whatever their login, and nothing can
-    have been deployed there but through this portal."""
-    return import_module(_KNOWN["paas"][0]).trusts_every_login()
-
-
-def login_provider_named_by(issuer: str) -> str | None:
-    """The portal login provider that a backend's issuer names (the demo's do); None when
-    ``issuer`` is an identity provider's, to be matched against the configured ones."""
-    return import_module(_KNOWN["paas"][0]).login_provider_named_by(issuer)
+def login_provider_named_by(name: str, issuer: str) -> str | None:
+    """The portal login provider that backend ``name``'s ``issuer`` names itself (a demo's
+    issuers do); None when ``issuer`` is an identity provider's, to be matched against the
+    configured ones."""
+    if not known(name):
+        return None
+    named = getattr(_package(name), "login_provider_named_by", None)
+    return named(issuer) if named is not None else None
 
 
 def capabilities(name: str):
-    """What backend ``name`` can do (its ``Capabilities``); nothing beyond the common verbs
-    for a name no backend has."""
+    """What backend ``name`` can do (its ``Capabilities``, which may depend on its settings);
+    nothing beyond the common verbs for a name no backend has."""
     from app.backends.base import Capabilities
 
     if not known(name):
         return Capabilities()
-    return import_module(_KNOWN[name][0]).capabilities()
+    return _package(name).capabilities()
 
 
 def free_capacity(name: str, placement: str, url: str | None = None) -> dict:
@@ -101,4 +107,4 @@ def free_capacity(name: str, placement: str, url: str | None = None) -> dict:
 def check(name: str) -> tuple[bool, str, str]:
     """Whether backend ``name`` answers, as whom, and what it said. Raises ValueError when it
     is not configured."""
-    return import_module(_KNOWN[name][0]).check()
+    return _package(name).check()

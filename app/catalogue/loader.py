@@ -48,6 +48,11 @@ class Entry:
         return registry.label(self.serving_backend)
 
     @property
+    def backend_words(self):
+        """How the launch form speaks of where it runs (``app.backends.base.Words``)."""
+        return registry.words(self.serving_backend)
+
+    @property
     def parsed(self) -> ParsedTemplate:
         return self.template.localised()
 

@@ -23,7 +23,7 @@ bp = Blueprint("deployment_callbacks", __name__, url_prefix="/deployments/callba
 
 def _deployment(deployment_id: int, secret: str) -> Deployment:
     deployment = db.session.get(Deployment, deployment_id)
-    expected = deployment.callback_secret if deployment is not None else None
+    expected = deployment.reference_secret if deployment is not None else None
     # Compared even when there is no such row, so timing tells nothing about which ids exist.
     if not hmac.compare_digest((expected or "-").encode(), secret.encode()) or not expected:
         count_callback_refused("unknown")

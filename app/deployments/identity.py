@@ -3,8 +3,9 @@
 People who logged in through an identity provider call with their own access token (renewed
 as needed). Local and LDAP accounts have none: for them the portal calls with its configured
 service identity (``ORCHESTRATOR_SERVICE_IDENTITY``) and enforces itself who owns what, unless
-the orchestrator takes the portal's word for who is calling (``registry.trusts_every_login``):
-then everyone calls as themselves. Which orchestrator a client reaches is ``connect``'s choice.
+the backend takes the portal's word for who is calling (its ``trusts_every_login``
+capability): then everyone calls it as themselves. Which server a backend reaches is its own
+choice.
 """
 
 from __future__ import annotations
@@ -40,10 +41,15 @@ def uses_own_token(user: User) -> bool:
     return oidc.find_provider(user.provider) is not None
 
 
-def calls_as_self(user: User) -> bool:
-    """Whether ``user``'s calls are made in their own name: with their own token, or on an
-    orchestrator that trusts every portal login."""
-    return registry.trusts_every_login() or uses_own_token(user)
+def trusts_every_login(backend: str = DEFAULT) -> bool:
+    """Whether ``backend`` takes the portal's word for who is calling (its capability)."""
+    return registry.capabilities(backend).trusts_every_login
+
+
+def calls_as_self(user: User, backend: str = DEFAULT) -> bool:
+    """Whether ``user``'s calls to ``backend`` are made in their own name: with their own
+    token, or at a backend that trusts every portal login."""
+    return trusts_every_login(backend) or uses_own_token(user)
 
 
 def caller_of(user: User) -> Caller:
@@ -54,7 +60,7 @@ def identity_of(user: User, backend: str = DEFAULT) -> str:
     """The key of the identity ``user``'s calls to ``backend`` are made with: "user:<id>" for
     calls in their own name, "service" for the portal's service identity; prefixed with the
     backend's name ("im:user:<id>") but for the first backend, whose keys were there first."""
-    key = f"user:{user.id}" if calls_as_self(user) else SERVICE
+    key = f"user:{user.id}" if calls_as_self(user, backend) else SERVICE
     return key if backend == DEFAULT else f"{backend}:{key}"
 
 
@@ -94,7 +100,7 @@ def backend_for(user: User, timeout=None, name: str = DEFAULT) -> Backend:
     way to call it (see ``launch_blocker``).
     """
     timeout = timeout if timeout is not None else current_app.config["ORCHESTRATOR_TIMEOUT"]
-    if calls_as_self(user):
+    if calls_as_self(user, name):
         return registry.backend_for(name, caller_of(user), lambda: access_token_for(user), timeout)
     blocker = launch_blocker(user)
     if blocker:
@@ -151,7 +157,7 @@ def user_group_to_send(user: User, group: str | None) -> str | None:
     return group
 
 
-def owner_of(state_owner: dict) -> User | None:
+def owner_of(state_owner: dict, backend: str = DEFAULT) -> User | None:
     """The portal user a backend names as a deployment's maker ({subject, issuer}), if any.
 
     Only personal identities map to one person: deployments made with the service identity
@@ -160,7 +166,7 @@ def owner_of(state_owner: dict) -> User | None:
     subject, issuer = state_owner.get("subject"), str(state_owner.get("issuer") or "")
     if not subject or not issuer:
         return None
-    provider = registry.login_provider_named_by(issuer)
+    provider = registry.login_provider_named_by(backend, issuer)
     if provider is None:
         matching = [
             p.name for p in oidc.enabled_providers() if p.issuer.rstrip("/") == issuer.rstrip("/")
@@ -178,7 +184,7 @@ def listing_identities() -> list[str]:
     pairs = set(db.session.execute(select(Deployment.user_id, Deployment.backend).distinct()))
     # Where every login is trusted, nothing was made but through this portal, so only
     # people with deployments recorded here can have any.
-    if not registry.trusts_every_login():
+    if not trusts_every_login(DEFAULT):
         pairs |= {(user_id, DEFAULT) for user_id in db.session.scalars(select(OAuthToken.user_id))}
     users = {
         user.id: user
@@ -196,8 +202,7 @@ def backend_for_identity(key: str, timeout=None) -> Backend | None:
     name, key = split_key(key)
     if key == SERVICE:
         if name == DEFAULT and (
-            not current_app.config.get("ORCHESTRATOR_SERVICE_IDENTITY")
-            or registry.trusts_every_login()
+            not current_app.config.get("ORCHESTRATOR_SERVICE_IDENTITY") or trusts_every_login(name)
         ):
             return None
         try:

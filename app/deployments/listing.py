@@ -26,7 +26,7 @@ from sqlalchemy.exc import IntegrityError
 from app.auth import oidc
 from app.auth.errors import TokenUnavailable
 from app.auth.models import User
-from app.backends.base import Backend, BackendError, NotFound
+from app.backends.base import BackendError, NotFound
 from app.clock import utcnow
 from app.deployments import identity, remote, tracking, words
 from app.deployments.errors import DeploymentError
@@ -165,17 +165,17 @@ def list_identity(key: str) -> ListResult:
     Never raises for orchestrator trouble: the listing is retried later, with back-off.
     """
     result = ListResult()
-    backend = remote.backend_for_identity(key)
-    if backend is None:
+    at_backend = remote.listing_for(key)
+    if at_backend is None:
         return result
     started = utcnow()
     previous = db.session.get(DeploymentListing, key)
     since = previous.listed_at if previous is not None else None
     try:
-        with backend:
-            states = backend.list_mine()
+        with at_backend:
+            states = at_backend.states()
             result.listed = len(states)
-            unsettled = _settle(key, backend, states, started, since, result)
+            unsettled = _settle(key, at_backend, states, started, since, result)
     except (BackendError, TokenUnavailable, DeploymentError) as error:
         db.session.rollback()
         _listing_failed(key, error)
@@ -199,7 +199,9 @@ def _listing_failed(key: str, error: Exception) -> None:
     db.session.commit()
 
 
-def _settle(key, backend, states, started: datetime, since, result: ListResult) -> bool:
+def _settle(
+    key, at_backend: remote.IdentityListing, states, started: datetime, since, result: ListResult
+) -> bool:
     """Apply the listing to ``key``'s rows; True while some launch is still unsettled.
 
     Its cost follows what changed: only the rows of deployments updated since the previous
@@ -226,16 +228,16 @@ def _settle(key, backend, states, started: datetime, since, result: ListResult) 
             tracking.apply_state(row, changed[row.id], source="sync")
     listed = {state.backend_id for state in states}
     unknown = _known_elsewhere(unknown)
-    unknown = _settle_pending(backend, pending, unknown, started, result)
+    unknown = _settle_pending(at_backend, pending, unknown, started, result)
     name, own_key = identity.split_key(key)
-    if own_key != identity.SERVICE and backend.capabilities.made_elsewhere:
+    if own_key != identity.SERVICE and at_backend.adopts_made_elsewhere:
         _adopt(int(own_key.removeprefix("user:")), name, unknown, result)
     missing = [
         row_id
         for uuid, (row_id, status) in known.items()
         if uuid not in listed and status not in _NOT_THERE
     ]
-    _check_vanished(backend, _load(missing), started, result)
+    _check_vanished(at_backend, _load(missing), started, result)
     return any(
         row.uuid is None and row.status in (SUBMITTING, UNCONFIRMED) for row in pending.values()
     )
@@ -266,9 +268,9 @@ def _by_callback(state, pending: dict[int, Deployment]) -> Deployment | None:
     if not match:
         return None
     row = pending.get(int(match.group(1)))
-    if row is None or not row.callback_secret:
+    if row is None or not row.reference_secret:
         return None
-    return row if hmac.compare_digest(row.callback_secret, match.group(2)) else None
+    return row if hmac.compare_digest(row.reference_secret, match.group(2)) else None
 
 
 def _by_tag(state, pending: dict[int, Deployment]) -> Deployment | None:
@@ -277,7 +279,7 @@ def _by_tag(state, pending: dict[int, Deployment]) -> Deployment | None:
     if not state.tag:
         return None
     for row in pending.values():
-        if row.callback_secret and hmac.compare_digest(remote.tag_of(row), state.tag):
+        if row.reference_secret and hmac.compare_digest(remote.tag_of(row), state.tag):
             return row
     return None
 
@@ -289,7 +291,7 @@ def _confirm(row: Deployment, state, result: ListResult, how: str) -> None:
     result.confirmed += 1
 
 
-def _settle_pending(backend, pending, unknown, started, result) -> list:
+def _settle_pending(at_backend, pending, unknown, started, result) -> list:
     """Match unconfirmed rows without a callback match by time and template; settle the rest.
     Returns the listed deployments still unaccounted for."""
     config = current_app.config
@@ -300,7 +302,7 @@ def _settle_pending(backend, pending, unknown, started, result) -> list:
             continue
         if row.status == SUBMITTING and started - row.submitted_at < stale:
             continue  # its launch is probably still waiting for the answer
-        match = _by_time_and_template(backend, row, unknown)
+        match = _by_time_and_template(at_backend, row, unknown)
         if match is not None:
             unknown.remove(match)
             _confirm(row, match, result, words.FOUND_BY_TIME)
@@ -316,7 +318,7 @@ def _settle_pending(backend, pending, unknown, started, result) -> list:
     return unknown
 
 
-def _by_time_and_template(backend: Backend, row: Deployment, unknown: list):
+def _by_time_and_template(at_backend: remote.IdentityListing, row: Deployment, unknown: list):
     if not row.submitted_at:
         return None
     for state in unknown:
@@ -325,7 +327,7 @@ def _by_time_and_template(backend: Backend, row: Deployment, unknown: list):
         if abs(state.created_at - row.submitted_at) > _MATCH_WINDOW:
             continue
         try:
-            if backend.template(state.backend_id).strip() == (row.template_text or "").strip():
+            if at_backend.template(state.backend_id).strip() == (row.template_text or "").strip():
                 return state
         except BackendError:
             continue
@@ -339,7 +341,7 @@ def _adopt(user_id: int, backend: str, unknown: list, result: ListResult) -> Non
     if lister is None:
         return
     for state in unknown:
-        user = identity.owner_of(_created_by(state)) or lister
+        user = identity.owner_of(_created_by(state), backend) or lister
         if state.phase in (Status.DELETING, Status.DELETED):
             continue
         if CALLBACK_PATH.search(state.callback or "") and _callback_row_exists(state.callback):
@@ -380,14 +382,14 @@ def _callback_row_exists(callback: str) -> bool:
     return bool(match) and db.session.get(Deployment, int(match.group(1))) is not None
 
 
-def _check_vanished(backend, missing: list[Deployment], started, result: ListResult) -> None:
+def _check_vanished(at_backend, missing: list[Deployment], started, result: ListResult) -> None:
     """Rows the listing lacks: confirmed gone with one direct call each."""
     recent = timedelta(seconds=current_app.config["DEPLOYMENTS_SUBMITTING_STALE_SECONDS"])
     for row in missing:
         if row.status in _NOT_THERE or (row.submitted_at and started - row.submitted_at < recent):
             continue
         try:
-            state = backend.state(row.uuid)
+            state = at_backend.state(row.uuid)
         except NotFound:
             tracking.mark_gone(row, source="sync")
             result.vanished += 1

@@ -119,7 +119,10 @@ class Deployment(db.Model):
     backend: Mapped[str] = mapped_column(String(20), default="paas", server_default="paas")
     backend_state: Mapped[str | None] = mapped_column(String(40), nullable=True)
     status_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
-    task: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    # What the backend keeps with the record in its own words (``RemoteState.data``): shown
+    # to admins as it is, never read by the portal's rules. Written only by
+    # ``tracking.apply_state``.
+    backend_data: Mapped[dict] = mapped_column(JSON, default=dict, server_default="{}")
     site: Mapped[str | None] = mapped_column(String(255), nullable=True)
     region: Mapped[str | None] = mapped_column(String(255), nullable=True)
     deployment_type: Mapped[str | None] = mapped_column(String(40), nullable=True)
@@ -129,10 +132,12 @@ class Deployment(db.Model):
     outputs: Mapped[dict] = mapped_column(JSON, default=dict)
     secret_outputs_sealed: Mapped[str | None] = mapped_column(Text, nullable=True)
 
-    # The secret in this deployment's callback URL; compared in constant time.
-    callback_secret: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    # Who the orchestrator says created it ("subject@issuer"), and whether sync adopted it.
-    orchestrator_owner: Mapped[str | None] = mapped_column(String(512), nullable=True)
+    # The secret by which the deployment's backend refers back to this record: in the
+    # callback address a backend that reports is given, in the tag a backend that keeps tags
+    # is given (``remote.tag_of``); known only to the portal and that backend, compared in
+    # constant time. None for a deployment adopted from elsewhere.
+    reference_secret: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    # Whether sync adopted it (made elsewhere, found in its owner's listing).
     adopted: Mapped[bool] = mapped_column(default=False)
 
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
@@ -194,6 +199,11 @@ class Deployment(db.Model):
     def runs_on(self) -> str:
         """Where it runs, as people are told ("PaaS Orchestrator")."""
         return registry.label(self.backend)
+
+    @property
+    def backend_words(self):
+        """How pages speak of its backend (``app.backends.base.Words``)."""
+        return registry.words(self.backend)
 
     @property
     def capabilities(self):

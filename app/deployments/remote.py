@@ -5,8 +5,8 @@ Whoever asks (a person on a page or through the API, the sync worker, a lease at
 comes through here, so that a rule such as "what a busy answer to a delete means" has one
 owner. A deployment is served by the backend named in its record (``Deployment.backend``);
 the owner's identity is used for every call about it (``identity.backend_for``), since a
-backend lets only the owner act on a deployment. The sync worker's listing reads through the
-backend ``backend_for_identity`` hands it.
+backend lets only the owner act on a deployment. The sync worker's listing reads one
+identity's deployments through ``listing_for``.
 """
 
 from __future__ import annotations
@@ -30,10 +30,11 @@ from app.deployments.models import Deployment
 
 __all__ = [
     "Deleted",
-    "backend_for_identity",
+    "IdentityListing",
     "callback_url",
     "create",
     "delete",
+    "listing_for",
     "log",
     "resources",
     "reset_delete",
@@ -54,10 +55,16 @@ class Deleted(enum.Enum):
 def _told_by(deployment: Deployment) -> Iterator[None]:
     """Errors from the deployment's backend name that backend (``service``), so that the
     sentences people read say who refused or did not answer."""
+    with _told_by_name(deployment.backend):
+        yield
+
+
+@contextmanager
+def _told_by_name(name: str) -> Iterator[None]:
     try:
         yield
     except BackendError as error:
-        error.service = deployment.backend
+        error.service = name
         raise
 
 
@@ -71,9 +78,43 @@ def owner_backend(deployment: Deployment, timeout=None) -> Backend:
     return identity.backend_for(deployment.user, timeout, deployment.backend)
 
 
-def backend_for_identity(key: str, timeout=None) -> Backend | None:
-    """The backend acting as the identity ``key`` for the sync worker's listing."""
-    return identity.backend_for_identity(key, timeout)
+class IdentityListing:
+    """What the sync worker's listing asks of one identity's backend (use it in a ``with``
+    block): every deployment held there, and of one of them its state or its template.
+    Each raises the backend's errors (``app.backends.base``), naming that backend."""
+
+    def __init__(self, backend: Backend, name: str):
+        self._backend, self.name = backend, name
+
+    @property
+    def adopts_made_elsewhere(self) -> bool:
+        """Whether the backend may hold deployments made elsewhere in this identity's name."""
+        return self._backend.capabilities.made_elsewhere
+
+    def states(self) -> list[RemoteState]:
+        with _told_by_name(self.name):
+            return self._backend.list_mine()
+
+    def state(self, backend_id: str) -> RemoteState:
+        with _told_by_name(self.name):
+            return self._backend.state(backend_id)
+
+    def template(self, backend_id: str) -> str:
+        with _told_by_name(self.name):
+            return self._backend.template(backend_id)
+
+    def __enter__(self) -> IdentityListing:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self._backend.close()
+
+
+def listing_for(key: str, timeout=None) -> IdentityListing | None:
+    """The listing of the identity ``key`` (``identity.identity_of``) at its backend; None
+    when that identity has no way to call it now."""
+    backend = identity.backend_for_identity(key, timeout)
+    return None if backend is None else IdentityListing(backend, identity.split_key(key)[0])
 
 
 def _portal_address() -> str | None:
@@ -91,13 +132,13 @@ def callback_url(deployment: Deployment) -> str | None:
     base = _portal_address()
     if base is None:
         return None
-    return f"{base}/deployments/callback/{deployment.id}/{deployment.callback_secret}"
+    return f"{base}/deployments/callback/{deployment.id}/{deployment.reference_secret}"
 
 
 def tag_of(deployment: Deployment) -> str:
     """What lets the sync worker find ``deployment`` again at a backend that keeps tags, should
     the create's answer be lost: unique to the record, and known only to the portal."""
-    return f"{deployment.id}-{deployment.callback_secret}"
+    return f"{deployment.id}-{deployment.reference_secret}"
 
 
 def create(user: User, deployment: Deployment, inputs: dict) -> RemoteState:
@@ -202,7 +243,7 @@ def states_of(rows: list[Deployment], concurrency: int) -> Iterator[tuple[Deploy
     touching the database stays in the caller's thread."""
     grouped: dict[tuple[str, str], list[Deployment]] = defaultdict(list)
     for row in rows:
-        grouped[(identity.identity_of(row.user), row.backend)].append(row)
+        grouped[(identity.identity_of(row.user, row.backend), row.backend)].append(row)
     jobs = []
     with ThreadPoolExecutor(max_workers=concurrency) as pool:
         for (_key, name), members in grouped.items():

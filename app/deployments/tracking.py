@@ -80,6 +80,17 @@ def _store_outputs(deployment: Deployment, outputs: dict) -> None:
             deployment.secret_outputs_sealed = seal({**known, **secret})
 
 
+def _keep_data(deployment: Deployment, data: dict) -> None:
+    """Merge what the backend wants kept (``RemoteState.data``) into the record's; written
+    only on change, so that a listing that changes nothing rewrites no row."""
+    if not data:
+        return
+    kept = {**(deployment.backend_data or {}), **data}
+    kept = {key: value for key, value in kept.items() if value is not None}
+    if kept != (deployment.backend_data or {}):
+        deployment.backend_data = kept
+
+
 def apply_state(deployment: Deployment, state: RemoteState, *, source: str) -> bool:
     """Copy what the deployment's backend says onto ``deployment`` (a timeline entry for a
     status change, secret outputs sealed) and schedule the next check. True if the status
@@ -90,11 +101,10 @@ def apply_state(deployment: Deployment, state: RemoteState, *, source: str) -> b
     changed = change_status(deployment, state.phase, source=source, reason=state.reason)
     deployment.status_reason = state.reason
     deployment.backend_state = state.raw_state
-    deployment.task = state.details.get("task")
+    _keep_data(deployment, state.data)
     deployment.site = state.site or deployment.site
     deployment.region = state.region or deployment.region
     deployment.deployment_type = state.kind or deployment.deployment_type
-    deployment.orchestrator_owner = state.owner or deployment.orchestrator_owner
     if state.outputs:
         _store_outputs(deployment, state.outputs)
     if state.phase == Status.DELETED:

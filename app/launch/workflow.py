@@ -208,8 +208,7 @@ def launch(
         request_options=options,
         charge=_charge(text, parameters),
         outputs={},
-        callback_secret=secrets.token_urlsafe(32),
-        orchestrator_owner=None,
+        reference_secret=secrets.token_urlsafe(32),
         submitted_at=utcnow(),
         check_failures=0,
     )

@@ -151,7 +151,7 @@ def test_a_deep_json_callback_is_refused_not_failed(portal):
 
     deployment_id = portal.api.launch("called-back").get_json()["id"]
     with portal.app.app_context():
-        secret = db.session.get(Deployment, deployment_id).callback_secret
+        secret = db.session.get(Deployment, deployment_id).reference_secret
     assert secret
 
     answer = portal.pages.post(

@@ -48,7 +48,7 @@ def _store(app, user_id: int, count: int, status="ready", name="d", start=None):
                     template_slug="test-notebook",
                     status=status,
                     created_at=start + timedelta(minutes=index),
-                    callback_secret=f"s-{user_id}-{name}-{index}",
+                    reference_secret=f"s-{user_id}-{name}-{index}",
                     charge={},
                     parameters={},
                     outputs={},

@@ -12,7 +12,7 @@ from app.extensions import db
 
 
 def callback_url(row, secret=None) -> str:
-    return f"/deployments/callback/{row.id}/{secret or row.callback_secret}"
+    return f"/deployments/callback/{row.id}/{secret or row.reference_secret}"
 
 
 def completed_json(row) -> dict:
@@ -63,7 +63,7 @@ def test_a_missing_secret_or_unknown_deployment_changes_nothing(emulated, launch
     missing = client.post(f"/deployments/callback/{launched.id}/", json=completed_json(launched))
     bare = client.post(f"/deployments/callback/{launched.id}", json=completed_json(launched))
     unknown = client.post(
-        f"/deployments/callback/{launched.id + 99}/{launched.callback_secret}",
+        f"/deployments/callback/{launched.id + 99}/{launched.reference_secret}",
         json=completed_json(launched),
     )
 
@@ -75,7 +75,7 @@ def test_another_deployments_secret_does_not_open_this_one(emulated, launched):
     other = emulated.row(emulated.launch(emulated.user("bob")))
 
     answer = emulated.app.test_client().post(
-        callback_url(launched, other.callback_secret), json=completed_json(launched)
+        callback_url(launched, other.reference_secret), json=completed_json(launched)
     )
 
     assert answer.status_code == 404

@@ -136,7 +136,7 @@ def test_a_status_change_from_a_callback_answers_the_next_poll_in_full(
     app, client, login_as, make_deployment
 ):
     deployment_id = make_deployment(
-        login_as(), status="creating", callback_secret="s3cret-callback"
+        login_as(), status="creating", reference_secret="s3cret-callback"
     )
     tag = full_poll(client)
     with app.app_context():

@@ -218,7 +218,7 @@ def test_a_launch_interrupted_before_its_answer_is_settled_without_submitting(em
             charge={},
             request_options={},
             status="SUBMITTING",
-            callback_secret="s" * 20,
+            reference_secret="s" * 20,
             check_failures=0,
             submitted_at=utcnow() - timedelta(minutes=5),
         )

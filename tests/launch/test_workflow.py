@@ -23,7 +23,7 @@ def test_a_launch_is_recorded_then_submitted_with_the_configured_options(emulate
     assert sent["keepLastAttempt"] is False and sent["timeoutMins"] == 720
     assert sent["maxProvidersRetry"] == 3 and sent["providerTimeoutMins"] == 240
     assert sent["callback"].endswith(
-        f"/deployments/callback/{deployment.id}/{deployment.callback_secret}"
+        f"/deployments/callback/{deployment.id}/{deployment.reference_secret}"
     )
     assert sent["template"] == deployment.template_text
     steps = [(e.from_status, e.to_status, e.source) for e in deployment.events]
@@ -236,7 +236,7 @@ def test_people_with_their_own_token_launch_in_their_own_name(emulated):
 
     [held] = emulated.emulator.deployments()
     assert held["createdBy"] == {"subject": "grace-sub", "issuer": "https://iam.test/"}
-    assert deployment.orchestrator_owner == "grace-sub@https://iam.test/"
+    assert deployment.backend_data["owner"] == "grace-sub@https://iam.test/"
     assert emulated.emulator.submitted(held["uuid"])["userGroup"] == "chemistry"
 
 

@@ -199,11 +199,11 @@ def test_callbacks_received_and_refused_are_counted_by_reason(app, scrape, launc
 
     base = f"/deployments/callback/{row.id}"
     assert client.post(f"{base}/forged-secret", json={"uuid": row.uuid}).status_code == 404
-    assert client.post(f"{base}/{row.callback_secret}", data="not json").status_code == 400
+    assert client.post(f"{base}/{row.reference_secret}", data="not json").status_code == 400
     other = {"uuid": "another-uuid", "status": "CREATE_COMPLETE"}
-    assert client.post(f"{base}/{row.callback_secret}", json=other).status_code == 404
+    assert client.post(f"{base}/{row.reference_secret}", json=other).status_code == 404
     done = {"uuid": row.uuid, "status": "CREATE_COMPLETE"}
-    assert client.post(f"{base}/{row.callback_secret}", json=done).status_code == 204
+    assert client.post(f"{base}/{row.reference_secret}", json=done).status_code == 204
 
     after = scrape()
     assert (

@@ -7,13 +7,42 @@ IM's words (its states, its contextualisation log, its auth lines) stay inside t
 IM is GPL-3.0: the portal talks to it over HTTP only and never imports it.
 """
 
-from app.backends.im.backend import ImBackend, im_backend
-from app.backends.im.compatibility import template_problem
+from flask_babel import lazy_gettext as _l
 
-__all__ = ["ImBackend", "im_backend", "make_backend", "template_problem"]
+from app.backends.base import Words
+
+__all__ = ["WORDS", "im_backend", "make_backend", "template_problem"]
+
+# Its words are known without loading the rest of the package (a page naming it loads no client).
+WORDS = Words(
+    label=_l("Infrastructure Manager"),
+    asked_from=_l("From the Infrastructure Manager"),
+    slow_to_answer=_l("Loaded when you ask; the Infrastructure Manager may take a few seconds."),
+    heard_from=_l("Last heard from the Infrastructure Manager"),
+    said=_l("What the Infrastructure Manager said"),
+    places_it=_l("The Infrastructure Manager deploys it on the clouds this portal is set up for."),
+    places_it_unless_chosen=_l(
+        "Unless you choose a site above, the Infrastructure Manager deploys it on the clouds this "
+        "portal is set up for."
+    ),
+)
 
 
-def make_backend(caller, token_provider, timeout=None) -> ImBackend:
+def template_problem(node_types: tuple[str, ...]) -> str | None:
+    """Why IM cannot take a template of ``node_types``; None when it can."""
+    from app.backends.im.compatibility import template_problem as problem
+
+    return problem(node_types)
+
+
+def im_backend(*, access_token: str | None = None):
+    """The IM backend of the current app (see ``backend.im_backend``)."""
+    from app.backends.im.backend import im_backend as made
+
+    return made(access_token=access_token)
+
+
+def make_backend(caller, token_provider, timeout=None):
     """IM acting for ``caller`` with their own access token (people who log in through an
     identity provider), or for the portal's service identity (IM_USERNAME and IM_PASSWORD)
     when ``caller`` is None or logged in locally or through LDAP. ``timeout`` is IM_TIMEOUT's
@@ -33,6 +62,8 @@ def free_capacity(placement: str, url: str | None = None) -> dict:
 
 
 def capabilities():
+    from app.backends.im.backend import ImBackend
+
     return ImBackend.capabilities
 
 

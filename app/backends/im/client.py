@@ -16,8 +16,9 @@ from urllib.parse import quote
 
 import requests
 from flask_babel import gettext as _
-from urllib3.exceptions import ConnectTimeoutError, MaxRetryError, NewConnectionError
+from flask_babel import lazy_gettext as _l
 
+from app.backends import transport
 from app.backends.base import (
     BackendError,
     Busy,
@@ -28,7 +29,19 @@ from app.backends.base import (
     Unreachable,
 )
 
-Timeout = float | tuple[float, float] | list[float]
+Timeout = transport.Timeout
+# IM's words for what the transport can do wrong (its errors are the portal's own classes).
+ERRORS = transport.TransportErrors(
+    unreachable=Unreachable,
+    unanswered=Unavailable,
+    unanswered_message=_l(
+        "The Infrastructure Manager did not answer in time, or the connection dropped."
+    ),
+    not_called=BackendError,
+    not_called_message=_l("The Infrastructure Manager could not be called."),
+    unreadable=Unavailable,
+    unreadable_message=_l("The Infrastructure Manager's answer could not be read."),
+)
 
 # IM reads its auth lines from one header, separated by these two characters (a backslash and
 # an "n"), not by a newline.
@@ -40,13 +53,6 @@ _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 # Lines of a Python traceback inside IM's messages (frames and the code under them).
 _FRAME = re.compile(r'^\s*(File "?/|File /|Traceback \(most recent call last\))')
 _EXCEPTION_LINE = re.compile(r"^\s*[A-Za-z_.]*(Error|Exception)\b.*?:\s*\S")
-
-
-def _timeout_pair(timeout: Timeout) -> tuple[float, float]:
-    if isinstance(timeout, list | tuple):
-        connect, read = timeout
-        return float(connect), float(read)
-    return float(timeout), float(timeout)
 
 
 def _value(text: str, what: str) -> str:
@@ -150,7 +156,7 @@ class ImClient:
         session: requests.Session | None = None,
     ):
         self.base_url = base_url.rstrip("/")
-        self.timeout = _timeout_pair(timeout)
+        self.timeout = transport.timeout_pair(timeout)
         self.session = session or requests.Session()
         self._header = LINE_SEPARATOR.join(lines)
         self._secrets = secrets_of(lines)
@@ -249,13 +255,7 @@ class ImClient:
         return self._decode(self._request(method, path, **kwargs))
 
     def _decode(self, response: requests.Response) -> dict:
-        try:
-            answer = response.json()
-        except ValueError:
-            answer = None
-        if not isinstance(answer, dict):
-            raise Unavailable(_("The Infrastructure Manager's answer could not be read."))
-        return answer
+        return transport.decoded(response, ERRORS)
 
     def _request(
         self,
@@ -269,25 +269,16 @@ class ImClient:
         headers = {"Accept": accept, "Authorization": self._header}
         if content_type:
             headers["Content-Type"] = content_type
-        try:
-            # Redirects are not followed: the header would go wherever the answer points.
-            response = self.session.request(
-                method,
-                self.base_url + path,
-                headers=headers,
-                timeout=self.timeout,
-                allow_redirects=False,
-                **kwargs,
-            )
-        except (requests.ConnectionError, requests.Timeout) as error:
-            # ``from None``: the exception chain would repeat the request's details.
-            if _never_sent(error):
-                raise Unreachable() from None
-            raise Unavailable(
-                _("The Infrastructure Manager did not answer in time, or the connection dropped.")
-            ) from None
-        except requests.RequestException:
-            raise BackendError(_("The Infrastructure Manager could not be called.")) from None
+        # The auth lines go only to IM_URL: redirects are not followed (``transport.sent``).
+        response = transport.sent(
+            self.session,
+            method,
+            self.base_url + path,
+            errors=ERRORS,
+            headers=headers,
+            timeout=self.timeout,
+            **kwargs,
+        )
         self._raise_for_status(response)
         return response
 
@@ -324,16 +315,6 @@ class ImClient:
 
     def close(self) -> None:
         self.session.close()
-
-
-def _never_sent(error: requests.RequestException) -> bool:
-    """Whether ``error`` happened before the request could reach the server."""
-    if isinstance(error, requests.ConnectTimeout):
-        return True
-    cause = error.args[0] if error.args else None
-    if isinstance(cause, MaxRetryError):
-        cause = cause.reason
-    return isinstance(cause, NewConnectionError | ConnectTimeoutError)
 
 
 def _segment(value: str) -> str:

@@ -6,6 +6,23 @@ JSON into what the portal shows; ``connect.client_for`` picks the orchestrator a
 stand-in for the real service, for the tests and the demo mode, lives apart in ``emulator``.
 """
 
+from flask_babel import lazy_gettext as _l
+
+from app.backends.base import Words
+
+WORDS = Words(
+    label=_l("PaaS Orchestrator"),
+    asked_from=_l("From the orchestrator"),
+    slow_to_answer=_l("Loaded when you ask; the orchestrator may take a few seconds."),
+    heard_from=_l("Last heard from the orchestrator"),
+    said=_l("What the orchestrator said"),
+    places_it=_l("The orchestrator picks a cloud site with room for this request."),
+    places_it_unless_chosen=_l(
+        "Unless you choose a site above, the orchestrator picks a cloud site with room for this "
+        "request."
+    ),
+)
+
 
 def template_problem(node_types: tuple[str, ...]) -> str | None:
     """The orchestrator takes every template the catalogue accepts: nothing to refuse here."""
@@ -29,14 +46,6 @@ def read_report(body: dict):
     return DeploymentState.from_json(body).remote()
 
 
-def trusts_every_login() -> bool:
-    """Whether the configured orchestrator is the built-in demo, which takes the portal's
-    word for who is calling."""
-    from app.backends.paas.connect import trusts_every_login as trusts
-
-    return trusts()
-
-
 def login_provider_named_by(issuer: str) -> str | None:
     """The portal login provider an issuer of the demo's names, if it is one."""
     from app.backends.paas.connect import login_provider_named_by as named
@@ -45,9 +54,13 @@ def login_provider_named_by(issuer: str) -> str | None:
 
 
 def capabilities():
-    from app.backends.paas.backend import PaasBackend
+    """The orchestrator's flags; the built-in demo takes the portal's word for every login."""
+    from dataclasses import replace
 
-    return PaasBackend.capabilities
+    from app.backends.paas.backend import PaasBackend
+    from app.backends.paas.connect import trusts_every_login
+
+    return replace(PaasBackend.capabilities, trusts_every_login=trusts_every_login())
 
 
 def check() -> tuple[bool, str, str]:

@@ -13,8 +13,9 @@ from urllib.parse import parse_qsl, urlsplit
 
 import requests
 from flask_babel import gettext as _
-from urllib3.exceptions import ConnectTimeoutError, MaxRetryError, NewConnectionError
+from flask_babel import lazy_gettext as _l
 
+from app.backends import transport
 from app.backends.paas.errors import (
     Conflict,
     OrchestratorError,
@@ -25,7 +26,7 @@ from app.backends.paas.errors import (
 from app.backends.paas.schemas import next_link
 from app.instruments import ORCHESTRATOR_ERRORS, ORCHESTRATOR_LATENCY
 
-Timeout = float | tuple[float, float] | list[float]
+Timeout = transport.Timeout
 
 # Following ``next`` links stops here even if a faulty server keeps sending them.
 _MAX_PAGES = 1000
@@ -36,11 +37,16 @@ LIST_PAGE_SIZE = 100
 MAX_CONFLICT_WAIT = 5.0
 
 
-def _timeout_pair(timeout: Timeout) -> tuple[float, float]:
-    if isinstance(timeout, list | tuple):
-        connect, read = timeout
-        return float(connect), float(read)
-    return float(timeout), float(timeout)
+# The orchestrator's classes and words for what the transport can do wrong.
+ERRORS = transport.TransportErrors(
+    unreachable=Unreachable,
+    unanswered=OrchestratorUnavailable,
+    unanswered_message=_l("The orchestrator did not answer in time, or the connection dropped."),
+    not_called=OrchestratorError,
+    not_called_message=_l("The orchestrator could not be called."),
+    unreadable=OrchestratorError,
+    unreadable_message=_l("The orchestrator sent an answer the portal cannot read."),
+)
 
 
 class OrchestratorClient:
@@ -64,7 +70,7 @@ class OrchestratorClient:
     ):
         self.base_url = base_url.rstrip("/")
         self.token_provider = token_provider
-        self.timeout = _timeout_pair(timeout)
+        self.timeout = transport.timeout_pair(timeout)
         self.session = session or session_factory()
         self._session_factory = session_factory
 
@@ -204,17 +210,7 @@ class OrchestratorClient:
     # --- transport ------------------------------------------------------------------------
 
     def _json(self, method: str, path: str, **kwargs) -> dict:
-        response = self._request(method, path, **kwargs)
-        try:
-            body = response.json()
-        except ValueError:
-            body = None
-        if not isinstance(body, dict):
-            raise OrchestratorError(
-                _("The orchestrator sent an answer the portal cannot read."),
-                status_code=response.status_code,
-            )
-        return body
+        return transport.decoded(self._request(method, path, **kwargs), ERRORS)
 
     def _request(self, method: str, path: str, **kwargs) -> requests.Response:
         """Send one call and return the 2xx response; raise an OrchestratorError otherwise.
@@ -250,25 +246,15 @@ class OrchestratorClient:
         headers = {"Accept": "application/json"}
         if auth:
             headers["Authorization"] = f"Bearer {self.token_provider()}"
-        try:
-            # Redirects are not followed: requests would turn a POST or DELETE into a GET
-            # (and report its 200 as success), and would drop the token on another host.
-            response = self.session.request(
-                method,
-                self.base_url + path,
-                headers=headers,
-                timeout=self.timeout,
-                allow_redirects=False,
-                **kwargs,
-            )
-        except (requests.ConnectionError, requests.Timeout) as error:
-            if _never_sent(error):
-                raise Unreachable() from error
-            raise OrchestratorUnavailable(
-                _("The orchestrator did not answer in time, or the connection dropped.")
-            ) from error
-        except requests.RequestException as error:
-            raise OrchestratorError(_("The orchestrator could not be called.")) from error
+        response = transport.sent(
+            self.session,
+            method,
+            self.base_url + path,
+            errors=ERRORS,
+            headers=headers,
+            timeout=self.timeout,
+            **kwargs,
+        )
         raise_for_status(response)
         return response
 
@@ -280,16 +266,6 @@ class OrchestratorClient:
 
     def __exit__(self, *exc_info) -> None:
         self.close()
-
-
-def _never_sent(error: requests.RequestException) -> bool:
-    """Whether ``error`` happened before the request could reach the server."""
-    if isinstance(error, requests.ConnectTimeout):
-        return True
-    cause = error.args[0] if error.args else None
-    if isinstance(cause, MaxRetryError):
-        cause = cause.reason
-    return isinstance(cause, NewConnectionError | ConnectTimeoutError)
 
 
 def _operation(method: str, path: str) -> str:

@@ -165,6 +165,8 @@ class DeploymentState:
             owner_issuer=self.created_by.get("issuer"),
             callback=self.callback,
             details={"task": self.task, "group": self.user_group},
+            # Kept with the record: its task now, and who made it once that is known.
+            data={"task": self.task, **({"owner": self.owner} if self.owner else {})},
         )
 
     @property

@@ -85,8 +85,8 @@ outputs:
 """
 
 
-@pytest.fixture
-def portal(make_app, im_server, im_identity):
+def im_portal(make_app, im_server, im_identity, **settings):
+    """A portal whose "one-machine" template is routed to the test's IM identity."""
     username, password = im_identity
     app = make_app(
         ORCHESTRATOR_URL="demo",
@@ -97,11 +97,17 @@ def portal(make_app, im_server, im_identity):
         IM_TIMEOUT=list(TIMEOUT),
         DEPLOYMENTS_SYNC_INTERVAL_SECONDS=0,
         LAUNCHES_PER_MINUTE=0,
+        **settings,
     )
     with app.app_context():
         save_revision("one-machine", (DATA / "compute.yaml").read_text(), SIDECAR, "t", create=True)
         publish("one-machine", "test")
     return app
+
+
+@pytest.fixture
+def portal(make_app, im_server, im_identity):
+    return im_portal(make_app, im_server, im_identity)
 
 
 def at_im(im_server, im_identity) -> ImBackend:
