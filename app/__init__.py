@@ -55,6 +55,7 @@ def _init_extensions(app: Flask) -> None:
     from app.security import init_security
     from app.templating import init_templating
     from app.transactions import init_transactions
+    from app.waiting import init_waiting
 
     db.init_app(app)
     init_transactions(app)
@@ -71,6 +72,7 @@ def _init_extensions(app: Flask) -> None:
     init_launch(app)
     init_notifications(app)
     init_leases(app)
+    init_waiting(app)
     init_templating(app)
     register_error_handlers(app)
 
@@ -115,6 +117,7 @@ def _register_cli(app: Flask) -> None:
     from app.leases.cli import leases_cli
     from app.notifications.cli import notifications_cli
     from app.quotas.cli import quota_cli
+    from app.waiting.cli import lines_cli
 
     for group in (
         users_cli,
@@ -126,5 +129,6 @@ def _register_cli(app: Flask) -> None:
         quota_cli,
         notifications_cli,
         leases_cli,
+        lines_cli,
     ):
         app.cli.add_command(group)

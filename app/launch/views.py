@@ -71,17 +71,32 @@ def launch(slug: str):
         form.form_errors.append(blocker)
         status = 403
     elif form.validate_on_submit() and not launch_fields["errors"]:
+        waits = request.form.get("wait_in_line") == "1" and preview.waiting_slot(
+            "launch.wait_in_line"
+        )
         try:
-            deployment = workflow.launch(
-                current_user,
-                entry,
-                form.to_parameters(),
-                name=launch_fields["name"],
-                group=launch_fields["group"],
-                generated=prefill.generated_inputs(form),
-                remember=True,
-                on_recorded=partial(lease_operations.choose, minutes=lease.minutes),
-            )
+            if waits:
+                deployment = waits(
+                    current_user,
+                    entry,
+                    form.to_parameters(),
+                    name=launch_fields["name"],
+                    group=launch_fields["group"],
+                    generated=prefill.generated_inputs(form),
+                    remember=True,
+                    lease_minutes=lease.minutes,
+                )
+            else:
+                deployment = workflow.launch(
+                    current_user,
+                    entry,
+                    form.to_parameters(),
+                    name=launch_fields["name"],
+                    group=launch_fields["group"],
+                    generated=prefill.generated_inputs(form),
+                    remember=True,
+                    on_recorded=partial(lease_operations.choose, minutes=lease.minutes),
+                )
         except workflow.LaunchPending as error:
             form.form_errors.append(error.message)
             launch_fields["pending_id"] = error.deployment_id
@@ -100,6 +115,7 @@ def launch(slug: str):
     if quota_refusal:
         form.form_errors.append(quota_refusal)
         _mark_over_quota(form, summary["misfit_inputs"])
+
     return (
         render_template(
             "launch/launch.html",
