@@ -27,19 +27,23 @@ def one_host_at_a_time(name: str) -> Iterator[None]:
     holds it waits, then finds that host's work done.
 
     On PostgreSQL this is an advisory lock held on a connection of its own (so that the
-    block's commits do not release it). SQLite is one file on one host, whose writers are
-    already serialised by its own write lock: nothing to do there.
+    block's commits do not release it). Advisory locks are database-wide, so the key names the
+    schema too: portals kept in separate schemas of one database never wait for each other.
+    SQLite is one file on one host, whose writers are already serialised by its own write
+    lock: nothing to do there.
     """
     if db.engine.dialect.name != "postgresql":
         yield
         return
     with db.engine.connect() as connection:
-        connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": _key(name)})
+        schema = connection.execute(text("SELECT current_schema()")).scalar()
+        key = _key(f"{schema}/{name}")
+        connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": key})
         connection.commit()
         try:
             yield
         finally:
-            connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": _key(name)})
+            connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": key})
             connection.commit()
 
 

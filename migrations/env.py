@@ -1,4 +1,5 @@
 import logging
+import zlib
 from logging.config import fileConfig
 
 from flask import current_app
@@ -16,7 +17,8 @@ config = context.config
 fileConfig(config.config_file_name, disable_existing_loggers=False)
 logger = logging.getLogger("alembic.env")
 
-# Any fixed number shared by every host: it names the lock that serialises migrations.
+# Any fixed number shared by every host: with the schema's name, it names the lock that
+# serialises migrations (portals in separate schemas of one database do not wait for each other).
 MIGRATION_LOCK = 74_617_201
 
 
@@ -91,16 +93,29 @@ def run_migrations_online():
     connectable = get_engine()
 
     with connectable.connect() as connection:
-        if connection.dialect.name == "postgresql":
+        locked = connection.dialect.name == "postgresql"
+        if locked:
             # Several portal hosts may run `flask db upgrade` at the same moment against one
             # database: the first migrates while the others wait here, then find nothing to
-            # do. A session-level lock outlives the commit below and ends with the connection.
-            connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": MIGRATION_LOCK})
+            # do. A session-level lock outlives the commit below; it is released explicitly,
+            # since a pooled connection outlives this block and would keep holding it.
+            schema = connection.execute(text("SELECT current_schema()")).scalar()
+            key = (MIGRATION_LOCK, zlib.crc32((schema or "").encode()) - 2**31)
+            connection.execute(text("SELECT pg_advisory_lock(:a, :b)"), dict(zip("ab", key)))
             connection.commit()
-        context.configure(connection=connection, target_metadata=get_metadata(), **conf_args)
-
-        with context.begin_transaction():
-            context.run_migrations()
+        try:
+            context.configure(
+                connection=connection, target_metadata=get_metadata(), **conf_args
+            )
+            with context.begin_transaction():
+                context.run_migrations()
+        finally:
+            if locked:
+                connection.rollback()
+                connection.execute(
+                    text("SELECT pg_advisory_unlock(:a, :b)"), dict(zip("ab", key))
+                )
+                connection.commit()
 
 
 if context.is_offline_mode():

@@ -4,7 +4,7 @@ leaves the line (admitted, left, dropped or removed)."""
 
 from datetime import datetime
 
-from sqlalchemy import JSON, ForeignKey, Index, String, Text
+from sqlalchemy import JSON, Float, ForeignKey, Index, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.clock import utcnow
@@ -38,7 +38,7 @@ class LineEntry(db.Model):
     placed_at: Mapped[datetime | None] = mapped_column(nullable=True)
     expires_at: Mapped[datetime] = mapped_column()
     # GPU-hours its owner held in the fair-share window when it joined (shown to operators).
-    recent_gpu_hours: Mapped[float] = mapped_column(default=0.0)
+    recent_gpu_hours: Mapped[float] = mapped_column(Float, default=0.0)
     inputs_sealed: Mapped[str | None] = mapped_column(Text, nullable=True)
     # What it was launched with beyond its inputs: generated secret names, lease minutes,
     # whether to remember the values.

@@ -58,9 +58,9 @@ GPU_SIDECAR = "name: GPU machine\n"
 class Line:
     """Helpers on an ``emulated`` portal with the GPU template published."""
 
-    def __init__(self, emulated):
-        self.emulated, self.app = emulated, emulated.app
-        self.leases = Leases(emulated)
+    def __init__(self, portal):
+        self.emulated, self.app = portal, portal.app
+        self.leases = Leases(portal)
 
     def pool(self, group="physics", **limits):
         with self.app.app_context():
