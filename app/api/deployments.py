@@ -96,7 +96,7 @@ def _detail(deployment: Deployment) -> dict:
 def _detail_answer(deployment: Deployment, status: int = 200):
     response = jsonify(schemas.DeploymentDetail().dump(_detail(deployment)))
     response.status_code = status
-    if status == 201:
+    if status == 201 or deployment.status == Status.WAITING:
         response.headers["Location"] = absolute_url(".get_deployment", deployment_id=deployment.id)
     return response
 
