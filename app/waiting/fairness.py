@@ -12,10 +12,11 @@ The rule, as operators read it (README, "Waiting in line"):
 4. An operator may move a request to another place (with a reason the owner is told); the
    place chosen then stands instead of rules 1 to 3.
 5. Backfill without overtaking: requests are taken in that order; one that fits now starts. One
-   that does not fit sets aside what it needs of every limit it counts against, so a request
-   behind it starts only if it fits in what is left. A small request is therefore never held
-   behind a large one for a resource it does not need, and never takes what the one ahead of
-   it is waiting for.
+   that does not fit sets aside what it needs of the limits of each owner it is short of (the
+   group's pool, or its owner's own limits), so a request behind it that counts against those
+   starts only if it fits in what is left. A small request is therefore never held behind a
+   large one for a resource it does not need, never takes what the one ahead of it is waiting
+   for, and a request waiting on its owner's own limit holds nothing of the group's pool.
 
 ``plan`` applies rule 5 to requests already in order; it reads no database.
 """
@@ -91,16 +92,20 @@ def plan(
         if any(amount > limits[key] + _SLACK for key, amount in counted.items()):
             result.never_fit.append(request.id)
             continue
-        fits = all(
-            taken[key] + set_aside[key] + amount <= limits[key] + _SLACK
+        short = {
+            key[:2]
             for key, amount in counted.items()
-        )
+            if taken[key] + set_aside[key] + amount > limits[key] + _SLACK
+        }
         room = most is None or len(result.admit) < most
-        if fits and room and (startable is None or startable(request.id)):
+        if not short and room and (startable is None or startable(request.id)):
             result.admit.append(request.id)
             for key, amount in counted.items():
                 taken[key] += amount
-        else:
-            for key, amount in counted.items():
+            continue
+        # Held back: it keeps its turn on the limits it waits for (all of them, when it fits
+        # but may not start now).
+        for key, amount in counted.items():
+            if not short or key[:2] in short:
                 set_aside[key] += amount
     return result

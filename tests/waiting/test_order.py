@@ -108,3 +108,13 @@ def test_a_request_no_site_has_room_for_waits_and_holds_its_share_for_later():
 
 def test_unlimited_resources_never_hold_anyone_back():
     assert plan([ask(1, a100=50)], {POOL_A100: None}, {POOL_A100: 100}).admit == [1]
+
+
+def test_a_request_waiting_on_its_owners_own_limit_holds_nothing_of_the_pool():
+    own = ("user", "7", "gpus", None)
+    requests = [
+        Request(1, {own: 1, POOL_A100: 1}),
+        Request(2, {("user", "8", "gpus", None): 1, POOL_A100: 1}),
+    ]
+    limits = {own: 1, ("user", "8", "gpus", None): 1, POOL_A100: 2}
+    assert plan(requests, limits, {own: 1, POOL_A100: 1}).admit == [2]
