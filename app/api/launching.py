@@ -19,6 +19,7 @@ from app.catalogue.loader import Entry
 from app.deployments import operations
 from app.deployments.models import Deployment
 from app.launch import workflow
+from app.launch.checks import chosen_group
 from app.launch.preview import template_document
 from app.quotas.errors import QuotaExceeded
 from app.quotas.preview import launch_preview
@@ -102,8 +103,10 @@ def launch(
             return waiting.wait_or_launch(user, entry, values, name=name or None, group=group)
         return workflow.launch(user, entry, values, name=name or None, group=group)
     except QuotaExceeded as error:
+        # The group the launch was charged to: the one asked for, else the first (as at launch).
+        charged = chosen_group(user, group)
         preview = launch_preview(
-            user, template_document(entry.revision_id), values, group_name=group
+            user, template_document(entry.revision_id), values, group_name=charged
         )
         can_wait = not wait and waiting.can_wait(user, preview["group_name"], preview["charge"])
         raise Problem(
