@@ -197,7 +197,18 @@ def _wait(portal: Portal, deployment_id: int, interval: float, timeout: float, g
 @click.option("--timeout", default=3600.0, show_default=True, help="Seconds --wait waits.")
 @command
 def launch(
-    slug, name, pairs, from_file, group, dry_run, wait, wait_in_line, key, interval, timeout, as_json
+    slug,
+    name,
+    pairs,
+    from_file,
+    group,
+    dry_run,
+    wait,
+    wait_in_line,
+    key,
+    interval,
+    timeout,
+    as_json,
 ):
     """Launch template SLUG (values from --from-file, then --set)."""
     portal = _portal()

@@ -254,9 +254,7 @@ def _line_dropped(name: str, _details: dict) -> Message:
 
 
 def _line_removed(name: str, details: dict) -> Message:
-    paragraphs = [
-        _("An operator removed %(name)s from the line; nothing was launched.", name=name)
-    ]
+    paragraphs = [_("An operator removed %(name)s from the line; nothing was launched.", name=name)]
     if details.get("reason"):
         paragraphs.append(_("Their reason: %(reason)s", reason=details["reason"]))
     return Message(_("%(name)s was removed from the line", name=name), paragraphs)
