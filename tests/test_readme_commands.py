@@ -45,6 +45,8 @@ NOT_RUN = {
     "tests/backends/im/test_im_check.py sets the suite's own Dummy cloud",
     ".venv/bin/flask backends check": "needs an IM: tests/backends/im/test_im_check.py runs it "
     "against the suite's real IM",
+    ".venv/bin/flask lines": "each acts on requests waiting in a line, by their ids: "
+    "tests/waiting/test_cli.py runs every one of them on a line it fills",
     ".venv/bin/flask orchestrator emulate": "a server that runs until stopped: the "
     "orchestrator_emulator fixture (tests/fixtures/orchestrator_emulator.py) starts this "
     "command on a free port",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from flask_babel import gettext as _
 
 from app.deployments.models import DeploymentEvent
-from app.deployments.words import LEFT_THE_LINE, N_
+from app.deployments.words import LEFT_THE_LINE, N_, said
 
 JOINED = N_("Waiting in line: the resources it needs are held by running deployments for now.")
 STARTED = N_("Its turn came: admitted from the line; submitting.")
@@ -51,7 +51,7 @@ def event_words(event: DeploymentEvent) -> tuple[str, str | None] | None:
     if event.kind == LEFT_KIND:
         return _("Left the line"), _(LEFT)
     if event.kind == DROPPED_KIND:
-        return _("Dropped from the line"), _(event.reason or DROPPED)
+        return _("Dropped from the line"), said(event.reason or DROPPED)
     if event.kind == REMOVED_KIND:
         # The reason is the operator's own words, shown as typed.
         return _("Removed from the line"), _(
