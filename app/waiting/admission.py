@@ -17,14 +17,15 @@ next one plans again, so that no one behind is started ahead of it.
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 
 from flask import current_app
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from app.auth.models import User
 from app.deployments.errors import LaunchError
-from app.deployments.models import Deployment
+from app.deployments.models import Deployment, DeploymentEvent
 from app.deployments.secrets import unseal
 from app.deployments.status import Status
 from app.extensions import db
@@ -32,7 +33,7 @@ from app.launch import workflow
 from app.leases import operations as lease_operations
 from app.quotas.errors import QuotaExceeded
 from app.quotas.limits import combine, limits_for_many, rows_for
-from app.quotas.models import GROUP, USER
+from app.quotas.models import GROUP, USER, QuotaChange, QuotaCharge, QuotaGpuCharge
 from app.quotas.usage import Usage, usage_of_many
 from app.waiting import capacity, fairness, lines, operations, wording
 from app.waiting.models import LineEntry
@@ -64,25 +65,32 @@ class AdmissionResult:
 def admit_once() -> AdmissionResult:
     """One pass (see the module's docstring); commits what it does."""
     result = AdmissionResult(dropped=operations.drop_overdue())
+    stamp = _stamp()
+    if _unchanged_since_idle(stamp):
+        result.waiting = stamp[2]
+        db.session.rollback()
+        return result
     rows = ordered_waiting()
-    db.session.rollback()  # end the reading transaction: each start takes its own locks
     result.waiting = len(rows)
     if not rows:
+        db.session.rollback()
         return result
-    requests = [
-        fairness.Request(row.deployment_id, lines.needs_of(row.user_id, row.group_name, row.charge))
-        for row in rows
-    ]
     limits, used = room_of(rows)
-    charges = {row.deployment_id: (row.charge, row.group_name) for row in rows}
+    charges = charges_of([row.deployment_id for row in rows])
+    # The end of the reading transaction: each start takes its own locks.
+    db.session.rollback()
+    groups = {row.deployment_id: row.group_name for row in rows}
     plan = fairness.plan(
-        requests,
+        requests_of(rows, charges, limits),
         limits,
         used,
         most=current_app.config["QUEUE_ADMIT_BATCH"],
-        startable=lambda request_id: capacity.site_has_room(*charges[request_id]),
+        startable=lambda request_id: capacity.site_has_room(
+            charges[request_id], groups[request_id]
+        ),
     )
-    db.session.rollback()
+    if not plan.admit and not plan.never_fit:
+        _remember_idle(stamp)
     for deployment_id in plan.never_fit:
         result.never_fit += _drop_never_fitting(deployment_id)
     for deployment_id in plan.admit:
@@ -97,8 +105,43 @@ def admit_once() -> AdmissionResult:
     return result
 
 
+# A pass that started nothing is repeated in full only once something it read may have changed
+# (a timeline entry, a limit, the line itself), or this long after, whichever comes first.
+REPLAN_SECONDS = 60
+_IDLE = "waiting.idle"
+
+
+def _stamp() -> tuple:
+    """What a plan depends on, in a few index lookups: the newest timeline entry (every change
+    of what a deployment holds records one), the newest change of a limit, and the line."""
+    return (
+        db.session.scalar(select(func.max(DeploymentEvent.id))),
+        db.session.scalar(select(func.max(QuotaChange.id))),
+        *db.session.execute(
+            select(
+                func.count(LineEntry.deployment_id),
+                func.max(LineEntry.enqueued_at),
+                func.max(LineEntry.placed_at),
+            )
+        ).one(),
+    )
+
+
+def _unchanged_since_idle(stamp: tuple) -> bool:
+    """Whether this process's last full pass started nothing and nothing changed since. A
+    capacity source (``capacity``) changes without a trace here: then every pass plans."""
+    if current_app.extensions.get(capacity.SLOT) is not None:
+        return False
+    idle = current_app.extensions.get(_IDLE)
+    return idle is not None and idle[0] == stamp and time.monotonic() - idle[1] < REPLAN_SECONDS
+
+
+def _remember_idle(stamp: tuple) -> None:
+    current_app.extensions[_IDLE] = (stamp, time.monotonic())
+
+
 def ordered_waiting() -> list:
-    """Every waiting request (its id, owner, group and charge), in the line's order."""
+    """Every waiting request (its id, owner and group), in the line's order."""
     statement = (
         select(
             LineEntry.deployment_id,
@@ -107,7 +150,6 @@ def ordered_waiting() -> list:
             LineEntry.fair_at,
             LineEntry.placed_at,
             Deployment.group_name,
-            Deployment.charge,
         )
         .join(Deployment, Deployment.id == LineEntry.deployment_id)
         .where(Deployment.status == Status.WAITING, Deployment.deleted.is_(False))
@@ -122,20 +164,80 @@ def ordered_waiting() -> list:
     )
 
 
+def charges_of(deployment_ids: list[int]) -> dict[int, dict]:
+    """The charges of the waiting requests, from their plain columns (``app.quotas.charges``
+    keeps them in step with the JSON record, which is slower to read ten thousand times)."""
+    charges = {
+        row.deployment_id: {
+            "cores": row.cores,
+            "memory": row.memory,
+            "disk": row.disk,
+            "gpus": row.gpus,
+            "gpu_models": {},
+        }
+        for row in db.session.execute(
+            select(
+                QuotaCharge.deployment_id,
+                QuotaCharge.cores,
+                QuotaCharge.memory,
+                QuotaCharge.disk,
+                QuotaCharge.gpus,
+            ).join(LineEntry, LineEntry.deployment_id == QuotaCharge.deployment_id)
+        )
+    }
+    for deployment_id, model, count in db.session.execute(
+        select(QuotaGpuCharge.deployment_id, QuotaGpuCharge.model, QuotaGpuCharge.count).join(
+            LineEntry, LineEntry.deployment_id == QuotaGpuCharge.deployment_id
+        )
+    ):
+        if deployment_id in charges:
+            charges[deployment_id]["gpu_models"][model] = count
+    return {i: charges.get(i, {}) for i in deployment_ids}
+
+
+def requests_of(rows, charges: dict[int, dict], limits: dict) -> list[fairness.Request]:
+    """The plan's requests: what each needs of the limits that bind (an unlimited resource
+    holds no one back, so it is left out), worked out once per owner and size."""
+    shapes: dict[tuple, dict] = {}
+    requests = []
+    for row in rows:
+        charge = charges[row.deployment_id]
+        shape = (
+            row.user_id,
+            row.group_name,
+            charge.get("cores"),
+            charge.get("memory"),
+            charge.get("disk"),
+            charge.get("gpus"),
+            tuple(sorted((charge.get("gpu_models") or {}).items())),
+        )
+        if shape not in shapes:
+            needs = lines.needs_of(row.user_id, row.group_name, charge)
+            shapes[shape] = {
+                key: amount
+                for key, amount in needs.items()
+                if amount > 0 and limits.get(key) is not None
+            }
+        requests.append(fairness.Request(row.deployment_id, shapes[shape]))
+    return requests
+
+
 def room_of(rows) -> tuple[dict, dict]:
     """The limits (None: unlimited) and what is held now, for every owner of ``rows``, by
-    the plan's keys (``fairness.Key``)."""
+    the plan's keys (``fairness.Key``). What is held is summed only for owners with a limit."""
     user_ids = sorted({row.user_id for row in rows})
     groups = sorted({row.group_name for row in rows if row.group_name})
-    users = list(db.session.scalars(select(User).where(User.id.in_(user_ids))))
-    own = limits_for_many(users)
+    people = db.session.execute(select(User.id, User.groups).where(User.id.in_(user_ids))).all()
+    own = limits_for_many(people)
     stored = rows_for([(GROUP, name) for name in groups])
     pools = {name: combine(stored.get((GROUP, name), {}), [], None) for name in groups}
-    models = {model for row in rows for model in (row.charge or {}).get("gpu_models") or {}}
+    models = set()
     for found in (*own.values(), *pools.values()):
-        models.update(found.gpu_models)
+        models.update(model for model, limit in found.gpu_models.items() if limit is not None)
     held_by_user, held_by_group = usage_of_many(
-        user_ids=user_ids, group_names=groups, models=models
+        user_ids=[uid for uid in user_ids if own.get(uid) and own[uid].any_finite],
+        group_names=[name for name in groups if pools[name].any_finite],
+        models=models,
     )
     limits, used = {}, {}
     owners = [(USER, str(uid), own.get(uid), held_by_user.get(uid)) for uid in user_ids]
