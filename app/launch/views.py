@@ -11,6 +11,7 @@ from app.catalogue.forms import field_name, presets_data, tab_layout, with_prese
 from app.catalogue.loader import catalogue
 from app.deployments import operations as deployments
 from app.deployments.models import NAME_MAX_LENGTH
+from app.deployments.status import Status
 from app.errors import PortalError
 from app.launch import prefill, preview, workflow
 from app.leases import launching as lease_launching
@@ -107,7 +108,9 @@ def launch(slug: str):
             form.form_errors.append(error.message)
             status = error.status_code
         else:
-            flash(_launched_message(deployment), "success" if deployment.uuid else "warning")
+            queued = deployment.status == Status.WAITING
+            tone = "success" if deployment.uuid or queued else "warning"
+            flash(_launched_message(deployment), tone)
             return redirect(url_for("deployments.detail", deployment_id=deployment.id))
     elif request.method == "POST":
         status = 400
@@ -181,6 +184,12 @@ def _launch_fields(entry) -> dict:
 
 
 def _launched_message(deployment) -> str:
+    if deployment.status == Status.WAITING:
+        return _(
+            "%(name)s waits in line: it starts by itself when the resources it needs come "
+            "back, and you are told then.",
+            name=deployment.name,
+        )
     if deployment.uuid:
         return _("%(name)s is being launched. Its status is shown below.", name=deployment.name)
     return _(

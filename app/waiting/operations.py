@@ -154,7 +154,6 @@ def join(
         kind=wording.JOINED_KIND,
         details={"line": line.key},
     )
-    deployment.status_reason = wording.JOINED
     db.session.add(deployment)
     db.session.flush()
     db.session.add(
