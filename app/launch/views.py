@@ -72,9 +72,9 @@ def launch(slug: str):
         form.form_errors.append(blocker)
         status = 403
     elif form.validate_on_submit() and not launch_fields["errors"]:
-        waits = request.form.get("wait_in_line") == "1" and preview.waiting_slot(
-            "launch.wait_in_line"
-        )
+        replaces = request.form.get("replaces", type=int)
+        wanted = request.form.get("wait_in_line") == "1" or replaces is not None
+        waits = wanted and preview.waiting_slot("launch.wait_in_line")
         try:
             if waits:
                 deployment = waits(
@@ -86,6 +86,7 @@ def launch(slug: str):
                     generated=prefill.generated_inputs(form),
                     remember=True,
                     lease_minutes=lease.minutes,
+                    **({"replaces": replaces} if replaces is not None else {}),
                 )
             else:
                 deployment = workflow.launch(
@@ -122,6 +123,7 @@ def launch(slug: str):
     return (
         render_template(
             "launch/launch.html",
+            replaces=request.values.get("replaces", type=int),
             entry=entry,
             parsed=entry.parsed,
             form=form,

@@ -64,12 +64,28 @@ def wait_or_launch(
     generated=frozenset(),
     remember: bool = False,
     lease_minutes: int | None = None,
+    replaces: int | None = None,
 ) -> Deployment:
     """Launch at once when the request fits (as ``workflow.launch``), else wait in line.
+    ``replaces`` names a waiting request of the same person this one changes: it leaves the
+    line once the change is launched or waits, and a change that waits keeps its place.
 
     Returns the deployment: launched, or WAITING. Raises QuotaExceeded (CannotWait) when it
-    could never fit, or LaunchError as a launch does.
+    could never fit, NotWaiting when the request it changes no longer waits, or LaunchError
+    as a launch does.
     """
+    if replaces is not None:
+        return _change(
+            user,
+            entry,
+            parameters,
+            replaces,
+            name=name,
+            group=group,
+            generated=generated,
+            remember=remember,
+            lease_minutes=lease_minutes,
+        )
     try:
         return workflow.launch(
             user,
@@ -93,6 +109,35 @@ def wait_or_launch(
         remember=remember,
         lease_minutes=lease_minutes,
     )
+
+
+def _change(user: User, entry: Entry, parameters: dict, replaces: int, **options) -> Deployment:
+    earlier = db.session.get(LineEntry, replaces)
+    if earlier is None or earlier.user_id != user.id:
+        raise NotWaiting(_("This request no longer waits in line: it has started, or left it."))
+    joined_at = earlier.enqueued_at
+    changed = wait_or_launch(user, entry, parameters, **options)
+    if changed.status == Status.WAITING:
+        # The change keeps the place of the request it changes.
+        placed = db.session.get(LineEntry, changed.id)
+        moved = placed.fair_at - placed.enqueued_at
+        placed.enqueued_at, placed.fair_at = joined_at, joined_at + moved
+    try:
+        old = held_entry(replaces)
+    except NotWaiting:
+        db.session.commit()
+        return changed
+    out_of_line(
+        old,
+        Status.NOT_LAUNCHED,
+        source="user",
+        actor=user,
+        reason=wording.CHANGED,
+        kind=wording.CHANGED_KIND,
+    )
+    old.deployment.deleted, old.deployment.deleted_at = True, utcnow()
+    db.session.commit()
+    return changed
 
 
 def join(

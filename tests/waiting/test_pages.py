@@ -121,3 +121,38 @@ def test_operators_see_every_line_and_move_or_remove_with_a_reason(line):
     operator.post(f"/lines/{first.id}/remove", data={"csrf_token": token, "reason": "duplicate"})
     assert line.status(first.id) == "NOT_LAUNCHED"
     assert re.search(r"removed from the line", operator.get("/lines/").get_data(as_text=True))
+
+
+def test_changing_a_waiting_request_keeps_its_place(line):
+    client, ada = _login(line, "ada")
+    _other, bea = _login(line, "bea")
+    line.pool(gpus="2")
+    line.launch(ada, gpus=2)
+    first = line.wait(ada, name="mine")
+    behind = line.wait(bea, name="theirs")
+    detail = client.get(f"/deployments/{first.id}").get_data(as_text=True)
+    change = re.search(r'href="([^"]*replaces=\d+[^"]*)"', detail).group(1).replace("&amp;", "&")
+    page = client.get(change).get_data(as_text=True)
+    assert 'id="changing-request"' in page and f'name="replaces" value="{first.id}"' in page
+    answer = client.post(
+        "/catalogue/gpu-machine/",
+        data={
+            "csrf_token": csrf_from(page),
+            "num_gpus": "2",
+            "gpu_model": "A100",
+            "deployment_name": "mine, bigger",
+            "group": "physics",
+            "replaces": str(first.id),
+        },
+    )
+    assert answer.status_code == 302
+    with line.app.app_context():
+        from app.waiting.lines import position
+        from app.waiting.models import LineEntry
+
+        changed = db.session.scalar(select(Deployment).where(Deployment.name == "mine, bigger"))
+        assert changed.status == "WAITING"
+        assert position(db.session.get(LineEntry, changed.id)) == 1
+        assert position(db.session.get(LineEntry, behind.id)) == 2
+        assert db.session.get(Deployment, first.id).status == "NOT_LAUNCHED"
+        assert db.session.get(LineEntry, first.id) is None
