@@ -56,6 +56,7 @@ def _init_extensions(app: Flask) -> None:
     from app.security import init_security
     from app.templating import init_templating
     from app.transactions import init_transactions
+    from app.waiting import init_waiting
 
     db.init_app(app)
     init_transactions(app)
@@ -73,6 +74,7 @@ def _init_extensions(app: Flask) -> None:
     init_notifications(app)
     init_leases(app)
     init_capacity(app)
+    init_waiting(app)
     init_templating(app)
     register_error_handlers(app)
 
@@ -120,6 +122,7 @@ def _register_cli(app: Flask) -> None:
     from app.leases.cli import leases_cli
     from app.notifications.cli import notifications_cli
     from app.quotas.cli import quota_cli
+    from app.waiting.cli import lines_cli
 
     for group in (
         users_cli,
@@ -133,5 +136,6 @@ def _register_cli(app: Flask) -> None:
         leases_cli,
         sites_cli,
         capacity_cli,
+        lines_cli,
     ):
         app.cli.add_command(group)

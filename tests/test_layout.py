@@ -4,6 +4,7 @@ module of ``app/`` reads in one sitting.
 The floors, top to bottom (README, "Layout"):
 
     api, cli_client                 the JSON face of the same operations; the rcp client
+    waiting                         requests waiting in line; starts them as a launch does
     launch, main, metrics           the faces: may meet several features
     quotas, leases, notifications,  how much and how long people may use; what people are told
     capacity                        of their deployments; what the sites have free (all read
@@ -30,8 +31,9 @@ TEMPLATES = APP.parent / "templates"
 MAX_LINES = 400
 
 FLOORS = {
-    "api": 7,
-    "cli_client": 7,
+    "api": 8,
+    "cli_client": 8,
+    "waiting": 7,
     "launch": 6,
     "main": 6,
     "metrics": 6,

@@ -25,13 +25,18 @@ from app.api.templates import visible_entry
 from app.api.validation import field_errors
 from app.deployments import operations, presenters, queries, secret_items
 from app.deployments.models import Deployment
+from app.deployments.status import Status
 from app.errors import NotFound
 from app.leases import operations as leases
 from app.leases.presenters import LeaseSummary, summaries
 from app.published import published
+from app.waiting import operations as waiting
+from app.waiting.presenters import load as line_places
 
 
-def _summary(deployment: Deployment, owners: dict[int, str], lease: LeaseSummary) -> dict:
+def _summary(
+    deployment: Deployment, owners: dict[int, str], lease: LeaseSummary, places=None
+) -> dict:
     return {
         "id": deployment.id,
         "uuid": deployment.uuid,
@@ -47,6 +52,7 @@ def _summary(deployment: Deployment, owners: dict[int, str], lease: LeaseSummary
         "created_at": deployment.created_at,
         "links": {"self": absolute_url(".get_deployment", deployment_id=deployment.id)},
         "lease": lease_body(lease),
+        "queue": place.data() if (place := (places or {}).get(deployment.id)) else None,
     }
 
 
@@ -61,7 +67,12 @@ def _detail(deployment: Deployment) -> dict:
     )
     link = presenters.main_link(outputs)
     return {
-        **_summary(deployment, people, summaries([deployment])[deployment.id]),
+        **_summary(
+            deployment,
+            people,
+            summaries([deployment])[deployment.id],
+            line_places([deployment]),
+        ),
         "parameters": dict(deployment.parameters or {}),
         "outputs": {o.name: o.value for o in outputs if o.name not in secret_names},
         "main_link": link.value if link else None,
@@ -85,7 +96,7 @@ def _detail(deployment: Deployment) -> dict:
 def _detail_answer(deployment: Deployment, status: int = 200):
     response = jsonify(schemas.DeploymentDetail().dump(_detail(deployment)))
     response.status_code = status
-    if status == 201:
+    if status == 201 or deployment.status == Status.WAITING:
         response.headers["Location"] = absolute_url(".get_deployment", deployment_id=deployment.id)
     return response
 
@@ -104,8 +115,9 @@ def list_deployments():
     listed = queries.list_page(user, filters, size, sort)
     owners = queries.usernames({d.user_id for d in listed.deployments})
     leased = summaries(listed.deployments)
+    places = line_places(listed.deployments)
     body = {
-        "items": [_summary(d, owners, leased[d.id]) for d in listed.deployments],
+        "items": [_summary(d, owners, leased[d.id], places) for d in listed.deployments],
         "page": listed.page,
         "size": listed.size,
         "total": listed.total,
@@ -137,7 +149,10 @@ def get_deployment(deployment_id: int):
         "constraint in words, the numbers' source and age), and nothing changes. site picks "
         "where to deploy (one of the dry run's sites; null leaves it to the portal): an "
         "unknown site, or one the template's service does not reach, is refused (422, "
-        "launch-refused, errors.site). Only the quota refuses for lack of room."
+        "launch-refused, errors.site). Only the quota refuses for lack of room. With wait=true "
+        "a launch short only of what running deployments hold waits in line: 202, status "
+        "WAITING, and its place under queue (201 when it fits now). Without it, over-quota "
+        "says can_wait."
     ),
     response=schemas.DeploymentDetail,
     status=201,
@@ -173,8 +188,10 @@ def launch():
         name=body["name"],
         group=body["group"],
         site=body["site"],
+        wait=body["wait"],
     )
-    return _detail_answer(deployment, 201)
+    # Waiting in line: accepted, to be launched when its turn comes.
+    return _detail_answer(deployment, 202 if deployment.status == Status.WAITING else 201)
 
 
 def _dry_run() -> bool:
@@ -238,7 +255,10 @@ def delete_deployment(deployment_id: int):
             extra={"errors": field_errors(error.messages)},
         ) from error
     deployment = operations.visible_deployment(user, deployment_id)
-    operations.delete(user, deployment, force=force)
+    if deployment.status == Status.WAITING:
+        waiting.leave(user, deployment)  # leaves the line: nothing was launched
+    else:
+        operations.delete(user, deployment, force=force)
     return _detail_answer(deployment, 202)
 
 

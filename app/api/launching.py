@@ -19,10 +19,12 @@ from app.catalogue.loader import Entry
 from app.deployments import operations
 from app.deployments.models import Deployment
 from app.launch import sites, workflow
+from app.launch.checks import chosen_group
 from app.launch.preview import template_document
 from app.quotas.errors import QuotaExceeded
 from app.quotas.preview import launch_preview
 from app.tosca.inputs import is_secret
+from app.waiting import operations as waiting
 
 
 def checked(entry: Entry, parameters: Any) -> dict:
@@ -109,24 +111,41 @@ def _shown(entry: Entry, values: dict) -> dict:
 
 
 def launch(
-    user, entry: Entry, parameters: Any, *, name: str, group: str | None, site: str | None = None
+    user,
+    entry: Entry,
+    parameters: Any,
+    *,
+    name: str,
+    group: str | None,
+    site: str | None = None,
+    wait: bool = False,
 ) -> Deployment:
-    """Launch ``entry`` for ``user`` as the launch form does; returns the deployment.
+    """Launch ``entry`` for ``user`` as the launch form does; returns the deployment. With
+    ``wait``, one short only of what running deployments hold waits in line (WAITING).
 
     Raises Problem ("forbidden" when the user cannot launch now, "invalid-parameters",
-    "over-quota" with the fit) or the deployments feature's errors unchanged.
+    "over-quota" with the fit and ``can_wait``) or the deployments feature's errors unchanged.
     """
     blocker = operations.launch_blocker(user)
     if blocker:
         raise Problem("forbidden", blocker)
     values = checked(entry, parameters)
     try:
+        if wait:
+            return waiting.wait_or_launch(
+                user, entry, values, name=name or None, group=group, site=site
+            )
         return workflow.launch(user, entry, values, name=name or None, group=group, site=site)
     except QuotaExceeded as error:
+        # The group the launch was charged to: the one asked for, else the first (as at launch).
+        charged = chosen_group(user, group)
         preview = launch_preview(
-            user, template_document(entry.revision_id), values, group_name=group
+            user, template_document(entry.revision_id), values, group_name=charged
         )
-        raise Problem("over-quota", error.message, extra={"fit": fit_of(preview)}) from error
+        can_wait = not wait and waiting.can_wait(user, preview["group_name"], preview["charge"])
+        raise Problem(
+            "over-quota", error.message, extra={"fit": fit_of(preview), "can_wait": can_wait}
+        ) from error
 
 
 def relaunch(user, deployment: Deployment, *, name: str) -> Deployment:

@@ -103,6 +103,25 @@ class Lease(Out):
     )
 
 
+class Queue(Out):
+    position = fields.Integer(required=True, metadata={"description": "1 for the first"})
+    line = fields.String(
+        metadata={"description": "The line: scope:subject:resource:model, e.g. group:ml:gpus:A100"}
+    )
+    line_words = fields.String(metadata={"description": "The line, for people"})
+    waiting_since = fields.String(metadata={"format": "date-time", "description": "UTC"})
+    expires_at = fields.String(
+        metadata={"format": "date-time", "description": "Dropped from the line then (UTC)"}
+    )
+    due_back_at = fields.String(
+        allow_none=True,
+        metadata={
+            "format": "date-time",
+            "description": "About when what it waits for comes back (UTC); null: no estimate",
+        },
+    )
+
+
 class DeploymentSummary(Out):
     id = fields.Integer(required=True)
     uuid = fields.String(allow_none=True, metadata={"description": "The orchestrator's id"})
@@ -118,6 +137,11 @@ class DeploymentSummary(Out):
     created_at = Time()
     links = fields.Nested(Links)
     lease = fields.Nested(Lease, metadata={"description": "Its time limit (state none: none)"})
+    queue = fields.Nested(
+        Queue,
+        allow_none=True,
+        metadata={"description": "Its place in line while its status is WAITING, else null"},
+    )
 
 
 class Event(Out):
@@ -258,6 +282,13 @@ class LaunchRequest(Schema):
         allow_none=True,
         validate=one_line_api("site"),
         metadata={"description": "Site to deploy at (see the dry run's sites); null: any"},
+    )
+    wait = fields.Boolean(
+        load_default=False,
+        metadata={
+            "description": "Wait in line when running deployments hold what it needs: 202 "
+            "with status WAITING and its queue place, instead of over-quota"
+        },
     )
 
 

@@ -90,6 +90,8 @@ def _error(answer: requests.Response) -> ApiError:
     message = problem.get("detail") or f"The portal answered {answer.status_code}."
     for field, messages in (problem.get("errors") or {}).items():
         message += f"\n  {field or 'request'}: {' '.join(messages)}"
+    if problem.get("can_wait"):
+        message += "\nIt could wait in line for them: launch again with --wait-in-line."
     if answer.status_code == 404:
         return NotFound(message, problem)
     if answer.status_code == 405:

@@ -195,12 +195,29 @@ def _wait(portal: Portal, deployment_id: int, interval: float, timeout: float, g
     "--dry-run", is_flag=True, help="Only show the cost, whether it fits, and at which sites."
 )
 @click.option("--wait", is_flag=True, help="Wait until it is ready (or failed).")
+@click.option(
+    "--wait-in-line",
+    is_flag=True,
+    help="When running deployments hold what it needs, wait in line for them (prints its place).",
+)
 @click.option("--key", default=None, help="Idempotency-Key: the same key never launches twice.")
 @click.option("--interval", default=5.0, show_default=True, help="Seconds between checks.")
 @click.option("--timeout", default=3600.0, show_default=True, help="Seconds --wait waits.")
 @command
 def launch(
-    slug, name, pairs, from_file, group, site, dry_run, wait, key, interval, timeout, as_json
+    slug,
+    name,
+    pairs,
+    from_file,
+    group,
+    site,
+    dry_run,
+    wait,
+    wait_in_line,
+    key,
+    interval,
+    timeout,
+    as_json,
 ):
     """Launch template SLUG (values from --from-file, then --set)."""
     portal = _portal()
@@ -209,6 +226,8 @@ def launch(
         body["group"] = group
     if site:
         body["site"] = site
+    if wait_in_line and not dry_run:
+        body["wait"] = True
     if dry_run:
         data = portal.post("/deployments", body, dry_run="true")
 
@@ -227,6 +246,8 @@ def launch(
             sys.exit(3)
         return
     data = _post_retrying(portal, "/deployments", body, key or str(uuid.uuid4()))
+    if data.get("queue") and not as_json:
+        click.echo(f"Waiting in line: place {data['queue']['position']}.")
     if wait:
         data = _wait(portal, data["id"], interval, timeout, gone=False)
     _print(data, as_json, lambda d: click.echo("\n".join(deployment_lines(d))))

@@ -33,6 +33,11 @@ def deployment_lines(d: dict, timeline: bool = False) -> list[str]:
     for name, value in (d.get("outputs") or {}).items():
         lines.append(f"Output    {name}: {_text(value)}")
     lines.extend(lease_lines(d.get("lease")))
+    if d.get("queue"):
+        queue = d["queue"]
+        due = f"; due back by about {queue['due_back_at']}" if queue.get("due_back_at") else ""
+        lines.append(f"In line   place {queue['position']} for {queue['line_words']}{due}")
+        lines.append(f"          waits until {queue['expires_at']} at the longest")
     if d.get("secrets"):
         lines.append(f"Secrets   {', '.join(d['secrets'])} (rcp secret {d['id']} NAME)")
     if timeline:

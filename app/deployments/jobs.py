@@ -104,7 +104,7 @@ def job_look(deployment: Deployment, now: datetime | None = None) -> StatusLook:
 
 def has_started(deployment: Deployment, now: datetime | None = None) -> bool:
     """Whether the job may have run: a site took it and its schedule has begun."""
-    if deployment.status in ("SUBMITTING", "UNCONFIRMED", "NOT_LAUNCHED"):
+    if deployment.status in ("WAITING", "SUBMITTING", "UNCONFIRMED", "NOT_LAUNCHED"):
         return False
     if deployment.status != Status.CREATING:
         return True

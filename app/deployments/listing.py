@@ -115,7 +115,8 @@ def _open_rows(key: str) -> tuple:
         _owned_by(key),
         Deployment.backend == identity.split_key(key)[0],
         Deployment.deleted.is_(False),
-        Deployment.status.not_in((NOT_LAUNCHED, VANISHED)),
+        # A request waiting in line (WAITING) was never sent anywhere: nothing to match.
+        Deployment.status.not_in((NOT_LAUNCHED, VANISHED, Status.WAITING)),
     )
 
 

@@ -31,6 +31,7 @@ from app.deployments.status import Status
 from app.deployments.timeline import actor_source, record_event
 from app.errors import NotFound
 from app.extensions import db
+from app.locks import lock_rows
 
 log = logging.getLogger(__name__)
 
@@ -131,6 +132,24 @@ def delete(actor: User, deployment: Deployment, *, force: bool = False) -> None:
     source = actor_source(actor, deployment)
     if not statuses.deletable(deployment.status, deployment.uuid):
         _require_uuid(deployment, "delete")
+    if deployment.status == Status.WAITING:
+        # A request waiting in line may be starting this very moment: its row's lock, which
+        # the line's admission takes too, says which came first.
+        lock_rows(select(Deployment.id).where(Deployment.id == deployment.id))
+        db.session.refresh(deployment)
+    if deployment.status == Status.WAITING:
+        record_event(
+            deployment,
+            Status.NOT_LAUNCHED,
+            source=source,
+            actor=actor,
+            reason=words.LEFT_THE_LINE,
+            kind="line-left",
+        )
+        deployment.status_reason = words.LEFT_THE_LINE
+        deployment.deleted, deployment.deleted_at = True, utcnow()
+        db.session.commit()
+        return
     if not deployment.uuid or deployment.status in statuses.NOTHING_AT_ORCHESTRATOR:
         record_event(
             deployment,

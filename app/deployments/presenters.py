@@ -55,6 +55,14 @@ STATUS_LOOKS = {
             "is charged."
         ),
     ),
+    Status.WAITING: StatusLook(
+        _l("Waiting in line"),
+        "info",
+        _l(
+            "It waits for resources that running deployments hold now; it starts by itself "
+            "when they come back. Nothing is charged while it waits."
+        ),
+    ),
     Status.VANISHED: StatusLook(
         _l("Gone from the orchestrator"),
         "secondary",

@@ -30,6 +30,7 @@ STATUS_GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "progress": (
         _l("In progress, queued or running"),
         (
+            Status.WAITING,
             Status.SUBMITTING,
             Status.UNCONFIRMED,
             Status.CREATING,

@@ -20,6 +20,9 @@ class Status(StrEnum):
     UNCONFIRMED = "UNCONFIRMED"
     NOT_LAUNCHED = "NOT_LAUNCHED"
     VANISHED = "VANISHED"
+    # Recorded and waiting in line for the resources it needs (``app.waiting``): nothing exists
+    # at a backend and nothing is charged until it is admitted.
+    WAITING = "WAITING"
     # What a backend says (``Phase``).
     CREATING = Phase.CREATING.value
     READY = Phase.READY.value
@@ -35,14 +38,17 @@ class Status(StrEnum):
 
 KNOWN = frozenset(Status)
 PORTAL_STATUSES = frozenset(
-    {Status.SUBMITTING, Status.UNCONFIRMED, Status.NOT_LAUNCHED, Status.VANISHED}
+    {Status.SUBMITTING, Status.UNCONFIRMED, Status.NOT_LAUNCHED, Status.VANISHED, Status.WAITING}
 )
 # Waiting for a backend's answer to a create: the backend may hold it or not.
 AWAITING_ANSWER = frozenset({Status.SUBMITTING, Status.UNCONFIRMED})
 # Nothing exists at the backend, or its delete finished: no resources are held.
 RELEASED = frozenset({Status.NOT_LAUNCHED, Status.VANISHED, Status.DELETED})
+# Waiting in line: charged nothing yet. Kept apart from RELEASED, which also marks the moment a
+# deployment that held stopped holding (usage over time reads it so).
+WAITS = frozenset({Status.WAITING})
 # The backend holds nothing to delete: removing such a row only hides it from the list.
-NOTHING_AT_ORCHESTRATOR = frozenset({Status.NOT_LAUNCHED, Status.VANISHED})
+NOTHING_AT_ORCHESTRATOR = frozenset({Status.NOT_LAUNCHED, Status.VANISHED, Status.WAITING})
 # A batch job that runs once has finished for good in these: nothing of it runs any more.
 JOB_FINISHED = frozenset({Status.READY, Status.FAILED})
 # A delete can be forced (where the backend can) once one failed or while one seems stuck.
@@ -76,11 +82,17 @@ def holds_resources(
 ) -> bool:
     """Whether a deployment in ``status`` holds resources against its quotas.
 
-    Everything holds but a deleted row, a released status, a batch job run once that has
-    finished for good, and a failed create whose attempt the backend tears down (launched
-    without keeping a failed attempt); see ``app.quotas.holding`` for why each is so.
+    Everything holds but a deleted row, a released status, a request waiting in line, a batch
+    job run once that has finished for good, and a failed create whose attempt the backend
+    tears down (launched without keeping a failed attempt); see ``app.quotas.holding`` for
+    why each is so.
     """
-    if deleted or status in RELEASED or finished_for_good(status, runs_once=runs_once):
+    if (
+        deleted
+        or status in RELEASED
+        or status in WAITS
+        or finished_for_good(status, runs_once=runs_once)
+    ):
         return False
     if status == Status.FAILED:
         return keeps_failed_attempt

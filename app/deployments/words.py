@@ -27,6 +27,7 @@ DELETE_ASKED = N_("Delete asked for.")
 DELETE_UNDER_WAY = N_("A delete was already under way.")
 DELETE_RESET = N_("Stuck delete reset; it can be deleted again.")
 SECRETS_FORGOTTEN = N_("Kept secrets forgotten at the owner's request.")
+LEFT_THE_LINE = N_("Left the line at the owner's request; nothing was launched.")
 
 # What the orchestrator's answers mean (app.deployments.tracking).
 DELETE_FINISHED = N_("The orchestrator finished deleting it.")

@@ -2,7 +2,7 @@
 and whether it fits the person's quotas (priced and checked by ``app.quotas.preview``, told in
 words by ``app.launch.fit_words``), with the tabs holding what does not fit."""
 
-from flask import url_for
+from flask import current_app, url_for
 from flask_login import current_user
 from markupsafe import Markup
 from sqlalchemy import select
@@ -53,15 +53,33 @@ def summary(
             parameters[name] = input_field.to_tosca(field.data)
         except ValueError:
             continue
+    user = user or current_user
     box = launch_preview(
-        user or current_user,
+        user,
         template_document(entry.revision_id),
         parameters,
         group_name=group_name,
         incomplete=any(f.errors for f in form),
     )
     box["sites"] = sites.site_offer(entry, box["charge"], box["fits"], site)
+    can_wait = waiting_slot("launch.can_wait")
+    # Short only of what running deployments hold: the form offers to wait in line.
+    box["can_wait"] = bool(
+        can_wait
+        and not box["fits"]
+        and not box["refusal"]
+        and can_wait(user, box["group_name"], box["charge"])
+    )
     return with_words(box, tab_layout(entry.parsed))
+
+
+def waiting_slot(name: str):
+    """What the line (a floor above, ``app.waiting``) put in the slot ``name``: the verb that
+    waits in line or launches at once (``launch.wait_in_line``), or the question whether a
+    launch that does not fit could wait (``launch.can_wait``). None while lines are off."""
+    if not current_app.config.get("QUEUE_ENABLED"):
+        return None
+    return current_app.extensions.get(name)
 
 
 def _holder_link(holder) -> Markup:

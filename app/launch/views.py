@@ -11,6 +11,7 @@ from app.catalogue.forms import field_name, presets_data, tab_layout, with_prese
 from app.catalogue.loader import catalogue
 from app.deployments import operations as deployments
 from app.deployments.models import NAME_MAX_LENGTH
+from app.deployments.status import Status
 from app.errors import PortalError
 from app.launch import prefill, preview, workflow
 from app.leases import launching as lease_launching
@@ -71,18 +72,35 @@ def launch(slug: str):
         form.form_errors.append(blocker)
         status = 403
     elif form.validate_on_submit() and not launch_fields["errors"]:
+        replaces = request.form.get("replaces", type=int)
+        wanted = request.form.get("wait_in_line") == "1" or replaces is not None
+        waits = wanted and preview.waiting_slot("launch.wait_in_line")
         try:
-            deployment = workflow.launch(
-                current_user,
-                entry,
-                form.to_parameters(),
-                name=launch_fields["name"],
-                group=launch_fields["group"],
-                generated=prefill.generated_inputs(form),
-                remember=True,
-                on_recorded=partial(lease_operations.choose, minutes=lease.minutes),
-                site=launch_fields["site"],
-            )
+            if waits:
+                deployment = waits(
+                    current_user,
+                    entry,
+                    form.to_parameters(),
+                    name=launch_fields["name"],
+                    group=launch_fields["group"],
+                    generated=prefill.generated_inputs(form),
+                    remember=True,
+                    lease_minutes=lease.minutes,
+                    site=launch_fields["site"],
+                    **({"replaces": replaces} if replaces is not None else {}),
+                )
+            else:
+                deployment = workflow.launch(
+                    current_user,
+                    entry,
+                    form.to_parameters(),
+                    name=launch_fields["name"],
+                    group=launch_fields["group"],
+                    generated=prefill.generated_inputs(form),
+                    remember=True,
+                    on_recorded=partial(lease_operations.choose, minutes=lease.minutes),
+                    site=launch_fields["site"],
+                )
         except workflow.LaunchPending as error:
             form.form_errors.append(error.message)
             launch_fields["pending_id"] = error.deployment_id
@@ -96,7 +114,9 @@ def launch(slug: str):
                 form.form_errors.append(error.message)
             status = error.status_code
         else:
-            flash(_launched_message(deployment), "success" if deployment.uuid else "warning")
+            queued = deployment.status == Status.WAITING
+            tone = "success" if deployment.uuid or queued else "warning"
+            flash(_launched_message(deployment), tone)
             return redirect(url_for("deployments.detail", deployment_id=deployment.id))
     elif request.method == "POST":
         status = 400
@@ -107,9 +127,11 @@ def launch(slug: str):
     if quota_refusal:
         form.form_errors.append(quota_refusal)
         _mark_over_quota(form, summary["misfit_inputs"])
+
     return (
         render_template(
             "launch/launch.html",
+            replaces=request.values.get("replaces", type=int),
             entry=entry,
             parsed=entry.parsed,
             form=form,
@@ -174,6 +196,12 @@ def _launch_fields(entry) -> dict:
 
 
 def _launched_message(deployment) -> str:
+    if deployment.status == Status.WAITING:
+        return _(
+            "%(name)s waits in line: it starts by itself when the resources it needs come "
+            "back, and you are told then.",
+            name=deployment.name,
+        )
     if deployment.uuid:
         return _("%(name)s is being launched. Its status is shown below.", name=deployment.name)
     return _(

@@ -147,7 +147,7 @@ def _charge(text: str, parameters: dict) -> dict:
     return charge_for(document, parameters)
 
 
-def launch(
+def prepare(
     user: User,
     entry: Entry,
     parameters: dict,
@@ -155,25 +155,17 @@ def launch(
     name: str | None = None,
     group: str | None = None,
     generated: set[str] | frozenset[str] = frozenset(),
-    remember: bool = False,
-    on_recorded: Callable[[Deployment], None] | None = None,
     site: str | None = None,
-) -> Deployment:
-    """Launch ``entry``'s revision with ``parameters`` (checked TOSCA values) for ``user``.
+) -> tuple[Deployment, dict]:
+    """The checks of a launch and its row, built but not added to the session: the row and
+    the parameters to submit (missing generated secrets generated). Shared by ``launch`` and by
+    a request that joins the line instead (``app.waiting``), so both record the same row.
 
-    Commits twice (see the module's docstring): the record with its reservation, then the
-    submission's outcome. With ``remember``, the non-secret values are kept for the user's
-    next launch of the same template once the orchestrator was asked (in the second commit).
+    ``site`` names the site the person picked (None: left to the portal; checked by
+    ``sites.chosen_site``), stored with the request options for the backend to place it there.
 
-    ``generated`` names the secret inputs whose values the portal generated (kept sealed so
-    the owner can read them); secrets with generation allowed that are missing are generated
-    here. ``on_recorded(deployment)`` runs once the deployment is recorded and before it is
-    submitted, for what other features record with it (a lease); it commits. ``site`` names
-    the site the person picked (None: left to the portal; checked by ``sites.chosen_site``),
-    stored with the request options for the backend to place it there. Returns the
-    deployment, creating, or UNCONFIRMED when the orchestrator's
-    answer was lost. Raises LaunchError (nothing launched; LaunchPending when an identical
-    launch is still unconfirmed, TooManyLaunches over the rate limit) or QuotaExceeded.
+    Raises LaunchError (LaunchPending when an identical launch is still unconfirmed,
+    TooManyLaunches over the rate limit).
     """
     blocker = identity.launch_blocker(user)
     if blocker:
@@ -212,13 +204,70 @@ def launch(
         submitted_at=utcnow(),
         check_failures=0,
     )
+    return deployment, parameters
+
+
+def launch(
+    user: User,
+    entry: Entry,
+    parameters: dict,
+    *,
+    name: str | None = None,
+    group: str | None = None,
+    generated: set[str] | frozenset[str] = frozenset(),
+    remember: bool = False,
+    on_recorded: Callable[[Deployment], None] | None = None,
+    site: str | None = None,
+) -> Deployment:
+    """Launch ``entry``'s revision with ``parameters`` (checked TOSCA values) for ``user``.
+
+    Commits twice (see the module's docstring): the record with its reservation, then the
+    submission's outcome. With ``remember``, the non-secret values are kept for the user's
+    next launch of the same template once the orchestrator was asked (in the second commit).
+
+    ``generated`` names the secret inputs whose values the portal generated (kept sealed so
+    the owner can read them); secrets with generation allowed that are missing are generated
+    here. ``on_recorded(deployment)`` runs once the deployment is recorded and before it is
+    submitted, for what other features record with it (a lease); it commits. ``site``: see
+    ``prepare``. Returns the deployment, creating, or UNCONFIRMED when the orchestrator's
+    answer was lost. Raises LaunchError (nothing launched; LaunchPending when an identical
+    launch is still unconfirmed, TooManyLaunches over the rate limit) or QuotaExceeded.
+    """
+    deployment, parameters = prepare(
+        user, entry, parameters, name=name, group=group, generated=generated, site=site
+    )
     record_event(deployment, Status.SUBMITTING, source="launch", reason=RECORDED, actor=user)
-    reserve(user, charged_group, deployment.charge, deployment)
+    reserve(user, deployment.group_name, deployment.charge, deployment)
     db.session.commit()  # step 1: recorded and reserved, before anything leaves
     if on_recorded is not None:
         on_recorded(deployment)
     asked = parameters if remember else None
     return _submit(user, deployment, parameters, entry if remember else None, asked)
+
+
+def admit(
+    deployment: Deployment,
+    parameters: dict,
+    *,
+    reason: str,
+    kind: str,
+    on_recorded: Callable[[Deployment], None] | None = None,
+) -> Deployment:
+    """Launch ``deployment``, recorded earlier and waiting (``app.waiting``), exactly as
+    ``launch`` does from step 1 on: reserved under the quotas' locks with its submit time, the
+    timeline entry (``kind``, ``reason``) committed with the reservation, ``on_recorded``, then
+    the submission and its outcome. The caller holds the row (locked, still waiting) and has
+    staged in the session what leaves the line with it.
+
+    Raises QuotaExceeded (rolled back: it still waits) or LaunchError as ``launch`` does.
+    """
+    deployment.submitted_at = utcnow()
+    record_event(deployment, Status.SUBMITTING, source="portal", reason=reason, kind=kind)
+    reserve(deployment.user, deployment.group_name, deployment.charge, deployment)
+    db.session.commit()  # step 1: reserved and out of the line, before anything leaves
+    if on_recorded is not None:
+        on_recorded(deployment)
+    return _submit(deployment.user, deployment, parameters)
 
 
 def _submit(

@@ -22,6 +22,10 @@ FAILED_CLEANUP = "failed-cleanup"
 DELETED_BY_ADMIN = "deleted-by-admin"
 DELETE_FAILED = "delete-failed"
 LEASE_EXTENDED = "lease-extended"
+LINE_STARTED = "line-started"
+LINE_DROPPED = "line-dropped"
+LINE_REMOVED = "line-removed"
+LINE_MOVED = "line-moved"
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,10 @@ KINDS = (
     Kind(FAILED_CLEANUP, _l("A failed deployment was removed")),
     Kind(DELETED_BY_ADMIN, _l("An administrator deleted a deployment")),
     Kind(DELETE_FAILED, _l("Deleting a deployment failed")),
+    Kind(LINE_STARTED, _l("A request waiting in line started"), email_by_default=True),
+    Kind(LINE_DROPPED, _l("A request was dropped from the line"), email_by_default=True),
+    Kind(LINE_REMOVED, _l("An operator removed a request from the line"), email_by_default=True),
+    Kind(LINE_MOVED, _l("An operator moved a request in the line")),
 )
 BY_NAME = {kind.name: kind for kind in KINDS}
 DEFAULT_EMAIL_KINDS = frozenset(kind.name for kind in KINDS if kind.email_by_default)
@@ -52,6 +60,11 @@ _EVENT_KINDS = {
     "lease-expired": LEASE_EXPIRED,
     "lease-deleted": LEASE_DELETED,
     "failed-cleanup": FAILED_CLEANUP,
+    # The line's (app.waiting): its turn came, or it left the line by no wish of the owner.
+    "line-started": LINE_STARTED,
+    "line-dropped": LINE_DROPPED,
+    "line-removed": LINE_REMOVED,
+    "line-moved": LINE_MOVED,
 }
 # Status changes that tell the owner, when the orchestrator's news brings them or the portal
 # acting by itself records them (its delete at a lease's end refused: the owner must know);

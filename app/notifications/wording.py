@@ -226,6 +226,53 @@ def _lease_extended(name: str, details: dict) -> Message:
     return Message(_("An operator extended %(name)s", name=name), paragraphs)
 
 
+def _line_started(name: str, _details: dict) -> Message:
+    return Message(
+        _("%(name)s left the line and is starting", name=name),
+        [
+            _(
+                "The resources %(name)s waited for came back: it has left the line and is "
+                "being launched now. You are told again when it is ready.",
+                name=name,
+            )
+        ],
+    )
+
+
+def _line_dropped(name: str, _details: dict) -> Message:
+    return Message(
+        _("%(name)s was dropped from the line", name=name),
+        [
+            _(
+                "%(name)s waited in line as long as a request may, or the limits changed so "
+                "that it could no longer fit; nothing was launched and nothing was charged. "
+                "Launch it again from its page when you still need it.",
+                name=name,
+            )
+        ],
+    )
+
+
+def _line_removed(name: str, details: dict) -> Message:
+    paragraphs = [_("An operator removed %(name)s from the line; nothing was launched.", name=name)]
+    if details.get("reason"):
+        paragraphs.append(_("Their reason: %(reason)s", reason=details["reason"]))
+    return Message(_("%(name)s was removed from the line", name=name), paragraphs)
+
+
+def _line_moved(name: str, details: dict) -> Message:
+    paragraphs = [
+        _(
+            "An operator moved %(name)s to place %(place)s in its line.",
+            name=name,
+            place=details.get("to", ""),
+        )
+    ]
+    if details.get("reason"):
+        paragraphs.append(_("Their reason: %(reason)s", reason=details["reason"]))
+    return Message(_("%(name)s was moved in the line", name=name), paragraphs)
+
+
 _COMPOSERS = {
     kinds.READY: _ready,
     kinds.FAILED: _failed,
@@ -236,4 +283,8 @@ _COMPOSERS = {
     kinds.DELETED_BY_ADMIN: _deleted_by_admin,
     kinds.DELETE_FAILED: _delete_failed,
     kinds.LEASE_EXTENDED: _lease_extended,
+    kinds.LINE_STARTED: _line_started,
+    kinds.LINE_DROPPED: _line_dropped,
+    kinds.LINE_REMOVED: _line_removed,
+    kinds.LINE_MOVED: _line_moved,
 }

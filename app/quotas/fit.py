@@ -156,6 +156,16 @@ def assess(
     return Assessment(group, bars)
 
 
+def could_wait(assessments: list[Assessment]) -> bool:
+    """Whether a launch that does not fit now would fit once what is held is handed back: it
+    is short only of resources running deployments hold, never over a limit by itself. Such a
+    launch may wait in line (``app.waiting``); one over a limit itself never could fit."""
+    misfits = [bar for assessment in assessments for bar in assessment.misfits()]
+    return bool(misfits) and all(
+        bar.limit is not None and bar.request <= bar.limit + 1e-9 for bar in misfits
+    )
+
+
 def misfit_sentence(assessment: Assessment, bar: Bar, link: Callable | None = None) -> str:
     """One sentence for ``bar``, which does not fit: ``It needs 4 GPUs, but deployments “X”
     and “Y” already hold 2 GPUs of your limit of 4 GPUs (2 GPUs over).``

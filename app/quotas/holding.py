@@ -10,7 +10,8 @@ A deployment holds unless one of these is true:
 - it is deleted in the portal (``deleted``), or the orchestrator finished deleting it
   (deleted);
 - nothing was created: the orchestrator clearly refused it or was never reached
-  (NOT_LAUNCHED), or it no longer knows it (VANISHED);
+  (NOT_LAUNCHED), or it no longer knows it (VANISHED), or it waits in line for the resources
+  it needs (WAITING: charged only once admitted, see ``app.waiting``);
 - it is a batch job that runs once (``runs_once``) and has finished for good: it succeeded
   (ready) or failed. Chronos runs nothing of it any more, so a
   person with a one-GPU limit may launch the next job without deleting the last. A repeating
@@ -29,7 +30,7 @@ from __future__ import annotations
 from sqlalchemy import and_, or_
 
 from app.deployments.models import Deployment
-from app.deployments.status import JOB_FINISHED, RELEASED, Status, holds_resources
+from app.deployments.status import JOB_FINISHED, RELEASED, WAITS, Status, holds_resources
 
 FAILED = Status.FAILED  # a failed create: held only when its attempt is kept
 RELEASED_STATUSES = RELEASED
@@ -54,7 +55,7 @@ def holding_clause():
     """The same rule as ``holds``, as a SQL condition on the deployments table."""
     return and_(
         Deployment.deleted.is_(False),
-        Deployment.status.not_in(sorted(RELEASED_STATUSES)),
+        Deployment.status.not_in(sorted(RELEASED_STATUSES | WAITS)),
         or_(Deployment.status != FAILED, Deployment.keeps_failed_attempt.is_(True)),
         or_(Deployment.runs_once.is_(False), Deployment.status.not_in(sorted(JOB_FINISHED))),
     )

@@ -65,7 +65,8 @@ def combine(
         if found:
             return True, value, _("group %(names)s", names=", ".join(sorted(names)))
         present, limit = key_of(site or {})
-        return present, limit, _("site default")
+        # Named only when it applies: the line's pass combines a thousand people's limits.
+        return present, limit, _("site default") if present else ""
 
     for key in LIMIT_KEYS:
         present, value, source = pick(lambda limits, k=key: (k in limits, limits.get(k)))

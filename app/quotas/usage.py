@@ -119,6 +119,50 @@ def usage_of(
     )
 
 
+def usage_of_many(
+    *, user_ids: Iterable[int] = (), group_names: Iterable[str] = (), models: Iterable[str] = ()
+) -> tuple[dict[int, Usage], dict[str, Usage]]:
+    """``usage_of`` for many owners at once (two grouped queries): what each of ``user_ids``
+    and each pool of ``group_names`` holds now, with the GPUs of each of ``models``. Owners
+    holding nothing are given an empty Usage."""
+    models = sorted(set(models))
+    users = {user_id: Usage(gpu_models=dict.fromkeys(models, 0)) for user_id in user_ids}
+    groups = {name: Usage(gpu_models=dict.fromkeys(models, 0)) for name in group_names}
+    for column, found in ((Deployment.user_id, users), (Deployment.group_name, groups)):
+        if not found:
+            continue
+        sums = (
+            select(
+                column,
+                func.count(Deployment.id),
+                func.coalesce(func.sum(QuotaCharge.cores), 0),
+                func.coalesce(func.sum(QuotaCharge.memory), 0),
+                func.coalesce(func.sum(QuotaCharge.disk), 0),
+                func.coalesce(func.sum(QuotaCharge.gpus), 0),
+            )
+            .select_from(Deployment)
+            .outerjoin(QuotaCharge, QuotaCharge.deployment_id == Deployment.id)
+        )
+        where = (holding_clause(), column.in_(list(found)))
+        for owner, count, cores, memory, disk, gpus in db.session.execute(
+            sums.where(*where).group_by(column)
+        ):
+            usage = found[owner]
+            usage.deployments, usage.cores = count, round(float(cores), 3)
+            usage.memory, usage.disk, usage.gpus = int(memory), int(disk), int(gpus)
+        if models:
+            per_model = (
+                select(column, QuotaGpuCharge.model, func.sum(QuotaGpuCharge.count))
+                .select_from(Deployment)
+                .join(QuotaGpuCharge, QuotaGpuCharge.deployment_id == Deployment.id)
+                .where(*where, QuotaGpuCharge.model.in_(models))
+                .group_by(column, QuotaGpuCharge.model)
+            )
+            for owner, model, count in db.session.execute(per_model):
+                found[owner].gpu_models[model] = int(count or 0)
+    return users, groups
+
+
 def holders_of(*, user_id: int | None = None, group_name: str | None = None) -> list[Holder]:
     """The deployments holding resources for ``user_id`` (or ``group_name``), oldest first."""
     rows = db.session.execute(
@@ -139,4 +183,4 @@ def holders_of(*, user_id: int | None = None, group_name: str | None = None) -> 
     ]
 
 
-__all__ = ["ANY_GPU_MODEL", "Holder", "Usage", "holders_of", "usage_of"]
+__all__ = ["ANY_GPU_MODEL", "Holder", "Usage", "holders_of", "usage_of", "usage_of_many"]

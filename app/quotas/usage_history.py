@@ -19,6 +19,7 @@ from sqlalchemy.orm import load_only
 from app.auth.models import User
 from app.clock import utcnow
 from app.deployments.models import Deployment, DeploymentEvent
+from app.deployments.status import Status
 from app.extensions import db
 from app.quotas.holding import FAILED, RELEASED_STATUSES, holds
 
@@ -47,6 +48,15 @@ def month_starts(count: int, now: datetime | None = None) -> list[datetime]:
 
 def _next_month(start: datetime) -> datetime:
     return datetime(start.year + start.month // 12, start.month % 12 + 1, 1)
+
+
+def _ever_held():
+    """Leaves out what never held anything though it carries a charge: a request that waited
+    in line and left it (or waits still) was never submitted."""
+    return or_(
+        Deployment.submitted_at.is_not(None),
+        Deployment.status.not_in([Status.WAITING, Status.NOT_LAUNCHED]),
+    )
 
 
 def _ends(deployments: list[Deployment]) -> dict[int, datetime]:
@@ -104,6 +114,7 @@ def monthly_usage(
             or_(
                 Deployment.charge["cores"].as_float() > 0, Deployment.charge["gpus"].as_float() > 0
             ),
+            _ever_held(),
         )
     )
     if user_id is not None:
@@ -122,6 +133,50 @@ def monthly_usage(
             end = deployment.deleted_at or ends.get(deployment.id) or deployment.updated_at
         _spread(totals, owner, deployment.charge or {}, start, min(end, now), starts)
     return sorted(totals.values(), key=lambda u: (u.month, u.owner))
+
+
+def recent_gpu_hours(user_id: int, since: datetime, now: datetime | None = None) -> float:
+    """The GPU-hours ``user_id``'s deployments held between ``since`` and ``now``, by the same
+    rule as the monthly sums (the waiting line's fair share reads it)."""
+    now = now or utcnow()
+    query = (
+        select(Deployment)
+        .options(
+            load_only(
+                Deployment.id,
+                Deployment.charge,
+                Deployment.status,
+                Deployment.deleted,
+                Deployment.keeps_failed_attempt,
+                Deployment.runs_once,
+                Deployment.created_at,
+                Deployment.submitted_at,
+                Deployment.deleted_at,
+                Deployment.updated_at,
+                raiseload=True,
+            )
+        )
+        .where(
+            Deployment.user_id == user_id,
+            Deployment.created_at < now,
+            or_(Deployment.deleted_at.is_(None), Deployment.deleted_at >= since),
+            Deployment.charge["gpus"].as_float() > 0,
+            _ever_held(),
+        )
+    )
+    deployments = list(db.session.scalars(query))
+    ends = _ends(deployments)
+    hours = 0.0
+    for deployment in deployments:
+        start = max(deployment.submitted_at or deployment.created_at, since)
+        if holds(deployment):
+            end = now
+        else:
+            end = deployment.deleted_at or ends.get(deployment.id) or deployment.updated_at
+        held = (min(end, now) - start) / timedelta(hours=1)
+        if held > 0:
+            hours += held * float(deployment.charge.get("gpus") or 0)
+    return hours
 
 
 def _spread(totals, owner, charge, start, end, starts) -> None:

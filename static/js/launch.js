@@ -91,6 +91,9 @@
     launchButton.disabled = blocked;
     launchReason.textContent = blocked ? summary.getAttribute("data-reason") : "";
     launchReason.hidden = !blocked;
+    // Short only of what running deployments hold: waiting in line is offered instead.
+    var waitOffer = document.getElementById("wait-offer");
+    if (waitOffer) waitOffer.hidden = !(blocked && summary.getAttribute("data-can-wait") === "yes");
   }
   document.body.addEventListener("htmx:afterSwap", followSummary);
 

@@ -125,14 +125,20 @@ def test_the_account_page_has_a_labelled_checkbox_per_kind_with_the_defaults_tic
     html = client.get("/account/").get_data(as_text=True)
     assert "What you get by e-mail" in html
     assert "are also sent to ada@example.org" in html
-    assert len(_choices(html)) == 9
+    assert len(_choices(html)) == 13
     for label in (
         "A deployment is ready",
         "A deployment failed to start",
         "Deleting a deployment failed",
     ):
         assert f">{label}</label>" in html
-    assert _ticked(html) == {"failed", "lease-warning"}
+    assert _ticked(html) == {
+        "failed",
+        "lease-warning",
+        "line-started",
+        "line-dropped",
+        "line-removed",
+    }
 
 
 def test_choices_saved_on_the_account_page_decide_what_is_mailed(portal):
@@ -161,7 +167,13 @@ def test_a_forged_kind_is_refused_in_words_and_nothing_is_saved(portal):
     html = answer.get_data(as_text=True)
     assert "Your e-mail choices were not saved" in html
     assert "not a valid choice" in html
-    assert _ticked(html) == {"failed", "lease-warning"}
+    assert _ticked(html) == {
+        "failed",
+        "lease-warning",
+        "line-started",
+        "line-dropped",
+        "line-removed",
+    }
 
 
 def test_operators_see_undelivered_mail_and_can_send_it_again(make_app, smtp_server, closed_port):

@@ -1,0 +1,38 @@
+"""Waiting in line: a launch that does not fit only because running deployments hold what it
+needs waits, charged nothing, and starts by itself when they hand it back (README, "Waiting in
+line"). Above the launch floor: it launches as a person's launch does.
+
+``operations`` are what people and operators do (wait, leave, move, remove); ``lines`` which
+line a request is in and its place; ``fairness`` the written-down order; ``admission`` the
+worker pass; ``capacity`` the seam where "no site has the GPUs free now" will also make a
+request wait; ``presenters``, ``listing``, ``views`` and ``cli`` its faces.
+"""
+
+from flask import Flask
+
+
+def init_waiting(app: Flask) -> None:
+    """Start-up: check the settings, fill the launch form's "wait in line" slot, show places
+    on the deployment pages, word the timeline, and have the sync worker run admission."""
+    from app.deployments.panels import Panel, register_panel
+    from app.deployments.steps import register_event_words
+    from app.deployments.sync import register_pass
+    from app.waiting import admission, models, operations, presenters, settings  # noqa: F401
+    from app.waiting.views import bp
+    from app.waiting.wording import event_words
+
+    settings.check(app.config)
+    app.register_blueprint(bp)
+    app.extensions["launch.wait_in_line"] = operations.wait_or_launch
+    app.extensions["launch.can_wait"] = operations.can_wait
+    register_panel(
+        app,
+        Panel(
+            "line",
+            presenters.load,
+            row_template="waiting/_row.html",
+            detail_template="waiting/_panel.html",
+        ),
+    )
+    register_pass(app, "lines", admission.admit_once)
+    register_event_words(app, event_words)

@@ -1,0 +1,386 @@
+"""What people do with the line: wait in it (or launch at once when the request fits), leave
+it, change their request; what operators do: move a request or remove it, with a reason the
+owner is told. Each operation commits.
+
+A request's row is locked before it leaves the line (``app.locks.lock_rows``), and the
+admission pass takes the same lock, so a request leaves the line once: admitted, left,
+dropped or removed, whichever comes first.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from flask import current_app
+from flask_babel import gettext as _
+from sqlalchemy import or_, select
+
+from app.auth.models import User
+from app.catalogue.loader import Entry
+from app.clock import utcnow
+from app.deployments.models import Deployment
+from app.deployments.secrets import seal
+from app.deployments.status import Status
+from app.deployments.timeline import actor_source, record_event
+from app.errors import PortalError
+from app.extensions import db
+from app.launch import workflow
+from app.leases import operations as lease_operations
+from app.locks import lock_rows
+from app.quotas.errors import QuotaExceeded
+from app.quotas.fit import could_wait, refusal_message
+from app.quotas.operations import assess_launch, uncountable_refusal
+from app.quotas.usage_history import recent_gpu_hours
+from app.waiting import fairness, lines, settings, wording
+from app.waiting.models import LineEntry
+
+
+class NotWaiting(PortalError):
+    """The request no longer waits in line (it started, or left it)."""
+
+    status_code = 409
+
+
+class CannotWait(QuotaExceeded):
+    """The request is over a limit by itself: it could never fit, so it may not wait."""
+
+
+def can_wait(user: User, group_name: str | None, charge: dict) -> bool:
+    """Whether a launch of ``charge`` that does not fit now could wait in line."""
+    if not current_app.config["QUEUE_ENABLED"]:
+        return False
+    if uncountable_refusal(user, group_name, charge):
+        return False
+    return could_wait(assess_launch(user, group_name, charge))
+
+
+def wait_or_launch(
+    user: User,
+    entry: Entry,
+    parameters: dict,
+    *,
+    name: str | None = None,
+    group: str | None = None,
+    generated=frozenset(),
+    remember: bool = False,
+    lease_minutes: int | None = None,
+    replaces: int | None = None,
+    site: str | None = None,
+) -> Deployment:
+    """Launch at once when the request fits (as ``workflow.launch``), else wait in line.
+    ``replaces`` names a waiting request of the same person this one changes: it leaves the
+    line once the change is launched or waits, and a change that waits keeps its place.
+
+    Returns the deployment: launched, or WAITING. Raises QuotaExceeded (CannotWait) when it
+    could never fit, NotWaiting when the request it changes no longer waits, or LaunchError
+    as a launch does.
+    """
+    if replaces is not None:
+        return _change(
+            user,
+            entry,
+            parameters,
+            replaces,
+            name=name,
+            group=group,
+            generated=generated,
+            remember=remember,
+            lease_minutes=lease_minutes,
+            site=site,
+        )
+    try:
+        return workflow.launch(
+            user,
+            entry,
+            parameters,
+            name=name,
+            group=group,
+            generated=generated,
+            remember=remember,
+            on_recorded=lambda d: lease_operations.choose(d, minutes=lease_minutes),
+            site=site,
+        )
+    except QuotaExceeded:
+        pass
+    return join(
+        user,
+        entry,
+        parameters,
+        name=name,
+        group=group,
+        generated=generated,
+        remember=remember,
+        lease_minutes=lease_minutes,
+        site=site,
+    )
+
+
+def _change(user: User, entry: Entry, parameters: dict, replaces: int, **options) -> Deployment:
+    earlier = db.session.get(LineEntry, replaces)
+    if earlier is None or earlier.user_id != user.id:
+        raise NotWaiting(_("This request no longer waits in line: it has started, or left it."))
+    joined_at = earlier.enqueued_at
+    changed = wait_or_launch(user, entry, parameters, **options)
+    if changed.status == Status.WAITING:
+        # The change keeps the place of the request it changes.
+        placed = db.session.get(LineEntry, changed.id)
+        moved = placed.fair_at - placed.enqueued_at
+        placed.enqueued_at, placed.fair_at = joined_at, joined_at + moved
+    try:
+        old = held_entry(replaces)
+    except NotWaiting:
+        db.session.commit()
+        return changed
+    out_of_line(
+        old,
+        Status.NOT_LAUNCHED,
+        source="user",
+        actor=user,
+        reason=wording.CHANGED,
+        kind=wording.CHANGED_KIND,
+    )
+    old.deployment.deleted, old.deployment.deleted_at = True, utcnow()
+    db.session.commit()
+    return changed
+
+
+def join(
+    user: User,
+    entry: Entry,
+    parameters: dict,
+    *,
+    name: str | None = None,
+    group: str | None = None,
+    generated=frozenset(),
+    remember: bool = False,
+    lease_minutes: int | None = None,
+    enqueued_at=None,
+    site: str | None = None,
+) -> Deployment:
+    """Record the request as waiting in line, charged nothing; commits. ``enqueued_at`` keeps
+    an earlier place (a changed request); ``site``, the site picked, goes with it.
+
+    Raises CannotWait when it is over a limit by itself (or of unknown cost where that is
+    refused), and LaunchError as a launch does.
+    """
+    generated = set(generated)
+    deployment, full = workflow.prepare(
+        user, entry, parameters, name=name, group=group, generated=generated, site=site
+    )
+    generated |= {key for key in full if key not in parameters}
+    refusal = uncountable_refusal(user, deployment.group_name, deployment.charge)
+    if refusal:
+        raise CannotWait(refusal)
+    assessments = assess_launch(user, deployment.group_name, deployment.charge)
+    if not could_wait(assessments):
+        short = next((a for a in assessments if a.misfits()), None)
+        if short is None:  # it fits now: nothing to wait for
+            return workflow.launch(
+                user,
+                entry,
+                full,
+                name=name,
+                group=group,
+                generated=generated,
+                remember=remember,
+                site=site,
+            )
+        raise CannotWait(
+            refusal_message(short, short.misfits())
+            + " "
+            + _("It is over the limit by itself, so it cannot wait in line.")
+        )
+    line = lines.line_of(user.id, assessments)
+    now = utcnow()
+    enqueued_at = enqueued_at or now
+    hours = 0.0
+    if current_app.config["QUEUE_FAIR_SHARE"]:
+        hours = recent_gpu_hours(user.id, now - settings.fair_share_window(), now)
+    moved = fairness.penalty(
+        hours,
+        float(current_app.config["QUEUE_FAIR_SHARE_MINUTES_PER_GPU_HOUR"]),
+        settings.fair_share_max_delay(),
+    )
+    deployment.submitted_at = None
+    record_event(
+        deployment,
+        Status.WAITING,
+        source="launch",
+        reason=wording.JOINED,
+        actor=user,
+        kind=wording.JOINED_KIND,
+        details={"line": line.key},
+    )
+    db.session.add(deployment)
+    db.session.flush()
+    db.session.add(
+        LineEntry(
+            deployment_id=deployment.id,
+            user_id=user.id,
+            line=line.key,
+            enqueued_at=enqueued_at,
+            fair_at=enqueued_at + moved,
+            expires_at=now + settings.max_wait(),
+            recent_gpu_hours=round(hours, 3),
+            inputs_sealed=seal(full),
+            options={
+                "generated": sorted(generated),
+                "lease_minutes": lease_minutes,
+                "remember": remember,
+            },
+            reason=" ".join(refusal_message(a, a.misfits()) for a in assessments if a.misfits()),
+        )
+    )
+    db.session.commit()
+    return deployment
+
+
+def held_entry(deployment_id: int) -> LineEntry:
+    """Lock ``deployment_id``'s row for this transaction and return its line entry.
+
+    Raises NotWaiting (rolled back) when it no longer waits.
+    """
+    lock_rows(select(Deployment.id).where(Deployment.id == deployment_id))
+    entry = db.session.scalar(
+        select(LineEntry)
+        .where(LineEntry.deployment_id == deployment_id)
+        .execution_options(populate_existing=True)
+    )
+    deployment = db.session.get(Deployment, deployment_id, populate_existing=True)
+    if entry is not None and (deployment.status != Status.WAITING or deployment.deleted):
+        # Left some other way (deleted from its page): its place goes too.
+        db.session.delete(entry)
+        db.session.commit()
+        entry = None
+    if entry is None or deployment is None:
+        db.session.rollback()
+        raise NotWaiting(_("This request no longer waits in line: it has started, or left it."))
+    return entry
+
+
+def out_of_line(entry: LineEntry, status: str, **event) -> Deployment:
+    deployment = entry.deployment
+    record_event(deployment, status, **event)
+    deployment.status_reason = event.get("reason")
+    db.session.delete(entry)
+    return deployment
+
+
+def leave(actor: User, deployment: Deployment) -> Deployment:
+    """Take ``deployment`` out of the line at its owner's (or an admin's) request: nothing is
+    launched and the row leaves the list; commits. Raises NotWaiting."""
+    entry = held_entry(deployment.id)
+    left = out_of_line(
+        entry,
+        Status.NOT_LAUNCHED,
+        source=actor_source(actor, entry.deployment),
+        actor=actor,
+        reason=wording.LEFT,
+        kind=wording.LEFT_KIND,
+    )
+    left.deleted, left.deleted_at = True, utcnow()
+    db.session.commit()
+    return left
+
+
+def remove(operator: User, deployment: Deployment, reason: str) -> Deployment:
+    """An operator takes ``deployment`` out of the line, saying why (the owner is told);
+    commits. Raises NotWaiting, or PortalError without a reason."""
+    reason = _reason(reason)
+    entry = held_entry(deployment.id)
+    removed = out_of_line(
+        entry,
+        Status.NOT_LAUNCHED,
+        source="admin",
+        actor=operator,
+        reason=wording.REMOVED,
+        kind=wording.REMOVED_KIND,
+        details={"reason": reason},
+    )
+    db.session.commit()
+    return removed
+
+
+def move(operator: User, deployment: Deployment, place: int, reason: str) -> int:
+    """An operator moves ``deployment`` to ``place`` (1 = first) in its line, saying why (the
+    owner is told); commits and returns the place it has now. Raises NotWaiting, or
+    PortalError for a reason or place missing."""
+    reason = _reason(reason)
+    if not isinstance(place, int) or place < 1:
+        raise PortalError(_("Give the new place as a whole number, 1 for the first."), "place")
+    entry = held_entry(deployment.id)
+    others = [
+        key
+        for key, entry_id in db.session.execute(
+            select(lines.sort_clause(), LineEntry.deployment_id)
+            .where(LineEntry.line == entry.line, LineEntry.deployment_id != entry.deployment_id)
+            .order_by(lines.sort_clause(), LineEntry.deployment_id)
+        )
+    ]
+    place = min(place, len(others) + 1)
+    if not others:
+        entry.placed_at = entry.placed_at or entry.fair_at
+    elif place == 1:
+        entry.placed_at = others[0] - timedelta(seconds=1)
+    elif place > len(others):
+        entry.placed_at = others[-1] + timedelta(seconds=1)
+    else:
+        before, after = others[place - 2], others[place - 1]
+        entry.placed_at = before + (after - before) / 2
+    record_event(
+        entry.deployment,
+        None,
+        source="admin",
+        actor=operator,
+        kind=wording.MOVED_KIND,
+        details={"reason": reason, "to": place},
+    )
+    db.session.commit()
+    return place
+
+
+def drop_overdue(now=None) -> int:
+    """Drop every request that waited QUEUE_MAX_WAIT, with a notice; commits each. Returns
+    how many were dropped."""
+    now = now or utcnow()
+    # Due, and places left behind by a request deleted from its page (``held_entry`` clears).
+    due = list(
+        db.session.scalars(
+            select(LineEntry.deployment_id)
+            .join(Deployment, Deployment.id == LineEntry.deployment_id)
+            .where(
+                or_(
+                    LineEntry.expires_at <= now,
+                    Deployment.status != Status.WAITING,
+                    Deployment.deleted.is_(True),
+                )
+            )
+        )
+    )
+    db.session.rollback()
+    dropped = 0
+    for deployment_id in due:
+        try:
+            entry = held_entry(deployment_id)
+        except NotWaiting:
+            continue
+        if entry.expires_at > now:
+            db.session.rollback()
+            continue
+        out_of_line(
+            entry,
+            Status.NOT_LAUNCHED,
+            source="portal",
+            reason=wording.DROPPED,
+            kind=wording.DROPPED_KIND,
+        )
+        db.session.commit()
+        dropped += 1
+    return dropped
+
+
+def _reason(reason: str | None) -> str:
+    reason = " ".join(str(reason or "").split())
+    if not reason:
+        raise PortalError(_("Say why: the owner of the request is told."), "reason")
+    return reason[:500]
