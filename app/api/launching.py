@@ -126,7 +126,7 @@ def launch(
     Raises Problem ("forbidden" when the user cannot launch now, "invalid-parameters",
     "over-quota" with the fit and ``can_wait``) or the deployments feature's errors unchanged.
     """
-    blocker = operations.launch_blocker(user)
+    blocker = operations.launch_blocker(user, entry.serving_backend)
     if blocker:
         raise Problem("forbidden", blocker)
     values = checked(entry, parameters)
@@ -150,7 +150,7 @@ def launch(
 
 def relaunch(user, deployment: Deployment, *, name: str) -> Deployment:
     """Launch ``deployment``'s settings again under ``name`` (the page's relaunch)."""
-    blocker = operations.launch_blocker(user)
+    blocker = operations.launch_blocker(user, deployment.backend)
     if blocker:
         raise Problem("forbidden", blocker)
     try:

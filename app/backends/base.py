@@ -74,6 +74,10 @@ class Capabilities:
     # It takes the portal's word for who is calling (a demo): everyone calls in their own
     # name, whatever their login, and nothing can be there but what this portal made.
     trusts_every_login: bool = False
+    # It has an identity of its own the portal may act with for logins it does not accept as
+    # themselves (local and LDAP accounts): the orchestrator's configured service identity,
+    # IM's username and password. Without it such people cannot launch there.
+    acts_for_anyone: bool = False
 
 
 @dataclass(frozen=True)

@@ -72,11 +72,12 @@ def split_key(key: str) -> tuple[str, str]:
     return DEFAULT, key
 
 
-def launch_blocker(user: User) -> str | None:
-    """Why ``user`` cannot launch at all, as a sentence for them; ``None`` when they can."""
-    if calls_as_self(user):
+def launch_blocker(user: User, backend: str = DEFAULT) -> str | None:
+    """Why ``user`` cannot launch at ``backend`` at all, as a sentence for them; ``None`` when
+    they can: it takes them as themselves, or it has an identity to act for them with."""
+    if calls_as_self(user, backend):
         return None
-    if current_app.config.get("ORCHESTRATOR_SERVICE_IDENTITY"):
+    if registry.capabilities(backend).acts_for_anyone:
         return None
     labels = [str(provider.label) for provider in oidc.enabled_providers()]
     if not labels:
@@ -102,7 +103,7 @@ def backend_for(user: User, timeout=None, name: str = DEFAULT) -> Backend:
     timeout = timeout if timeout is not None else current_app.config["ORCHESTRATOR_TIMEOUT"]
     if calls_as_self(user, name):
         return registry.backend_for(name, caller_of(user), lambda: access_token_for(user), timeout)
-    blocker = launch_blocker(user)
+    blocker = launch_blocker(user, name)
     if blocker:
         raise DeploymentError(blocker)
     return service_backend(timeout, name)

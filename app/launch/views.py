@@ -54,7 +54,7 @@ def launch(slug: str):
     chosen = _chosen_preset(presets)
     form, prefilled = _initial_form(entry, chosen)
     status, quota_refusal = 200, None
-    blocker = deployments.launch_blocker(current_user)
+    blocker = deployments.launch_blocker(current_user, entry.serving_backend)
     launch_fields = _launch_fields(entry)
     # The group a launch is charged to when none is chosen (``checks.chosen_group``): the box
     # counts the same pool as the check at submit.

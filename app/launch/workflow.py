@@ -167,7 +167,7 @@ def prepare(
     Raises LaunchError (LaunchPending when an identical launch is still unconfirmed,
     TooManyLaunches over the rate limit).
     """
-    blocker = identity.launch_blocker(user)
+    blocker = identity.launch_blocker(user, entry.serving_backend)
     if blocker:
         raise LaunchError(blocker)
     check_rate(user)

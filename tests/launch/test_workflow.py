@@ -227,6 +227,9 @@ def test_local_accounts_without_a_service_identity_are_told_before_launching(
     with pytest.raises(LaunchError):
         emulated.launch(ada)
     assert emulated.posts() == 0
+    # The Infrastructure Manager has the portal's own credentials: it acts for anyone.
+    with emulated.app.app_context():
+        assert launch_blocker(db.session.get(User, ada), "im") is None
 
 
 def test_people_with_their_own_token_launch_in_their_own_name(emulated):

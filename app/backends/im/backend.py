@@ -53,6 +53,8 @@ class ImBackend(Backend):
         # People who sign in locally share the portal's one IM identity: what it holds is
         # matched to records by tag, never adopted as the caller's.
         made_elsewhere=False,
+        # IM_USERNAME and IM_PASSWORD are the portal's own: it may act for any login.
+        acts_for_anyone=True,
     )
 
     def __init__(

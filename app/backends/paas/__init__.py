@@ -54,13 +54,20 @@ def login_provider_named_by(issuer: str) -> str | None:
 
 
 def capabilities():
-    """The orchestrator's flags; the built-in demo takes the portal's word for every login."""
+    """The orchestrator's flags; the built-in demo takes the portal's word for every login, and
+    a configured service identity acts for the logins the orchestrator does not accept."""
     from dataclasses import replace
+
+    from flask import current_app
 
     from app.backends.paas.backend import PaasBackend
     from app.backends.paas.connect import trusts_every_login
 
-    return replace(PaasBackend.capabilities, trusts_every_login=trusts_every_login())
+    return replace(
+        PaasBackend.capabilities,
+        trusts_every_login=trusts_every_login(),
+        acts_for_anyone=bool(current_app.config.get("ORCHESTRATOR_SERVICE_IDENTITY")),
+    )
 
 
 def check() -> tuple[bool, str, str]:
