@@ -63,12 +63,10 @@ def summary(
     )
     box["sites"] = sites.site_offer(entry, box["charge"], box["fits"], site)
     can_wait = waiting_slot("launch.can_wait")
-    # Short only of what running deployments hold: the form offers to wait in line.
+    # Short only of what running deployments hold, or of a site with room: the form offers
+    # to wait in line.
     box["can_wait"] = bool(
-        can_wait
-        and not box["fits"]
-        and not box["refusal"]
-        and can_wait(user, box["group_name"], box["charge"])
+        can_wait and not box["refusal"] and can_wait(user, box["group_name"], box["charge"])
     )
     return with_words(box, tab_layout(entry.parsed))
 

@@ -4,7 +4,8 @@ A line is one limit that running deployments fill: a resource (GPUs of a model, 
 memory, disk, deployments) of one owner (a group's pool or a person's own limit). A request
 joins the line of the limit it was short of when it asked (the pool before the person, a GPU
 model before the other resources), and its place is its rank there by the written-down order
-(``fairness``).
+(``fairness``). A request its quotas let start but that no known site has room for joins the
+line of what the sites lack (scope ``site``): it starts when a site has room.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from app.waiting.fairness import Key
 from app.waiting.models import LineEntry
 
 RESOURCES = ("cores", "memory", "disk", "gpus", "deployments")
+# The scope of the lines of requests no known site has room for.
+SITE = "site"
 
 
 @dataclass(frozen=True)
@@ -53,12 +56,14 @@ class Line:
         what = self.what()
         if self.scope == GROUP:
             return _("%(what)s in group %(group)s", what=what, group=self.subject)
+        if self.scope == SITE:
+            return _("%(what)s free at a site", what=what)
         return _("%(what)s under your own limit", what=what)
 
     def operator_words(self, username: str | None = None) -> str:
         """The line named for operators: ``A100 GPUs in group gpu-users``, ``GPUs under the
         own limit of ada``."""
-        if self.scope == GROUP:
+        if self.scope in (GROUP, SITE):
             return self.words()
         return _(
             "%(what)s under the own limit of %(user)s",
@@ -92,6 +97,15 @@ def line_of(user_id: int, assessments: list[Assessment]) -> Line | None:
     if assessment.group is None:
         return Line(USER, str(user_id), bar.key, bar.model)
     return Line(GROUP, assessment.group, bar.key, bar.model)
+
+
+def site_line(charge: dict) -> Line:
+    """The line of a request no known site has room for: its GPUs (of its model) when it asks
+    for any, else its cores."""
+    models = sorted((charge.get("gpu_models") or {}).keys())
+    if models or charge.get("gpus"):
+        return Line(SITE, "any", "gpus", models[0] if models else None)
+    return Line(SITE, "any", "cores")
 
 
 def needs_of(user_id: int, group_name: str | None, charge: dict) -> dict[Key, float]:
@@ -140,6 +154,8 @@ def due_back(entry: LineEntry, place: int) -> datetime | None:
     that hold the line's resource, ending one after another, until what they hand back covers
     this request and those ahead of it. None when what holds it has no end set."""
     line = Line.from_key(entry.line)
+    if line.scope == SITE:
+        return None  # the sites' numbers say nothing of when room comes back
     charge = entry.deployment.charge or {}
     need = needs_of(entry.user_id, entry.deployment.group_name, charge).get(
         (line.scope, line.subject, line.resource, line.model), 0.0

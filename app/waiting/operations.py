@@ -32,6 +32,7 @@ from app.quotas.fit import could_wait, refusal_message
 from app.quotas.operations import assess_launch, uncountable_refusal
 from app.quotas.usage_history import recent_gpu_hours
 from app.waiting import fairness, lines, settings, wording
+from app.waiting.capacity import capacity_known, room_checker
 from app.waiting.models import LineEntry
 
 
@@ -46,12 +47,18 @@ class CannotWait(QuotaExceeded):
 
 
 def can_wait(user: User, group_name: str | None, charge: dict) -> bool:
-    """Whether a launch of ``charge`` that does not fit now could wait in line."""
+    """Whether a launch of ``charge`` could wait in line: it is short only of what running
+    deployments hold, or its quotas let it start but no known site has room for it now."""
     if not current_app.config["QUEUE_ENABLED"]:
         return False
     if uncountable_refusal(user, group_name, charge):
         return False
-    return could_wait(assess_launch(user, group_name, charge))
+    assessments = assess_launch(user, group_name, charge)
+    if could_wait(assessments):
+        return True
+    if any(a.misfits() for a in assessments):
+        return False  # over a limit by itself
+    return not room_checker()(charge)
 
 
 def wait_or_launch(
@@ -75,6 +82,20 @@ def wait_or_launch(
     could never fit, NotWaiting when the request it changes no longer waits, or LaunchError
     as a launch does.
     """
+    if replaces is None and capacity_known():
+        # Whether a site has room is known only once the request is counted: ``join``
+        # launches it at once when it fits and has room.
+        return join(
+            user,
+            entry,
+            parameters,
+            name=name,
+            group=group,
+            generated=generated,
+            remember=remember,
+            lease_minutes=lease_minutes,
+            site=site,
+        )
     if replaces is not None:
         return _change(
             user,
@@ -172,9 +193,17 @@ def join(
     if refusal:
         raise CannotWait(refusal)
     assessments = assess_launch(user, deployment.group_name, deployment.charge)
+    line = lines.line_of(user.id, assessments)
+    reason = " ".join(refusal_message(a, a.misfits()) for a in assessments if a.misfits())
     if not could_wait(assessments):
         short = next((a for a in assessments if a.misfits()), None)
-        if short is None:  # it fits now: nothing to wait for
+        if short is not None:
+            raise CannotWait(
+                refusal_message(short, short.misfits())
+                + " "
+                + _("It is over the limit by itself, so it cannot wait in line.")
+            )
+        if room_checker()(deployment.charge):  # it fits now: nothing to wait for
             return workflow.launch(
                 user,
                 entry,
@@ -183,14 +212,13 @@ def join(
                 group=group,
                 generated=generated,
                 remember=remember,
+                on_recorded=lambda d: lease_operations.choose(d, minutes=lease_minutes),
                 site=site,
             )
-        raise CannotWait(
-            refusal_message(short, short.misfits())
-            + " "
-            + _("It is over the limit by itself, so it cannot wait in line.")
-        )
-    line = lines.line_of(user.id, assessments)
+        line, reason = lines.site_line(deployment.charge), wording.no_site_has_room()
+        joined = wording.JOINED_FOR_ROOM
+    else:
+        joined = wording.JOINED
     now = utcnow()
     enqueued_at = enqueued_at or now
     hours = 0.0
@@ -206,7 +234,7 @@ def join(
         deployment,
         Status.WAITING,
         source="launch",
-        reason=wording.JOINED,
+        reason=joined,
         actor=user,
         kind=wording.JOINED_KIND,
         details={"line": line.key},
@@ -228,7 +256,7 @@ def join(
                 "lease_minutes": lease_minutes,
                 "remember": remember,
             },
-            reason=" ".join(refusal_message(a, a.misfits()) for a in assessments if a.misfits()),
+            reason=reason,
         )
     )
     db.session.commit()

@@ -9,6 +9,7 @@ from app.deployments.models import DeploymentEvent
 from app.deployments.words import LEFT_THE_LINE, N_, said
 
 JOINED = N_("Waiting in line: the resources it needs are held by running deployments for now.")
+JOINED_FOR_ROOM = N_("Waiting in line: no known site has room for it now.")
 STARTED = N_("Its turn came: admitted from the line; submitting.")
 LEFT = LEFT_THE_LINE  # the deployments' own delete of a waiting request says the same
 DROPPED = N_("Waited the longest a request may wait; dropped from the line, nothing launched.")
@@ -40,12 +41,17 @@ def ordinal(place: int) -> str:
     return _("%(num)drd", num=place)
 
 
+def no_site_has_room() -> str:
+    """Why a request its quotas let start waits: kept with its place in line."""
+    return _("No known site has room for it now: it starts when one has.")
+
+
 def event_words(event: DeploymentEvent) -> tuple[str, str | None] | None:
     """The title and text of a line's timeline entry; None for anything else."""
     details = event.details or {}
     reason = details.get("reason")
     if event.kind == JOINED_KIND:
-        return _("Joined the line"), _(JOINED)
+        return _("Joined the line"), said(event.reason or JOINED)
     if event.kind == STARTED_KIND:
         return _("Admitted from the line"), _(STARTED)
     if event.kind == LEFT_KIND:

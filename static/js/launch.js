@@ -91,9 +91,10 @@
     launchButton.disabled = blocked;
     launchReason.textContent = blocked ? summary.getAttribute("data-reason") : "";
     launchReason.hidden = !blocked;
-    // Short only of what running deployments hold: waiting in line is offered instead.
+    // Short only of what running deployments hold, or of a site with room: waiting in line
+    // is offered instead (beside Launch, in the second case).
     var waitOffer = document.getElementById("wait-offer");
-    if (waitOffer) waitOffer.hidden = !(blocked && summary.getAttribute("data-can-wait") === "yes");
+    if (waitOffer) waitOffer.hidden = summary.getAttribute("data-can-wait") !== "yes";
   }
   document.body.addEventListener("htmx:afterSwap", followSummary);
 

@@ -59,3 +59,63 @@ def test_stale_numbers_never_hold_a_request_back(line):
 
     assert line.admit().admitted == 1
     assert line.status(waiting.id) == "creating"
+
+
+def _api_portal(make_app):
+    from app.catalogue.operations import publish, save_revision
+    from app.quotas.editing import parse_limit, set_limits
+    from tests.waiting.conftest import GPU_SIDECAR, GPU_TEMPLATE
+
+    app = make_app(
+        ORCHESTRATOR_URL="demo",
+        ORCHESTRATOR_DEMO_COMPLETE_AFTER_POLLS=1,
+        ORCHESTRATOR_DEMO_COMPLETE_AFTER_SECONDS=None,
+        LAUNCHES_PER_MINUTE=0,
+        CAPACITY_SOURCES=[{"kind": "cluster-stats", "url": "http://x", "site": "RECAS-BARI"}],
+    )
+    with app.app_context():
+        save_revision("gpu-machine", GPU_TEMPLATE, GPU_SIDECAR, "test", create=True)
+        publish("gpu-machine", "test")
+        set_limits(None, "group", "physics", {"gpus": parse_limit("gpus", "4")}, "test")
+    return app
+
+
+def test_with_no_site_free_the_api_offers_the_line_and_a_waiting_request_starts_later(make_app):
+    from app.waiting.admission import admit_once
+    from tests.api.conftest import Callers
+
+    app = _api_portal(make_app)
+    add_site(app, "RECAS-BARI", gpus={"A100": 0, "T4": 0})
+    ada = Callers(app)("ada")
+    body = {
+        "template": "gpu-machine",
+        "parameters": {"num_gpus": 1, "gpu_model": "A100"},
+        "group": "physics",
+    }
+    dry = ada.post("/api/v1/deployments?dry_run=true", json=body).get_json()
+    assert dry["fit"]["fits"] is True  # the quota has room: only the sites do not
+    waiting = ada.post("/api/v1/deployments", json={**body, "wait": True})
+    assert waiting.status_code == 202, waiting.get_json()
+    data = waiting.get_json()
+    assert data["status"] == "WAITING" and data["queue"]["position"] == 1
+    page = ada.get(f"/api/v1/deployments/{data['id']}").get_json()
+    assert page["queue"]["position"] == 1
+
+    with app.app_context():
+        assert admit_once().admitted == 0
+        site = db.session.scalar(db.select(Site).where(Site.name == "RECAS-BARI"))
+        site.snapshot.gpus = {"A100": 1}
+        db.session.commit()
+        assert admit_once().admitted == 1
+    assert ada.get(f"/api/v1/deployments/{data['id']}").get_json()["status"] != "WAITING"
+
+
+def test_without_wait_a_request_no_site_has_room_for_is_still_launched(make_app):
+    from tests.api.conftest import Callers
+
+    app = _api_portal(make_app)
+    add_site(app, "RECAS-BARI", gpus={"A100": 0})
+    ada = Callers(app)("ada")
+    body = {"template": "gpu-machine", "parameters": {"num_gpus": 1}, "group": "physics"}
+    # Only the quota refuses; the sites' numbers may be wrong.
+    assert ada.post("/api/v1/deployments", json=body).status_code == 201
