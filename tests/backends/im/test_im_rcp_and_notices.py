@@ -108,8 +108,15 @@ def _notices(app, user_id: int) -> list[Notification]:
 def test_rcp_launches_on_im_waits_for_ready_and_deletes_and_ada_hears_of_ready_with_the_outputs(
     mailing_portal, im_server, im_identity, smtp_server, tmp_path
 ):
+    from app.leases.editing import parse_field, set_policy
+
     app = mailing_portal
     ada, token = _person(app, {"ready", "failed"})
+    with app.app_context():
+        policy = {"default": "8h", "extend_step": "1h", "cap": "2d"}
+        set_policy(
+            None, "one-machine", None, {k: parse_field(k, v) for k, v in policy.items()}, "t"
+        )
     with Serving(app) as portal:
         code, out, err = portal.rcp(
             "launch",
@@ -136,6 +143,9 @@ def test_rcp_launches_on_im_waits_for_ready_and_deletes_and_ada_hears_of_ready_w
         assert code == 0 and "CREATE_COMPLETE" in shown, err
         with at_im(im_server, im_identity) as im:
             assert len(im.client.list_ids()) == 1
+        # Its lease started at Ready and is extended by the policy's step, as on its page.
+        code, extended, err = portal.rcp("extend", deployment_id, token=token, home=tmp_path)
+        assert code == 0 and "Extended: im-rcp" in extended, err
 
         code, _out, err = portal.rcp(
             "delete",
