@@ -98,7 +98,7 @@ def free_capacity(name: str, placement: str, url: str | None = None) -> dict:
     ``{"cores", "memory_gib", "disk_gib", "instances", "gpus"}``, None where it does not
     tell. Raises ValueError when that backend cannot tell, and the errors of
     ``app.backends.base`` when the call fails."""
-    reader = getattr(import_module(_KNOWN[name][0]), "free_capacity", None) if known(name) else None
+    reader = getattr(_package(name), "free_capacity", None) if known(name) else None
     if reader is None:
         raise ValueError(f"backend {name!r} does not tell what its sites have free")
     return reader(placement, url)

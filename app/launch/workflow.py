@@ -158,12 +158,11 @@ def prepare(
     site: str | None = None,
 ) -> tuple[Deployment, dict]:
     """The checks of a launch and its row, built but not added to the session: the row and
-    the parameters to submit (missing generated secrets generated). Shared by ``launch`` and by
-    a request that joins the line instead (``app.waiting``), so both record the same row.
-
-    ``site`` names the site the person picked (None: left to the portal; checked by
+    the parameters to submit. Shared by ``launch`` and by a request that joins the line instead
+    (``app.waiting``), so both record the same row. ``generated`` names the secret inputs the
+    portal generated (kept sealed for the owner); missing ones that may be generated are
+    generated here. ``site`` names the site picked (None: left to the portal; checked by
     ``sites.chosen_site``), stored with the request options for the backend to place it there.
-
     Raises LaunchError (LaunchPending when an identical launch is still unconfirmed,
     TooManyLaunches over the rate limit).
     """
@@ -222,16 +221,11 @@ def launch(
     """Launch ``entry``'s revision with ``parameters`` (checked TOSCA values) for ``user``.
 
     Commits twice (see the module's docstring): the record with its reservation, then the
-    submission's outcome. With ``remember``, the non-secret values are kept for the user's
-    next launch of the same template once the orchestrator was asked (in the second commit).
-
-    ``generated`` names the secret inputs whose values the portal generated (kept sealed so
-    the owner can read them); secrets with generation allowed that are missing are generated
-    here. ``on_recorded(deployment)`` runs once the deployment is recorded and before it is
-    submitted, for what other features record with it (a lease); it commits. ``site``: see
-    ``prepare``. Returns the deployment, creating, or UNCONFIRMED when the orchestrator's
-    answer was lost. Raises LaunchError (nothing launched; LaunchPending when an identical
-    launch is still unconfirmed, TooManyLaunches over the rate limit) or QuotaExceeded.
+    submission's outcome; with ``remember`` the non-secret values are kept for the user's next
+    launch. ``generated`` and ``site``: see ``prepare``. ``on_recorded(deployment)`` runs once
+    it is recorded, before it is submitted, for what other features record with it (a lease);
+    it commits. Returns the deployment, creating, or UNCONFIRMED when the answer was lost.
+    Raises LaunchError (nothing launched; LaunchPending, TooManyLaunches) or QuotaExceeded.
     """
     deployment, parameters = prepare(
         user, entry, parameters, name=name, group=group, generated=generated, site=site

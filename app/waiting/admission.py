@@ -35,7 +35,7 @@ from app.quotas.errors import QuotaExceeded
 from app.quotas.limits import combine, limits_for_many, rows_for
 from app.quotas.models import GROUP, USER, QuotaChange, QuotaCharge, QuotaGpuCharge
 from app.quotas.usage import Usage, usage_of_many
-from app.waiting import capacity, fairness, lines, operations, wording
+from app.waiting import capacity, fairness, lines, operations, overdue, wording
 from app.waiting.models import LineEntry
 
 log = logging.getLogger(__name__)
@@ -64,7 +64,7 @@ class AdmissionResult:
 
 def admit_once() -> AdmissionResult:
     """One pass (see the module's docstring); commits what it does."""
-    result = AdmissionResult(dropped=operations.drop_overdue())
+    result = AdmissionResult(dropped=overdue.drop_overdue())
     stamp = _stamp()
     if _unchanged_since_idle(stamp):
         result.waiting = stamp[2]

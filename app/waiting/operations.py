@@ -13,7 +13,7 @@ from datetime import timedelta
 
 from flask import current_app
 from flask_babel import gettext as _
-from sqlalchemy import or_, select
+from sqlalchemy import select
 
 from app.auth.models import User
 from app.catalogue.loader import Entry
@@ -365,46 +365,6 @@ def move(operator: User, deployment: Deployment, place: int, reason: str) -> int
     )
     db.session.commit()
     return place
-
-
-def drop_overdue(now=None) -> int:
-    """Drop every request that waited QUEUE_MAX_WAIT, with a notice; commits each. Returns
-    how many were dropped."""
-    now = now or utcnow()
-    # Due, and places left behind by a request deleted from its page (``held_entry`` clears).
-    due = list(
-        db.session.scalars(
-            select(LineEntry.deployment_id)
-            .join(Deployment, Deployment.id == LineEntry.deployment_id)
-            .where(
-                or_(
-                    LineEntry.expires_at <= now,
-                    Deployment.status != Status.WAITING,
-                    Deployment.deleted.is_(True),
-                )
-            )
-        )
-    )
-    db.session.rollback()
-    dropped = 0
-    for deployment_id in due:
-        try:
-            entry = held_entry(deployment_id)
-        except NotWaiting:
-            continue
-        if entry.expires_at > now:
-            db.session.rollback()
-            continue
-        out_of_line(
-            entry,
-            Status.NOT_LAUNCHED,
-            source="portal",
-            reason=wording.DROPPED,
-            kind=wording.DROPPED_KIND,
-        )
-        db.session.commit()
-        dropped += 1
-    return dropped
 
 
 def _reason(reason: str | None) -> str:
