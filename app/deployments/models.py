@@ -182,6 +182,11 @@ class Deployment(db.Model):
         return not self.deleted and statuses.in_progress(self.status)
 
     @property
+    def waiting(self) -> bool:
+        """Whether it waits in line: recorded, never sent to any backend yet."""
+        return not self.deleted and self.status in statuses.WAITS
+
+    @property
     def shown_template_name(self) -> str:
         """The launched template's name in the reader's language: the revision launched
         carries its translations, and revisions never change, so this is the name it had then.

@@ -59,8 +59,8 @@ STATUS_LOOKS = {
         _l("Waiting in line"),
         "info",
         _l(
-            "It waits for resources that running deployments hold now; it starts by itself "
-            "when they come back. Nothing is charged while it waits."
+            "It waits for resources that are taken now, by running deployments or at the "
+            "sites; it starts by itself when they are free. Nothing is charged while it waits."
         ),
     ),
     Status.VANISHED: StatusLook(

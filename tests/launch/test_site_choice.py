@@ -165,10 +165,14 @@ def test_a_relaunch_goes_to_the_same_site(emulated):
 
 
 def test_a_backend_that_cannot_place_shows_the_sites_but_offers_no_choice(emulated, monkeypatch):
-    from app.backends.base import Capabilities
+    from dataclasses import replace
+
     from app.launch import sites
 
-    monkeypatch.setattr(sites.registry, "capabilities", lambda name: Capabilities())
+    real = sites.registry.capabilities
+    monkeypatch.setattr(
+        sites.registry, "capabilities", lambda name: replace(real(name), site_choice=False)
+    )
     emulated.user("ada")
     two_sites(emulated.app)
     client = login(emulated, "ada")
