@@ -152,7 +152,9 @@ def get_deployment(deployment_id: int):
         "launch-refused, errors.site). Only the quota refuses for lack of room. With wait=true "
         "a launch short only of what running deployments hold waits in line: 202, status "
         "WAITING, and its place under queue (201 when it fits now). Without it, over-quota "
-        "says can_wait."
+        "says can_wait, and a launch that fits but would take what requests already waiting "
+        "in line wait for is refused with line-ahead (409, can_wait true; the dry run's "
+        "line_ahead says so beforehand)."
     ),
     response=schemas.DeploymentDetail,
     status=201,
@@ -166,6 +168,7 @@ def get_deployment(deployment_id: int):
         "invalid-parameters",
         "launch-refused",
         "over-quota",
+        "line-ahead",
         "launch-pending",
         "idempotency-key-in-use",
         "idempotency-key-reused",
@@ -219,6 +222,7 @@ def _dry_run() -> bool:
         "not-found",
         "launch-refused",
         "over-quota",
+        "line-ahead",
         "launch-pending",
         "idempotency-key-in-use",
         "idempotency-key-reused",

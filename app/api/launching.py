@@ -13,7 +13,7 @@ from typing import Any
 
 from flask_babel import gettext as _
 
-from app.api.problems import Problem
+from app.api.problems import Problem, quota_kind
 from app.catalogue.forms import ParameterError, check_parameters
 from app.catalogue.loader import Entry
 from app.deployments import operations
@@ -91,6 +91,11 @@ def dry_run(
         "parameters": _shown(entry, values),
         "sites": [sites.verdict_data(verdict) for verdict in offer.sites] if offer else [],
         "placement": _placement(offer),
+        "line_ahead": (
+            waiting.kept_for_line(user, preview["group_name"], preview["charge"])
+            if preview["fits"] and not preview["refusal"]
+            else None
+        ),
     }
 
 
@@ -144,7 +149,9 @@ def launch(
         )
         can_wait = not wait and waiting.can_wait(user, preview["group_name"], preview["charge"])
         raise Problem(
-            "over-quota", error.message, extra={"fit": fit_of(preview), "can_wait": can_wait}
+            quota_kind(error),
+            error.message,
+            extra={"fit": fit_of(preview), "can_wait": can_wait},
         ) from error
 
 
@@ -156,4 +163,4 @@ def relaunch(user, deployment: Deployment, *, name: str) -> Deployment:
     try:
         return workflow.relaunch(user, deployment, name=name)
     except QuotaExceeded as error:
-        raise Problem("over-quota", error.message) from error
+        raise Problem(quota_kind(error), error.message) from error

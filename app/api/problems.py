@@ -17,7 +17,7 @@ from app.api.links import absolute_url
 from app.deployments.errors import DeploymentError, LaunchError, TooManyLaunches
 from app.errors import NotAllowed, NotFound, PortalError
 from app.leases.errors import ExtendRefused
-from app.quotas.errors import QuotaExceeded
+from app.quotas.errors import KeptForLine, QuotaExceeded
 
 MEDIA_TYPE = "application/problem+json"
 
@@ -31,6 +31,7 @@ KINDS: dict[str, tuple[int, Any]] = {
     "method-not-allowed": (405, _l("That action is not possible here")),
     "launch-pending": (409, _l("An identical launch is still being confirmed")),
     "over-quota": (409, _l("This launch does not fit your quota")),
+    "line-ahead": (409, _l("Requests waiting in line come first for what this needs")),
     "extend-refused": (409, _l("The lease cannot be extended now")),
     "idempotency-key-in-use": (409, _l("A request with this Idempotency-Key is under way")),
     "idempotency-key-reused": (422, _l("This Idempotency-Key was used for another request")),
@@ -85,6 +86,11 @@ class Problem(Exception):
         return response
 
 
+def quota_kind(error: QuotaExceeded) -> str:
+    """ "line-ahead" for a launch that fits but is kept for those waiting, else "over-quota"."""
+    return "line-ahead" if isinstance(error, KeptForLine) else "over-quota"
+
+
 def type_uri(kind: str) -> str:
     return absolute_url("api.problem_kind", kind=kind)
 
@@ -100,7 +106,7 @@ def from_portal_error(error: PortalError) -> Problem:
     if isinstance(error, ExtendRefused):
         return Problem("extend-refused", error.message)
     if isinstance(error, QuotaExceeded):
-        return Problem("over-quota", error.message)
+        return Problem(quota_kind(error), error.message)
     if isinstance(error, NotFound):
         return Problem("not-found", error.message)
     if isinstance(error, NotAllowed):

@@ -247,6 +247,13 @@ class DryRun(Out):
         metadata={"description": "Each site of the template's service; empty when none was read"},
     )
     placement = fields.Nested(Sites, allow_none=True)
+    line_ahead = fields.String(
+        allow_none=True,
+        metadata={
+            "description": "When it fits but requests waiting in line come first for what it "
+            "needs: why, in words (a launch would answer 409 line-ahead; it may wait in line)"
+        },
+    )
 
 
 class Quota(Out):

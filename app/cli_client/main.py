@@ -236,6 +236,8 @@ def launch(
             click.echo("Fits your quota." if fit["fits"] else "Does NOT fit your quota:")
             for line in [*fit["problems"], *([fit["refusal"]] if fit["refusal"] else [])]:
                 click.echo(f"  {line}")
+            if d.get("line_ahead"):
+                click.echo(f"  {d['line_ahead']} (--wait-in-line)")
             # The portal's own sentence, in units people read (the JSON keeps the raw figures).
             click.echo(f"Request: {d['cost'].get('summary') or 'nothing that counts'}")
             for line in site_lines(d.get("sites") or [], d.get("placement")):

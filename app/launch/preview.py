@@ -62,10 +62,17 @@ def summary(
         incomplete=any(f.errors for f in form),
     )
     box["sites"] = sites.site_offer(entry, box["charge"], box["fits"], site)
+    # Fits, but requests already waiting come first for what it needs: it waits its turn.
+    line_ahead = waiting_slot("launch.line_ahead")
+    box["kept"] = (
+        line_ahead(user, box["group_name"], box["charge"])
+        if line_ahead and box["fits"] and not box["refusal"]
+        else None
+    )
     can_wait = waiting_slot("launch.can_wait")
     # Short only of what running deployments hold, or of a site with room: the form offers
     # to wait in line.
-    box["can_wait"] = bool(
+    box["can_wait"] = bool(box["kept"]) or bool(
         can_wait and not box["refusal"] and can_wait(user, box["group_name"], box["charge"])
     )
     return with_words(box, tab_layout(entry.parsed))
@@ -90,8 +97,9 @@ def _holder_link(holder) -> Markup:
 def with_words(box: dict, tabs: list) -> dict:
     """``box`` with what the page says of a misfit: one sentence per resource
     (``misfit_lines``, HTML), the form fields and tabs behind it (``misfit_fields``,
-    ``misfit_tabs``: [(number, name)]) and why Launch is off (``reason``, empty when it is
-    on). The launch page and its live box show the same."""
+    ``misfit_tabs``: [(number, name)]), whether Launch is off (``blocked``: it does not fit,
+    or is ``kept`` for those waiting) and why (``reason``, empty when it is on). The launch
+    page and its live box show the same."""
     fields = [field_name(name) for name in box["misfit_inputs"]]
     box["misfit_lines"] = [
         misfit_sentence(assessment, bar, link=_holder_link)
@@ -102,6 +110,6 @@ def with_words(box: dict, tabs: list) -> dict:
     # A form of one tab shows no tabs to name.
     shown_tabs = len(tabs) > 1 and not box["fits"]
     box["misfit_tabs"] = fit_words.misfit_tabs(tabs, fields) if shown_tabs else []
-    blocked = not box["fits"] or box["refusal"]
-    box["reason"] = fit_words.launch_reason(box, box["misfit_tabs"]) if blocked else ""
+    box["blocked"] = bool(not box["fits"] or box["refusal"] or box.get("kept"))
+    box["reason"] = fit_words.launch_reason(box, box["misfit_tabs"]) if box["blocked"] else ""
     return box

@@ -257,11 +257,12 @@ def admit(
     """
     deployment.submitted_at = utcnow()
     record_event(deployment, Status.SUBMITTING, source="portal", reason=reason, kind=kind)
-    reserve(deployment.user, deployment.group_name, deployment.charge, deployment)
+    user, charge = deployment.user, deployment.charge
+    reserve(user, deployment.group_name, charge, deployment, behind_line=False)
     db.session.commit()  # step 1: reserved and out of the line, before anything leaves
     if on_recorded is not None:
         on_recorded(deployment)
-    return _submit(deployment.user, deployment, parameters)
+    return _submit(user, deployment, parameters)
 
 
 def _submit(

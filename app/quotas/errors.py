@@ -12,5 +12,10 @@ class QuotaExceeded(PortalError):
     status_code = 409
 
 
+class KeptForLine(QuotaExceeded):
+    """A launch its limits let start, but what it needs is kept for requests already waiting
+    in line for it (``app.waiting``): it may wait in line for its turn."""
+
+
 class InvalidLimit(PortalError):
     """A limit typed by an operator can't be read; ``field`` names the form field."""

@@ -21,7 +21,7 @@ from flask_babel import gettext as _
 from app.extensions import db
 from app.quotas.accounting import AccountingError, count_resources
 from app.quotas.anchors import lock_limit_row
-from app.quotas.errors import QuotaExceeded
+from app.quotas.errors import KeptForLine, QuotaExceeded
 from app.quotas.fit import Assessment, assess, refusal_message
 from app.quotas.flavours import flavours_for
 from app.quotas.limits import limits_for, pool_limits
@@ -133,7 +133,9 @@ def uncountable_refusal(user, group_name: str | None, charge: dict) -> str | Non
     )
 
 
-def reserve(user, group_name: str | None, charge: dict, deployment) -> None:
+def reserve(
+    user, group_name: str | None, charge: dict, deployment, *, behind_line: bool = True
+) -> None:
     """Check ``charge`` against ``user``'s limits (and ``group_name``'s pool) and add
     ``deployment`` (populated, status SUBMITTING) to the session, flushed under the locks.
     Does not commit: the caller commits, which releases the locks.
@@ -142,8 +144,13 @@ def reserve(user, group_name: str | None, charge: dict, deployment) -> None:
     immediate transaction on SQLite), so concurrent reservations for the same user or pool run
     one after the other and each sees the others' deployments once they commit.
 
+    A launch comes ``behind_line``: when requests wait in line for what it needs, the slot
+    ``quotas.line_ahead`` (filled by ``app.waiting``) may keep it for them. Only the line's own
+    admission, which plans in the line's order, comes before them.
+
     Raises QuotaExceeded, with the session rolled back and nothing recorded, when a limit would
-    be exceeded or the charge cannot be counted and the site refuses that.
+    be exceeded or the charge cannot be counted and the site refuses that (KeptForLine when it
+    fits but is kept for those waiting).
     """
     if deployment in db.session.new:
         db.session.expunge(deployment)
@@ -157,6 +164,10 @@ def reserve(user, group_name: str | None, charge: dict, deployment) -> None:
             misfits = assessment.misfits()
             if misfits:
                 raise QuotaExceeded(refusal_message(assessment, misfits))
+        line_ahead = current_app.extensions.get("quotas.line_ahead") if behind_line else None
+        kept = line_ahead(user, group_name, charge) if line_ahead else None
+        if kept:
+            raise KeptForLine(kept)
         db.session.add(deployment)
         db.session.flush()
     except BaseException:

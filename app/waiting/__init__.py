@@ -2,10 +2,11 @@
 needs waits, charged nothing, and starts by itself when they hand it back (README, "Waiting in
 line"). Above the launch floor: it launches as a person's launch does.
 
-``operations`` are what people and operators do (wait, leave, move, remove); ``lines`` which
+``operations`` are what people and operators do (wait, leave, move, remove); ``ahead`` keeps
+a launch behind those already waiting; ``reading`` what a plan reads; ``lines`` which
 line a request is in and its place; ``fairness`` the written-down order; ``admission`` the
-worker pass; ``capacity`` the seam where "no site has the GPUs free now" will also make a
-request wait; ``presenters``, ``listing``, ``views`` and ``cli`` its faces.
+worker pass; ``capacity`` whether a site has room ("no site has the GPUs free now" is the
+second reason to wait); ``presenters``, ``listing``, ``views`` and ``cli`` its faces.
 """
 
 from flask import Flask
@@ -25,6 +26,8 @@ def init_waiting(app: Flask) -> None:
     app.register_blueprint(bp)
     app.extensions["launch.wait_in_line"] = operations.wait_or_launch
     app.extensions["launch.can_wait"] = operations.can_wait
+    app.extensions["launch.line_ahead"] = operations.kept_for_line
+    app.extensions["quotas.line_ahead"] = operations.kept_for_line
     register_panel(
         app,
         Panel(

@@ -23,19 +23,16 @@ from dataclasses import dataclass
 from flask import current_app
 from sqlalchemy import func, select
 
-from app.auth.models import User
 from app.deployments.errors import LaunchError
-from app.deployments.models import Deployment, DeploymentEvent
+from app.deployments.models import DeploymentEvent
 from app.deployments.secrets import unseal
 from app.deployments.status import Status
 from app.extensions import db
 from app.launch import workflow
 from app.leases import operations as lease_operations
 from app.quotas.errors import QuotaExceeded
-from app.quotas.limits import combine, limits_for_many, rows_for
-from app.quotas.models import GROUP, USER, QuotaChange, QuotaCharge, QuotaGpuCharge
-from app.quotas.usage import Usage, usage_of_many
-from app.waiting import capacity, fairness, lines, operations, overdue, wording
+from app.quotas.models import QuotaChange
+from app.waiting import capacity, fairness, operations, overdue, reading, wording
 from app.waiting.models import LineEntry
 
 log = logging.getLogger(__name__)
@@ -70,18 +67,18 @@ def admit_once() -> AdmissionResult:
         result.waiting = stamp[2]
         db.session.rollback()
         return result
-    rows = ordered_waiting()
+    rows = reading.ordered_waiting()
     result.waiting = len(rows)
     if not rows:
         db.session.rollback()
         return result
-    limits, used = room_of(rows)
-    charges = charges_of([row.deployment_id for row in rows])
+    limits, used = reading.room_of(rows)
     # The end of the reading transaction: each start takes its own locks.
     db.session.rollback()
     has_room = capacity.room_checker()
+    charges = {row.deployment_id: row.charge for row in rows}
     plan = fairness.plan(
-        requests_of(rows, charges, limits),
+        reading.requests_of(rows, limits),
         limits,
         used,
         most=current_app.config["QUEUE_ADMIT_BATCH"],
@@ -136,121 +133,6 @@ def _unchanged_since_idle(stamp: tuple) -> bool:
 
 def _remember_idle(stamp: tuple) -> None:
     current_app.extensions[_IDLE] = (stamp, time.monotonic())
-
-
-def ordered_waiting() -> list:
-    """Every waiting request (its id, owner and group), in the line's order."""
-    statement = (
-        select(
-            LineEntry.deployment_id,
-            LineEntry.user_id,
-            LineEntry.enqueued_at,
-            LineEntry.fair_at,
-            LineEntry.placed_at,
-            Deployment.group_name,
-        )
-        .join(Deployment, Deployment.id == LineEntry.deployment_id)
-        .where(Deployment.status == Status.WAITING, Deployment.deleted.is_(False))
-    )
-    fair = current_app.config["QUEUE_FAIR_SHARE"]
-    rows = db.session.execute(statement).all()
-    return sorted(
-        rows,
-        key=lambda r: fairness.order_key(
-            r.enqueued_at, r.fair_at, r.placed_at, r.deployment_id, fair_share=fair
-        ),
-    )
-
-
-def charges_of(deployment_ids: list[int]) -> dict[int, dict]:
-    """The charges of the waiting requests, from their plain columns (``app.quotas.charges``
-    keeps them in step with the JSON record, which is slower to read ten thousand times)."""
-    charges = {
-        row.deployment_id: {
-            "cores": row.cores,
-            "memory": row.memory,
-            "disk": row.disk,
-            "gpus": row.gpus,
-            "gpu_models": {},
-        }
-        for row in db.session.execute(
-            select(
-                QuotaCharge.deployment_id,
-                QuotaCharge.cores,
-                QuotaCharge.memory,
-                QuotaCharge.disk,
-                QuotaCharge.gpus,
-            ).join(LineEntry, LineEntry.deployment_id == QuotaCharge.deployment_id)
-        )
-    }
-    for deployment_id, model, count in db.session.execute(
-        select(QuotaGpuCharge.deployment_id, QuotaGpuCharge.model, QuotaGpuCharge.count).join(
-            LineEntry, LineEntry.deployment_id == QuotaGpuCharge.deployment_id
-        )
-    ):
-        if deployment_id in charges:
-            charges[deployment_id]["gpu_models"][model] = count
-    return {i: charges.get(i, {}) for i in deployment_ids}
-
-
-def requests_of(rows, charges: dict[int, dict], limits: dict) -> list[fairness.Request]:
-    """The plan's requests: what each needs of the limits that bind (an unlimited resource
-    holds no one back, so it is left out), worked out once per owner and size."""
-    shapes: dict[tuple, dict] = {}
-    requests = []
-    for row in rows:
-        charge = charges[row.deployment_id]
-        shape = (
-            row.user_id,
-            row.group_name,
-            charge.get("cores"),
-            charge.get("memory"),
-            charge.get("disk"),
-            charge.get("gpus"),
-            tuple(sorted((charge.get("gpu_models") or {}).items())),
-        )
-        if shape not in shapes:
-            needs = lines.needs_of(row.user_id, row.group_name, charge)
-            shapes[shape] = {
-                key: amount
-                for key, amount in needs.items()
-                if amount > 0 and limits.get(key) is not None
-            }
-        requests.append(fairness.Request(row.deployment_id, shapes[shape]))
-    return requests
-
-
-def room_of(rows) -> tuple[dict, dict]:
-    """The limits (None: unlimited) and what is held now, for every owner of ``rows``, by
-    the plan's keys (``fairness.Key``). What is held is summed only for owners with a limit."""
-    user_ids = sorted({row.user_id for row in rows})
-    groups = sorted({row.group_name for row in rows if row.group_name})
-    people = db.session.execute(select(User.id, User.groups).where(User.id.in_(user_ids))).all()
-    own = limits_for_many(people)
-    stored = rows_for([(GROUP, name) for name in groups])
-    pools = {name: combine(stored.get((GROUP, name), {}), [], None) for name in groups}
-    models = set()
-    for found in (*own.values(), *pools.values()):
-        models.update(model for model, limit in found.gpu_models.items() if limit is not None)
-    held_by_user, held_by_group = usage_of_many(
-        user_ids=[uid for uid in user_ids if own.get(uid) and own[uid].any_finite],
-        group_names=[name for name in groups if pools[name].any_finite],
-        models=models,
-    )
-    limits, used = {}, {}
-    owners = [(USER, str(uid), own.get(uid), held_by_user.get(uid)) for uid in user_ids]
-    owners += [(GROUP, name, pools[name], held_by_group.get(name)) for name in groups]
-    for scope, subject, limit_set, usage in owners:
-        usage = usage or Usage()
-        for resource in lines.RESOURCES:
-            key = (scope, subject, resource, None)
-            limits[key] = limit_set.get(resource) if limit_set else None
-            used[key] = usage.get(resource)
-        for model, limit in (limit_set.gpu_models if limit_set else {}).items():
-            key = (scope, subject, "gpus", model)
-            limits[key] = limit
-            used[key] = usage.gpu_models.get(model, 0)
-    return limits, used
 
 
 def admit(deployment_id: int) -> str:

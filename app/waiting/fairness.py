@@ -17,6 +17,8 @@ The rule, as operators read it (README, "Waiting in line"):
    starts only if it fits in what is left. A small request is therefore never held behind a
    large one for a resource it does not need, never takes what the one ahead of it is waiting
    for, and a request waiting on its owner's own limit holds nothing of the group's pool.
+6. A person's launch comes after every request already waiting: planned last by the same rule,
+   it starts at once only if it fits beside what they set aside (``ahead``).
 
 ``plan`` applies rule 5 to requests already in order; it reads no database.
 """
@@ -62,10 +64,12 @@ class Request:
 @dataclass
 class Plan:
     """What one pass may do: ``admit`` (in order) and ``never_fit``, requests over a limit by
-    themselves now (the limit was lowered since they joined)."""
+    themselves now (the limit was lowered since they joined); ``short_of``, for each request
+    held back, the limits it found no room in (empty when only ``startable`` held it)."""
 
     admit: list[int] = field(default_factory=list)
     never_fit: list[int] = field(default_factory=list)
+    short_of: dict[int, list[Key]] = field(default_factory=dict)
 
 
 def plan(
@@ -92,17 +96,19 @@ def plan(
         if any(amount > limits[key] + _SLACK for key, amount in counted.items()):
             result.never_fit.append(request.id)
             continue
-        short = {
-            key[:2]
+        tight = [
+            key
             for key, amount in counted.items()
             if taken[key] + set_aside[key] + amount > limits[key] + _SLACK
-        }
+        ]
+        short = {key[:2] for key in tight}
         room = most is None or len(result.admit) < most
         if not short and room and (startable is None or startable(request.id)):
             result.admit.append(request.id)
             for key, amount in counted.items():
                 taken[key] += amount
             continue
+        result.short_of[request.id] = tight
         # Held back: it keeps its turn on the limits it waits for (all of them, when it fits
         # but may not start now).
         for key, amount in counted.items():

@@ -27,11 +27,11 @@ from app.extensions import db
 from app.launch import workflow
 from app.leases import operations as lease_operations
 from app.locks import lock_rows
-from app.quotas.errors import QuotaExceeded
+from app.quotas.errors import KeptForLine, QuotaExceeded
 from app.quotas.fit import could_wait, refusal_message
 from app.quotas.operations import assess_launch, uncountable_refusal
 from app.quotas.usage_history import recent_gpu_hours
-from app.waiting import fairness, lines, settings, wording
+from app.waiting import ahead, fairness, lines, settings, wording
 from app.waiting.capacity import capacity_known, room_checker
 from app.waiting.models import LineEntry
 
@@ -48,7 +48,8 @@ class CannotWait(QuotaExceeded):
 
 def can_wait(user: User, group_name: str | None, charge: dict) -> bool:
     """Whether a launch of ``charge`` could wait in line: it is short only of what running
-    deployments hold, or its quotas let it start but no known site has room for it now."""
+    deployments hold, or its quotas let it start but requests already waiting come first
+    (``ahead``) or no known site has room for it now."""
     if not current_app.config["QUEUE_ENABLED"]:
         return False
     if uncountable_refusal(user, group_name, charge):
@@ -58,7 +59,16 @@ def can_wait(user: User, group_name: str | None, charge: dict) -> bool:
         return True
     if any(a.misfits() for a in assessments):
         return False  # over a limit by itself
+    if ahead.line_ahead(user.id, group_name, charge):
+        return True
     return not room_checker()(charge)
+
+
+def kept_for_line(user: User, group_name: str | None, charge: dict) -> str | None:
+    """Why a launch its quotas let start is kept for requests already waiting (a sentence
+    offering the line), or None when it may start now."""
+    kept = ahead.line_ahead(user.id, group_name, charge)
+    return kept.sentence() if kept else None
 
 
 def wait_or_launch(
@@ -141,7 +151,8 @@ def _change(user: User, entry: Entry, parameters: dict, replaces: int, **options
     if earlier is None or earlier.user_id != user.id:
         raise NotWaiting(_("This request no longer waits in line: it has started, or left it."))
     joined_at = earlier.enqueued_at
-    changed = wait_or_launch(user, entry, parameters, **options)
+    with ahead.taking_place_of(replaces):
+        changed = wait_or_launch(user, entry, parameters, **options)
     if changed.status == Status.WAITING:
         # The change keeps the place of the request it changes.
         placed = db.session.get(LineEntry, changed.id)
@@ -203,20 +214,31 @@ def join(
                 + " "
                 + _("It is over the limit by itself, so it cannot wait in line.")
             )
-        if room_checker()(deployment.charge):  # it fits now: nothing to wait for
-            return workflow.launch(
-                user,
-                entry,
-                full,
-                name=name,
-                group=group,
-                generated=generated,
-                remember=remember,
-                on_recorded=lambda d: lease_operations.choose(d, minutes=lease_minutes),
-                site=site,
-            )
-        line, reason = lines.site_line(deployment.charge), wording.no_site_has_room()
-        joined = wording.JOINED_FOR_ROOM
+        kept = ahead.line_ahead(user.id, deployment.group_name, deployment.charge)
+        if kept is None and room_checker()(deployment.charge):
+            try:  # it fits now: nothing to wait for
+                return workflow.launch(
+                    user,
+                    entry,
+                    full,
+                    name=name,
+                    group=group,
+                    generated=generated,
+                    remember=remember,
+                    on_recorded=lambda d: lease_operations.choose(d, minutes=lease_minutes),
+                    site=site,
+                )
+            except KeptForLine:
+                # Someone joined the line since: this one comes behind them.
+                kept = ahead.line_ahead(user.id, deployment.group_name, deployment.charge)
+                deployment, full = workflow.prepare(
+                    user, entry, full, name=name, group=group, generated=generated, site=site
+                )
+        if kept is not None:
+            line, reason, joined = kept.line, kept.sentence(), wording.JOINED_BEHIND
+        else:
+            line, reason = lines.site_line(deployment.charge), wording.no_site_has_room()
+            joined = wording.JOINED_FOR_ROOM
     else:
         joined = wording.JOINED
     now = utcnow()

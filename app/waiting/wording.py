@@ -10,6 +10,7 @@ from app.deployments.words import LEFT_THE_LINE, N_, said
 
 JOINED = N_("Waiting in line: the resources it needs are held by running deployments for now.")
 JOINED_FOR_ROOM = N_("Waiting in line: no known site has room for it now.")
+JOINED_BEHIND = N_("Waiting in line: requests that joined before it wait for what it needs.")
 STARTED = N_("Its turn came: admitted from the line; submitting.")
 LEFT = LEFT_THE_LINE  # the deployments' own delete of a waiting request says the same
 DROPPED = N_("Waited the longest a request may wait; dropped from the line, nothing launched.")
