@@ -34,6 +34,11 @@ def set_clock(clock: Callable[[], datetime] | None) -> None:
     _clock = clock
 
 
+def installed_clock() -> Callable[[], datetime] | None:
+    """The clock installed for this process (None: the system clock)."""
+    return _clock
+
+
 @contextmanager
 def use_clock(clock: Callable[[], datetime]) -> Iterator[None]:
     """Install ``clock`` for the duration of a ``with`` block."""

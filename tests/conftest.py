@@ -234,3 +234,14 @@ def post_form(client, page_url, url, data):
     """POST ``data`` to ``url`` with the CSRF token taken from ``page_url``."""
     page = client.get(page_url)
     return client.post(url, data={"csrf_token": csrf_from(page.get_data(as_text=True)), **data})
+
+
+@pytest.fixture(autouse=True)
+def clock_as_before():
+    """Each test ends on the clock it started with: an app built with CLOCK_OFFSET_FILE installs
+    that clock for the whole process, and a later test would read time moved hours on."""
+    from app.clock import installed_clock, set_clock
+
+    before = installed_clock()
+    yield
+    set_clock(before)

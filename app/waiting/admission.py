@@ -67,23 +67,10 @@ def admit_once() -> AdmissionResult:
         result.waiting = stamp[2]
         db.session.rollback()
         return result
-    rows = reading.ordered_waiting()
-    result.waiting = len(rows)
-    if not rows:
-        db.session.rollback()
+    with reading.collector_paused():
+        result.waiting, plan = plan_now()
+    if not result.waiting:
         return result
-    limits, used = reading.room_of(rows)
-    # The end of the reading transaction: each start takes its own locks.
-    db.session.rollback()
-    has_room = capacity.room_checker()
-    charges = {row.deployment_id: row.charge for row in rows}
-    plan = fairness.plan(
-        reading.requests_of(rows, limits),
-        limits,
-        used,
-        most=current_app.config["QUEUE_ADMIT_BATCH"],
-        startable=lambda request_id: has_room(charges[request_id]),
-    )
     if not plan.admit and not plan.never_fit:
         _remember_idle(stamp)
     for deployment_id in plan.never_fit:
@@ -98,6 +85,27 @@ def admit_once() -> AdmissionResult:
         elif outcome == "failed":
             result.failed += 1
     return result
+
+
+def plan_now() -> tuple[int, fairness.Plan]:
+    """How many wait, and whom to start now (``fairness.plan`` over every waiting request);
+    ends the reading transaction, since each start takes its own locks."""
+    rows = reading.ordered_waiting()
+    if not rows:
+        db.session.rollback()
+        return 0, fairness.Plan()
+    limits, used = reading.room_of(rows)
+    db.session.rollback()
+    has_room = capacity.room_checker()
+    charges = {row.deployment_id: row.charge for row in rows}
+    plan = fairness.plan(
+        reading.requests_of(rows, limits),
+        limits,
+        used,
+        most=current_app.config["QUEUE_ADMIT_BATCH"],
+        startable=lambda request_id: has_room(charges[request_id]),
+    )
+    return len(rows), plan
 
 
 # A pass that started nothing is repeated in full only once something it read may have changed

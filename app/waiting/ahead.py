@@ -66,11 +66,16 @@ def line_ahead(user_id: int, group_name: str | None, charge: dict) -> Ahead | No
     only of a launch its quotas let start."""
     if not current_app.config.get("QUEUE_ENABLED"):
         return None
+    with reading.collector_paused():
+        return _planned_last(user_id, group_name, charge)
+
+
+def _planned_last(user_id: int, group_name: str | None, charge: dict) -> Ahead | None:
     rows = reading.ordered_waiting(user_id=user_id, group_name=group_name)
     instead_of = g.get(_PLACE)
     launch = reading.Waiting(LAUNCH, user_id, group_name, charge)
     planned = [launch if row.deployment_id == instead_of else row for row in rows]
-    if launch not in planned:
+    if not any(row.deployment_id == instead_of for row in rows):
         planned.append(launch)
     if len(planned) == 1:
         return None

@@ -17,11 +17,13 @@ from flask import current_app
 from flask_babel import gettext as _
 from sqlalchemy import and_, func, or_, select
 
+from app.deployments.models import Deployment
 from app.extensions import db
 from app.leases.models import Lease
 from app.quotas.amounts import amount_text
 from app.quotas.fit import Assessment
-from app.quotas.models import GROUP, USER
+from app.quotas.holding import holding_clause
+from app.quotas.models import GROUP, USER, QuotaCharge, QuotaGpuCharge
 from app.quotas.usage import holders_of
 from app.waiting.fairness import Key
 from app.waiting.models import LineEntry
@@ -154,19 +156,27 @@ def due_back(entry: LineEntry, place: int) -> datetime | None:
     that hold the line's resource, ending one after another, until what they hand back covers
     this request and those ahead of it. None when what holds it has no end set."""
     line = Line.from_key(entry.line)
-    if line.scope == SITE:
-        return None  # the sites' numbers say nothing of when room comes back
     charge = entry.deployment.charge or {}
-    need = needs_of(entry.user_id, entry.deployment.group_name, charge).get(
-        (line.scope, line.subject, line.resource, line.model), 0.0
-    )
-    holders = (
-        holders_of(group_name=line.subject)
-        if line.scope == GROUP
-        else holders_of(user_id=int(line.subject))
-    )
-    amounts = {h.id: h.amount(line.resource, line.model) for h in holders}
-    amounts = {key: value for key, value in amounts.items() if value > 0}
+    if line.scope == SITE:
+        # The sites' numbers say nothing of when room comes back; what the portal knows is
+        # when its own deployments holding the same resource end (``Place`` says so).
+        need = float(
+            (charge.get("gpu_models") or {}).get(line.model, 0)
+            if line.model
+            else charge.get(line.resource) or 0
+        )
+        amounts = _site_holders(line)
+    else:
+        need = needs_of(entry.user_id, entry.deployment.group_name, charge).get(
+            (line.scope, line.subject, line.resource, line.model), 0.0
+        )
+        holders = (
+            holders_of(group_name=line.subject)
+            if line.scope == GROUP
+            else holders_of(user_id=int(line.subject))
+        )
+        amounts = {h.id: h.amount(line.resource, line.model) for h in holders}
+        amounts = {key: value for key, value in amounts.items() if value > 0}
     if not amounts:
         return None
     ends = db.session.execute(
@@ -184,6 +194,24 @@ def due_back(entry: LineEntry, place: int) -> datetime | None:
         if freed + 1e-9 >= wanted:
             return end
     return None
+
+
+def _site_holders(line: Line) -> dict[int, float]:
+    """What each of the portal's deployments holds of a site line's resource, whoever owns
+    it: the GPUs of its model, all GPUs, or cores."""
+    if line.model:
+        amount = QuotaGpuCharge.count
+        statement = select(Deployment.id, amount).join(
+            QuotaGpuCharge, QuotaGpuCharge.deployment_id == Deployment.id
+        )
+        statement = statement.where(QuotaGpuCharge.model == line.model)
+    else:
+        amount = QuotaCharge.gpus if line.resource == "gpus" else QuotaCharge.cores
+        statement = select(Deployment.id, amount).join(
+            QuotaCharge, QuotaCharge.deployment_id == Deployment.id
+        )
+    rows = db.session.execute(statement.where(holding_clause(), amount > 0))
+    return {deployment_id: float(held) for deployment_id, held in rows}
 
 
 def amount_words(line: Line, amount: float) -> str:

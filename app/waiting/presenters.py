@@ -25,6 +25,8 @@ class Place:
     waiting_since: datetime
     expires_at: datetime
     due_back: datetime | None
+    # A "free at a site" line: the estimate is only when the portal's own holders end.
+    at_sites: bool = False
 
     @property
     def sentence(self) -> str:
@@ -34,6 +36,15 @@ class Place:
             place=ordinal(self.position),
             line=self.line_words,
         )
+        if self.at_sites:
+            if self.due_back is None:
+                return _("%(place)s; the sites do not say when room comes back.", place=place)
+            return _(
+                "%(place)s; the portal's own deployments holding them end by about "
+                "%(when)s, which may make room (the sites' other users are not known).",
+                place=place,
+                when=formatting.when(self.due_back),
+            )
         if self.due_back is None:
             return _(
                 "%(place)s; what holds them has no end set, so no estimate can be given.",
@@ -71,6 +82,7 @@ def place_of(entry) -> Place:
         waiting_since=entry.enqueued_at,
         expires_at=entry.expires_at,
         due_back=lines.due_back(entry, position),
+        at_sites=line.scope == lines.SITE,
     )
 
 

@@ -6,6 +6,9 @@ over those sharing its owners (``ahead``).
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import NamedTuple
 
 from flask import current_app
@@ -22,6 +25,23 @@ from app.waiting import fairness, lines
 from app.waiting.models import LineEntry
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cycle collector held off while a plan is read and made. A plan of ten thousand
+    requests builds some hundred thousand small objects, none of them in a cycle; the collector,
+    woken every few hundred of them to walk the young objects (and now and then the whole
+    heap), would otherwise take more time than the reading itself (measured: 100 of 136 ms).
+    What the plan leaves behind is freed by reference counting as usual."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 class Waiting(NamedTuple):
     """A waiting request as a plan reads it."""
 
@@ -34,7 +54,8 @@ class Waiting(NamedTuple):
 def ordered_waiting(*, user_id: int | None = None, group_name: str | None = None) -> list:
     """The waiting requests, in the line's order, with their charges: every one, or those of
     ``user_id`` or charged to ``group_name`` (the only ones whose limits a launch of theirs
-    shares)."""
+    shares). One query, run on the session's connection: ten thousand rows read through the
+    ORM's result machinery cost several times more, and nothing here is an ORM object."""
     statement = (
         select(
             LineEntry.deployment_id,
@@ -47,9 +68,12 @@ def ordered_waiting(*, user_id: int | None = None, group_name: str | None = None
             QuotaCharge.memory,
             QuotaCharge.disk,
             QuotaCharge.gpus,
+            QuotaGpuCharge.model,
+            QuotaGpuCharge.count,
         )
         .join(Deployment, Deployment.id == LineEntry.deployment_id)
         .outerjoin(QuotaCharge, QuotaCharge.deployment_id == LineEntry.deployment_id)
+        .outerjoin(QuotaGpuCharge, QuotaGpuCharge.deployment_id == LineEntry.deployment_id)
         .where(Deployment.status == Status.WAITING, Deployment.deleted.is_(False))
     )
     if user_id is not None:
@@ -58,46 +82,40 @@ def ordered_waiting(*, user_id: int | None = None, group_name: str | None = None
             owners.append(Deployment.group_name == group_name)
         statement = statement.where(or_(*owners))
     fair = current_app.config["QUEUE_FAIR_SHARE"]
-    found = []
-    for row in db.session.execute(statement):
-        charge = (
-            {}
-            if row.cores is None
-            else {
-                "cores": row.cores,
-                "memory": row.memory,
-                "disk": row.disk,
-                "gpus": row.gpus,
-                "gpu_models": {},
-            }
-        )
-        key = fairness.order_key(
-            row.enqueued_at, row.fair_at, row.placed_at, row.deployment_id, fair_share=fair
-        )
-        found.append((key, Waiting(row.deployment_id, row.user_id, row.group_name, charge)))
-    found.sort(key=lambda pair: pair[0])
-    rows = [waiting for _key, waiting in found]
-    _add_gpu_models(rows)
-    return rows
-
-
-def _add_gpu_models(rows: list[Waiting]) -> None:
-    """The GPUs per model of each of ``rows``, from their plain columns (``app.quotas.charges``
-    keeps them in step with the JSON record, which is slower to read ten thousand times)."""
-    by_id = {row.deployment_id: row.charge for row in rows if row.charge}
-    if not by_id:
-        return
-    statement = select(QuotaGpuCharge.deployment_id, QuotaGpuCharge.model, QuotaGpuCharge.count)
-    if len(by_id) > 500:  # every waiting request, or nearly: join rather than list ids
-        statement = statement.join(
-            LineEntry, LineEntry.deployment_id == QuotaGpuCharge.deployment_id
-        )
-    else:
-        statement = statement.where(QuotaGpuCharge.deployment_id.in_(list(by_id)))
-    for deployment_id, model, count in db.session.execute(statement):
-        charge = by_id.get(deployment_id)
-        if charge is not None:
-            charge["gpu_models"][model] = count
+    found: dict[int, tuple] = {}
+    order_key = fairness.order_key
+    for (
+        deployment_id,
+        owner,
+        enqueued_at,
+        fair_at,
+        placed_at,
+        group,
+        cores,
+        memory,
+        disk,
+        gpus,
+        model,
+        count,
+    ) in db.session.connection().execute(statement):
+        known = found.get(deployment_id)
+        if known is None:
+            charge = (
+                {}
+                if cores is None
+                else {
+                    "cores": cores,
+                    "memory": memory,
+                    "disk": disk,
+                    "gpus": gpus,
+                    "gpu_models": {},
+                }
+            )
+            key = order_key(enqueued_at, fair_at, placed_at, deployment_id, fair_share=fair)
+            known = found[deployment_id] = (key, Waiting(deployment_id, owner, group, charge))
+        if model is not None and count and known[1].charge:
+            known[1].charge["gpu_models"][model] = count
+    return [waiting for _key, waiting in sorted(found.values(), key=lambda pair: pair[0])]
 
 
 def requests_of(rows: list[Waiting], limits: dict) -> list[fairness.Request]:

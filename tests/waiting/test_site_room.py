@@ -119,3 +119,34 @@ def test_without_wait_a_request_no_site_has_room_for_is_still_launched(make_app)
     body = {"template": "gpu-machine", "parameters": {"num_gpus": 1}, "group": "physics"}
     # Only the quota refuses; the sites' numbers may be wrong.
     assert ada.post("/api/v1/deployments", json=body).status_code == 201
+
+
+def test_a_place_in_a_site_line_is_estimated_from_the_portals_own_holders_only(line):
+    from app.leases.models import Lease
+    from app.waiting.models import LineEntry
+    from app.waiting.presenters import place_of
+
+    line.app.config["CAPACITY_SOURCES"] = [{"kind": "cluster-stats", "url": "http://x"}]
+    ada, bea = line.emulated.user("ada"), line.emulated.user("bea")
+    line.pool(gpus="8")
+    _set_free_a100(line, 0)
+    first = line.wait(bea)  # no site has an A100 free, and the portal holds none
+    assert first.status == "WAITING"
+    with line.app.app_context():
+        place = place_of(db.session.get(LineEntry, first.id))
+        assert place.due_back is None
+        assert place.sentence.endswith("the sites do not say when room comes back.")
+        assert "no end set" not in place.sentence
+
+    _set_free_a100(line, 1)
+    line.leases.policy(default="2h")
+    held = line.launch(ada)  # the portal's own A100, leased for two hours
+    line.emulated.emulator.set_status(line.emulated.row(held).uuid, "CREATE_COMPLETE")
+    line.emulated.sync()
+    _set_free_a100(line, 0)
+    with line.app.app_context():
+        ends = db.session.scalar(db.select(Lease.ends_at).where(Lease.deployment_id == held))
+        place = place_of(db.session.get(LineEntry, first.id))
+        assert ends is not None and place.due_back == ends
+        assert "the portal's own deployments holding them end by about" in place.sentence
+        assert "the sites' other users are not known" in place.sentence
