@@ -78,6 +78,9 @@ class Capabilities:
     # themselves (local and LDAP accounts): the orchestrator's configured service identity,
     # IM's username and password. Without it such people cannot launch there.
     acts_for_anyone: bool = False
+    # It reaches a site only through the site's placement (IM's cloud id): a site of it
+    # without one can be neither read nor chosen.
+    site_needs_placement: bool = False
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,8 @@ class Words:
     places_it: Any
     # The same where the person may choose a site ("Unless you choose a site above, ...").
     places_it_unless_chosen: Any
+    # What a site's placement is to it, told where operators name sites ("The SLA id ...").
+    placement: Any
 
 
 # For a backend name no package has (a record older than its removal): neutral words.
@@ -113,6 +118,7 @@ UNKNOWN_WORDS = Words(
     places_it_unless_chosen=_l(
         "Unless you choose a site above, the deployment service decides where it runs."
     ),
+    placement=_l("What the deployment service needs to send a deployment to the site."),
 )
 
 

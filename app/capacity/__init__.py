@@ -5,10 +5,12 @@ cluster's statistics) into one snapshot per site. Pages and the API read the sna
 
 
 def init_capacity(app) -> None:
-    """Start-up: check the capacity settings, register the tables, have the sync worker run
-    the refresh pass, and let templates name a deployment's site as the portal knows it.
+    """Start-up: check the capacity settings, register the tables and the sites' pages, have
+    the sync worker run the refresh pass, and let templates name a deployment's site as the
+    portal knows it.
     Raises ConfigurationError when CAPACITY_SOURCES or GPU_MODEL_NAMES cannot be used."""
-    from app.capacity import models, refresh, sites  # noqa: F401  (models: the tables)
+    # models: the tables; site_views: the sites' pages, on the capacity blueprint.
+    from app.capacity import models, refresh, site_views, sites  # noqa: F401
     from app.capacity.sources import configured
     from app.deployments.sync import register_pass
     from app.errors import ConfigurationError

@@ -7,11 +7,13 @@ import re
 
 from flask_babel import gettext as _
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 
 from app.backends import registry
 from app.capacity.models import Site
 from app.errors import NotFound, PortalError
 from app.extensions import db
+from app.text import one_line_problem
 
 # Names people read and type: letters, digits and a few separators, as sites are usually
 # written (RECAS-BARI, CNAF.INFN, cloud_veneto).
@@ -23,7 +25,9 @@ class InvalidSite(PortalError):
 
 
 def _check(name: str, backend: str, placement: str, *, except_id: int | None = None) -> None:
-    if not _NAME.match(name or ""):
+    if not name:
+        raise InvalidSite(_("Give the site a name, such as RECAS-BARI."), field="name")
+    if not _NAME.match(name):
         raise InvalidSite(
             _(
                 "“%(name)s” cannot name a site: use up to 100 letters, digits, spaces, dots, "
@@ -31,6 +35,14 @@ def _check(name: str, backend: str, placement: str, *, except_id: int | None = N
                 name=name,
             ),
             field="name",
+        )
+    if not backend:
+        raise InvalidSite(
+            _(
+                "Choose the backend that reaches the site: %(names)s.",
+                names=", ".join(registry.NAMES),
+            ),
+            field="backend",
         )
     if not registry.known(backend):
         raise InvalidSite(
@@ -41,11 +53,35 @@ def _check(name: str, backend: str, placement: str, *, except_id: int | None = N
             ),
             field="backend",
         )
+    if not placement and registry.capabilities(backend).site_needs_placement:
+        raise InvalidSite(
+            _(
+                "Give a placement: %(backend)s reaches a site only through it.",
+                backend=registry.label(backend),
+            ),
+            field="placement",
+        )
+    problem = one_line_problem(placement, _("The placement"))
+    if problem:
+        raise InvalidSite(problem, field="placement")
     if len(placement) > 255:
         raise InvalidSite(_("The placement is longer than 255 characters."), field="placement")
     taken = db.session.scalar(select(Site).where(Site.name == name))
     if taken is not None and taken.id != except_id:
-        raise InvalidSite(_("A site is already called “%(name)s”.", name=name), field="name")
+        raise _taken(name)
+
+
+def _taken(name: str) -> InvalidSite:
+    return InvalidSite(_("A site is already called “%(name)s”.", name=name), field="name")
+
+
+def _commit(name: str) -> None:
+    # Two operators saving the same name at once: the second meets the unique index.
+    try:
+        db.session.commit()
+    except IntegrityError:
+        db.session.rollback()
+        raise _taken(name) from None
 
 
 def find_site(name: str) -> Site:
@@ -62,7 +98,7 @@ def add_site(name: str, backend: str, placement: str = "") -> Site:
     _check(name, backend, placement)
     site = Site(name=name, backend=backend, placement=placement)
     db.session.add(site)
-    db.session.commit()
+    _commit(name)
     return site
 
 
@@ -82,7 +118,7 @@ def edit_site(
     )
     _check(*values, except_id=site.id)
     site.name, site.backend, site.placement = values
-    db.session.commit()
+    _commit(site.name)
     return site
 
 

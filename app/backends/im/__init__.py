@@ -25,6 +25,7 @@ WORDS = Words(
         "Unless you choose a site above, the Infrastructure Manager deploys it on the clouds this "
         "portal is set up for."
     ),
+    placement=_l("The id of the site's cloud line in IM_CLOUDS, such as recas."),
 )
 
 

@@ -55,6 +55,8 @@ class ImBackend(Backend):
         made_elsewhere=False,
         # IM_USERNAME and IM_PASSWORD are the portal's own: it may act for any login.
         acts_for_anyone=True,
+        # IM deploys to, and tells the quotas of, a cloud line named by its id.
+        site_needs_placement=True,
     )
 
     def __init__(

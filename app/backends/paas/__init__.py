@@ -21,6 +21,9 @@ WORDS = Words(
         "Unless you choose a site above, the orchestrator picks a cloud site with room for this "
         "request."
     ),
+    placement=_l(
+        "The SLA id the orchestrator's placement policy names for the site, such as sla-recas-bari."
+    ),
 )
 
 
