@@ -8,7 +8,10 @@ best source that is working. Hosts and
 workers sharing the database claim a due source with one conditional update of its
 ``capacity_read`` row (moving its next time on), committed before the source is called: the
 one whose update changed the row reads it; the others find it no longer due. A failed read
-keeps every site's numbers from before and marks them with the failure in words.
+keeps every site's numbers from before and marks them with the failure in words. A source
+that asks each site apart may fail for one site only (a reading with a ``problem``): that
+site keeps its numbers from before, marked with its failure, while the sites that answered
+are stored; when every site failed, the read counts as failed.
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ class RefreshResult:
     failed: list[str] = field(default_factory=list)
     sites: int = 0
     unknown: list[str] = field(default_factory=list)
+    # Sites a source could not read while it read others (or none: then it is in ``failed``).
+    unread: list[str] = field(default_factory=list)
 
     @property
     def acted(self) -> bool:
@@ -47,6 +52,8 @@ class RefreshResult:
 
     def __str__(self) -> str:
         text = f"read {self.read} sources ({len(self.failed)} failed), {self.sites} sites updated"
+        if self.unread:
+            text += f"; not read: {', '.join(sorted(set(self.unread)))}"
         if self.unknown:
             text += f"; not known here: {', '.join(sorted(set(self.unknown)))}"
         return text
@@ -76,6 +83,12 @@ def refresh_due(*, everything: bool = False) -> RefreshResult:
             stored, unknown = store(settings, readings, rank)
             result.sites += stored
             result.unknown.extend(unknown)
+            unread = [reading for reading in readings if reading.problem]
+            for reading in unread:
+                log.warning("Capacity source %s failed: %s", settings.kind, reading.problem)
+            result.unread.extend(reading.site for reading in unread)
+            if wholly_failed(readings):
+                result.failed.append(settings.kind)
         result.read += 1
     return result
 
@@ -127,8 +140,9 @@ def store(
     settings: SourceSettings, readings: list[SiteReading], rank: dict[str, int] | None = None
 ) -> tuple[int, list[str]]:
     """Replace the snapshots of the sites ``readings`` name, where this source is the best
-    one working (``rank``: each source's place in CAPACITY_SOURCES); returns how many were
-    stored and the names no known site answers to. Commits.
+    one working (``rank``: each source's place in CAPACITY_SOURCES); a reading with a
+    ``problem`` keeps the numbers this source gave before, marked with it. Returns how many
+    were stored and the names no known site answers to. Commits.
 
     Writers of one site's row are serialised (its row locked, or on SQLite the database), and
     a first row two writers would insert at once is inserted by one, updated by the other.
@@ -142,9 +156,13 @@ def store(
         if site is None:
             unknown.append(reading.site)
             continue
-        row = db.session.scalar(
-            select(CapacitySnapshot).where(CapacitySnapshot.site_id == site.id)
-        ) or _first_row(site)
+        row = db.session.scalar(select(CapacitySnapshot).where(CapacitySnapshot.site_id == site.id))
+        if reading.problem:
+            # Numbers another source gave are not this source's to mark.
+            if row is not None and row.source_key == settings.key:
+                row.problem, row.problem_at = reading.problem, now
+            continue
+        row = row or _first_row(site)
         if not _replaces(settings.key, row, rank, now):
             continue
         row.source, row.source_key, row.read_at = settings.kind, settings.key, now
@@ -154,9 +172,15 @@ def store(
         row.gpus, row.gpus_known = dict(reading.gpus), reading.gpus_known
         row.problem = row.problem_at = None
         stored += 1
-    _mark_read(settings.key, now, None)
+    problems = " ".join(reading.problem for reading in readings if reading.problem)
+    _mark_read(settings.key, None if wholly_failed(readings) else now, problems or None)
     db.session.commit()
     return stored, unknown
+
+
+def wholly_failed(readings: list[SiteReading]) -> bool:
+    """Whether every site of a read failed: then the read failed, as if it had raised."""
+    return bool(readings) and all(reading.problem for reading in readings)
 
 
 def _first_row(site: Site) -> CapacitySnapshot:

@@ -1,5 +1,6 @@
 """The line's pages: leaving it from a request's page, and the operators' view of every line
-with moving and removing (each with a reason the owner is told)."""
+a page at a time, with moving and removing (each with a reason the owner is told; the operator
+comes back to the page they acted on)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
 from app.auth.roles import role_required
+from app.bounds import page_number
 from app.deployments import operations as deployments
 from app.errors import PortalError
 from app.waiting import listing, operations
@@ -32,8 +34,16 @@ def leave(deployment_id: int):
 @bp.get("/lines/")
 @role_required("operator")
 def lines():
-    """Every line, its requests in order, with their owners and how long they waited."""
-    return render_template("waiting/lines.html", lines=listing.every_line())
+    """Every line, its requests in order, with their owners and how long they waited; one
+    page of them (``?page=``; past the end, the last page, saying so)."""
+    shown = listing.lines_page(page_number(request.args.get("page")))
+    return render_template("waiting/lines.html", shown=shown)
+
+
+def _back():
+    """To the page of the lines the operator acted on."""
+    page = page_number(request.form.get("page"))
+    return redirect(url_for(".lines", page=page if page > 1 else None))
 
 
 @bp.post("/lines/<int:deployment_id>/move")
@@ -53,7 +63,7 @@ def move(deployment_id: int):
         flash(
             _("%(name)s is now at place %(place)d.", name=deployment.name, place=place), "success"
         )
-    return redirect(url_for(".lines"))
+    return _back()
 
 
 @bp.post("/lines/<int:deployment_id>/remove")
@@ -66,4 +76,4 @@ def remove(deployment_id: int):
         flash(error.message, "danger")
     else:
         flash(_("%(name)s was removed from the line.", name=deployment.name), "success")
-    return redirect(url_for(".lines"))
+    return _back()

@@ -59,22 +59,49 @@ def test_the_im_source_reads_no_site_that_im_does_not_reach(capacity_app):
     assert read(capacity_app("im", backend="paas"), "im") == {}
 
 
+def failures(app, kind) -> list[str]:
+    """What a read's failure says: the read's own, or (a source asking each site apart)
+    each site's, in the order of the sites."""
+    try:
+        found = read(app, kind)
+    except (SourceTimeout, SourceRefused) as failure:
+        return [type(failure).__name__ + ": " + failure.message]
+    return [found[site].problem for site in sorted(found)]
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_source_that_hangs_is_a_timeout_in_words(capacity_app, world, kind):
     app = capacity_app(kind, backend="im", timeout=HANG)
     world.faults.hang_seconds = 30  # released when the test ends
-    with pytest.raises(SourceTimeout) as failure:
-        read(app, kind)
-    assert "did not answer in time" in failure.value.message
+    said = failures(app, kind)
+    if kind == "im":  # each cloud is asked apart, and each one's failure is told
+        assert len(said) == 2 and "quotas of CLOUD-VENETO" in said[0]
+    else:
+        assert said[0].startswith("SourceTimeout")
+    assert all("did not answer in time" in sentence for sentence in said)
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_source_that_refuses_the_portal_is_a_refusal_in_words(capacity_app, world, kind):
     app = capacity_app(kind, backend="im")
     world.faults.refuse = True
-    with pytest.raises(SourceRefused) as failure:
-        read(app, kind)
-    assert "credentials" in failure.value.message
+    said = failures(app, kind)
+    if kind == "im":
+        assert len(said) == 2 and "quotas of RECAS-BARI" in said[1]
+    else:
+        assert said[0].startswith("SourceRefused")
+    assert all("credentials" in sentence for sentence in said)
+
+
+@pytest.mark.parametrize("fault, words", [("hang", "did not answer in time"), (500, "HTTP 500")])
+def test_one_im_cloud_failing_is_that_sites_failure_alone(capacity_app, world, fault, words):
+    app = capacity_app("im", backend="im", timeout=3.0)
+    world.faults.clouds["veneto"] = fault
+    found = read(app, "im")
+    assert found["RECAS-BARI"].problem is None and found["RECAS-BARI"].cores == 160
+    veneto = found["CLOUD-VENETO"]
+    assert words in veneto.problem and "quotas of CLOUD-VENETO" in veneto.problem
+    assert (veneto.cores, veneto.gpus_known) == (None, False)
 
 
 @pytest.mark.parametrize("kind", ("fedreg", "cluster-stats"))

@@ -1,7 +1,8 @@
 """The Infrastructure Manager's ``GET /clouds/<cloud id>/quotas``: ``{"quotas": {resource:
 {"used", "limit"}}}`` for the emulated site whose ``cloud_id`` it is (RAM and volume storage
 in GiB; GPUs of every model together). Like IM, it wants an ``Authorization`` header of auth
-lines, and answers 404 for a cloud id it does not know."""
+lines, and answers 404 for a cloud id it does not know. Each cloud id may be given faults of
+its own (``Faults.clouds``), as one cloud's API may fail while IM and the others answer."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ bp = Blueprint("im_quotas", __name__)
 @bp.get("/clouds/<cloud_id>/quotas")
 def quotas(cloud_id: str):
     world = current_app.extensions["capacity_world"]
-    if (answer := before_answer(world, "im")) is not None:
+    if (answer := before_answer(world, "im", cloud_id)) is not None:
         return answer
     if not request.headers.get("Authorization"):
         return jsonify({"message": "No authentication data provided", "code": 401}), 401

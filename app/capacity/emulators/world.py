@@ -40,11 +40,13 @@ class Faults:
     (past the client's timeout: a timeout), unless ``release`` is set first; ``refuse``:
     every call gets 401 (True), or the calls to the sources named in a set;
     ``stalled_since``: the cluster statistics stopped being computed then (after an hour
-    PAPI answers 500)."""
+    PAPI answers 500); ``clouds``: the faults of one IM cloud id alone, "hang" (held as
+    ``hang_seconds`` holds, 30 seconds when that is 0) or an HTTP status to answer."""
 
     hang_seconds: float = 0.0
     refuse: bool | set[str] = False
     stalled_since: datetime | None = None
+    clouds: dict[str, str | int] = field(default_factory=dict)
     release: threading.Event = field(default_factory=threading.Event)
 
 

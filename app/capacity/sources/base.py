@@ -4,6 +4,12 @@ A source reads its remote system once and returns what each site it knows had fr
 portal's words (``SiteReading``); its own words (JSON keys, its GPU model names) stay in its
 module. A read that cannot be trusted raises a ``SourceFailure`` whose message is a sentence
 for an operator: the refresh pass keeps the numbers it had and shows that sentence.
+
+A source that asks about each site apart (one request per site) returns, for a site whose
+request failed, a reading with no numbers that carries the failure in words
+(``SiteReading.unread``) instead of failing the whole read: one site's cloud being down says
+nothing about the others, whose fresh numbers are stored while that site keeps its old ones,
+marked. A read in which every site failed counts as a failed read.
 """
 
 from __future__ import annotations
@@ -25,7 +31,8 @@ DEFAULT_TIMEOUT = (5.0, 20.0)
 class SiteReading:
     """What one site had free, as a source tells it. ``site`` is the site as the source
     names it; ``aliases`` are other names it may be known by at the portal (a region, a
-    cloud id). None: the source does not tell."""
+    cloud id). None: the source does not tell. ``problem``: the site could not be read, in
+    words for an operator; such a reading has no numbers (see ``unread``)."""
 
     site: str
     maintenance: bool = False
@@ -36,6 +43,12 @@ class SiteReading:
     gpus: Mapping[str, int] = field(default_factory=dict)
     gpus_known: bool = False
     aliases: tuple[str, ...] = ()
+    problem: str | None = None
+
+    @classmethod
+    def unread(cls, site: str, failure: SourceFailure) -> SiteReading:
+        """The reading of ``site`` when asking it ended in ``failure``."""
+        return cls(site=site, problem=failure.message)
 
 
 @dataclass(frozen=True)

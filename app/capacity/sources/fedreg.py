@@ -11,6 +11,10 @@ registry's main branch has no GPU quota; where a compute quota carries ``gpus`` 
 Kubernetes branch), the GPUs left are counted under the flavours' one GPU model when the
 project's flavours name exactly one, else under the unknown model. The numbers are as fresh
 as the registry's feeder's last run.
+
+Every provider comes in that one answer, so a failure is the whole read's (every site keeps
+its numbers from before, marked): there is no request of one provider's that could fail
+while the others' succeed, as there is for the Infrastructure Manager's clouds.
 """
 
 from __future__ import annotations

@@ -2,10 +2,12 @@
 numbers, per cloud line, read as the portal's service identity through the IM backend.
 
 Every known site whose backend is IM is read at its placement (its cloud id), or only the
-one the setting's ``site`` names. One cloud failing fails the read (the numbers read before
-are kept for every site, with the failure shown), so that a half-read is never mistaken for
-a whole one. IM does not say which GPU model its ``gpus`` quota counts: those are the
-unknown model.
+one the setting's ``site`` names, with one request per cloud. Each cloud answers for itself
+(IM asks that cloud's own API), so one that fails, hangs or refuses is told as that site's
+failure (``SiteReading.unread``): the others' fresh numbers are stored, and the failing site
+keeps the numbers read before, marked with the failure, so that a half-read is never
+mistaken for a whole one. When every cloud fails the read has failed. IM does not say which
+GPU model its ``gpus`` quota counts: those are the unknown model.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from app.backends.base import BackendError, NotAllowed, Unavailable
 from app.capacity.sources.base import (
     SiteReading,
     Source,
+    SourceFailure,
     SourceRefused,
     SourceTimeout,
     SourceUnavailable,
@@ -37,7 +40,13 @@ class ImQuotas(Source):
             for site in all_sites()
             if site.backend == BACKEND and site.placement and (not wanted or site.name == wanted)
         ]
-        return [self._read_one(site.name, site.placement) for site in sites]
+        return [self._reading(site.name, site.placement) for site in sites]
+
+    def _reading(self, name: str, cloud: str) -> SiteReading:
+        try:
+            return self._read_one(name, cloud)
+        except SourceFailure as failure:
+            return SiteReading.unread(name, failure)
 
     def _read_one(self, name: str, cloud: str) -> SiteReading:
         who = _("The Infrastructure Manager's quotas of %(site)s", site=name)
@@ -52,6 +61,10 @@ class ImQuotas(Source):
                 _("%(source)s: the portal's credentials were refused.", source=who)
             ) from None
         except Unavailable as error:
+            if error.status_code:
+                raise SourceUnavailable(
+                    _("%(source)s answered HTTP %(status)d.", source=who, status=error.status_code)
+                ) from None
             raise SourceTimeout(
                 _("%(source)s: %(reason)s", source=who, reason=error.message)
             ) from None
