@@ -1,6 +1,7 @@
 """Waiting in line in the browser, at laptop and phone width: while only held resources stand in
 the way, the form offers "Wait in line" beside the refusal (and hides it when the request is over
-the limit by itself); pressing it records the request, whose page and row say its place."""
+the limit by itself); pressing it records the request, whose page and row say its place; a
+later request that fits is told that the one in line comes first."""
 
 import pytest
 from playwright.sync_api import expect
@@ -66,4 +67,19 @@ def test_the_form_offers_a_place_in_line_and_the_request_shows_it(
     row_place = page.locator(".line-place")
     expect(row_place).to_contain_text("1st in line")
     shot(f"wait-in-line-row-{width}", page)
+
+    # One GPU fits the limit now, but the request already in line waits for it: Launch stays
+    # off, the box says who comes first, and Wait in line is offered.
+    page.goto(live_server.url + FORM)
+    page.locator("#num_gpus").fill("1")
+    verdict = page.locator(".quota-verdict-wait")
+    expect(verdict).to_contain_text("Fits your quota, but others come first:")
+    expect(verdict).to_contain_text("1 request waits ahead of this one")
+    expect(page.locator("#launch-button")).to_be_disabled()
+    expect(page.locator("#launch-reason")).to_contain_text("others wait first")
+    expect(offer).to_be_visible()
+    # The box is swapped again after each change: scroll once no answer is on its way.
+    page.wait_for_load_state("networkidle")
+    page.locator(".quota-verdict-wait").scroll_into_view_if_needed()
+    shot(f"wait-in-line-others-first-{width}", page)
     context.close()
