@@ -4,7 +4,8 @@ moments on one database, and time moved for every process through one clock file
 A group pool of 2 GPUs is held by two leased deployments; 30 requests from 10 people wait.
 Leases end one after another (each admitted request runs 10 minutes): every request starts
 exactly once, in the written-down order (first come; a person with recent GPU-hours moved
-back), never more than the pool at any moment, and each person is told. On the way, two
+back), never more than the pool at any moment, and each person is told; someone launching
+outside the line meanwhile never starts past them. On the way, two
 people leave the line, and the requests of one person whose own limit stays full are dropped
 at the longest wait.
 """
@@ -27,6 +28,7 @@ from app.deployments.models import Deployment, DeploymentEvent
 from app.extensions import db
 from app.leases.expiry import expire_once
 from app.notifications.models import Notification
+from app.quotas.errors import KeptForLine, QuotaExceeded
 from app.quotas.usage import usage_of
 from app.waiting import operations
 from tests.conftest import TEST_CONFIG
@@ -149,6 +151,7 @@ def test_two_portal_processes_admit_thirty_waiting_requests_once_each_in_order(l
     line.leases.policy(default="10m", max_initial="1d", grace="0m")
     line.pool(gpus="2")
     hal = line.emulated.user("hal")
+    outsider = line.emulated.user("oz")
     holders = [line.launch(hal, minutes=10), line.launch(hal, minutes=15)]
     _ready(line, holders)
     people = [line.emulated.user(f"p{n}", groups=("physics", "chemistry")) for n in range(PEOPLE)]
@@ -229,14 +232,21 @@ def test_two_portal_processes_admit_thirty_waiting_requests_once_each_in_order(l
         for n in range(WORKERS)
     ]
     try:
-        step, minute, readied = 0, 5, []
+        step, minute, readied, kept = 0, 5, [], 0
         while len(_started(app)) < len(expected) and step < 60:
             # Five more minutes: the next lease ends (one every five minutes).
             minute += 5
             clock.set_offset(timedelta(minutes=minute, seconds=1))
             _end_due_leases(line)
             _wait_for(folder, [f"ready-{step}-{n}" for n in range(WORKERS)], workers)
+            # Someone outside the line launches, before the pass and while it runs: never past
+            # those waiting, and never past the pool, whatever the passes have started by then.
+            with pytest.raises(QuotaExceeded) as outside:
+                line.launch(outsider)
+            kept += isinstance(outside.value, KeptForLine)
             (folder / f"go-{step}").touch()
+            with pytest.raises(QuotaExceeded):
+                line.launch(outsider)
             _wait_for(folder, [f"done-{step}-{n}" for n in range(WORKERS)], workers)
             started = _started(app)
             # Never more than the pool, whoever admitted what.
@@ -254,6 +264,7 @@ def test_two_portal_processes_admit_thirty_waiting_requests_once_each_in_order(l
         (folder / "stop").touch()
         outcomes = [w.communicate(timeout=120) for w in workers]
     assert all(w.returncode == 0 for w in workers), outcomes
+    assert kept > 0  # a GPU came back each time a lease ended, and it was kept for the line
 
     started = _started(app)
     with app.app_context():
