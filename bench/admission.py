@@ -5,7 +5,9 @@ Figures printed: one pass of ``admit_once`` over 10,000 waiting requests (from 1
 milliseconds, on SQLite and, when a server answers on 127.0.0.1:5432, PostgreSQL (target:
 under 200 ms): "full", planned from scratch as after any change, and "unchanged", a pass
 that finds nothing changed since its last full one started nothing (the steady state while
-the pools stay full). Every request stays waiting: the pools are full.
+the pools stay full). Every request stays waiting: the pools are full. And the check a
+person's launch makes against the line (``app.waiting.ahead``), which the launch form's box
+makes on every change.
 """
 
 from __future__ import annotations
@@ -176,6 +178,25 @@ def timed(app, rounds: int) -> dict:
     return figures
 
 
+def timed_launch_check(app, rounds: int) -> float:
+    """Median ms of the check a launch (and the launch form's box) makes against the line: a
+    person of a group with 500 requests waiting for its pool (``ahead.line_ahead``)."""
+    from app.auth.models import User
+    from app.extensions import db
+    from app.waiting.ahead import line_ahead
+
+    with app.app_context():
+        user_id = db.session.scalar(db.select(User.id).where(User.username == "p1"))
+        times = []
+        for _ in range(rounds):
+            started = time.perf_counter()
+            kept = line_ahead(user_id, "g1", _charge(1))
+            times.append((time.perf_counter() - started) * 1000)
+            db.session.rollback()
+            assert kept is not None and kept.waiting == WAITING // GROUPS, kept
+    return statistics.median(times)
+
+
 def _analyze(app) -> None:
     """Statistics for the planner, as autovacuum gathers them after a bulk change on a live
     database: the bench does not wait for it."""
@@ -203,6 +224,11 @@ def run(url: str, folder: Path, label: str, rounds: int) -> None:
             f"({waiting:,} waiting, none admitted, {DEPLOYMENTS:,} deployments; target under "
             f"200 ms)"
         )
+    check = timed_launch_check(app, rounds)
+    print(
+        f"a launch's check against the line, {label}: {check:.1f} ms "
+        f"({WAITING // GROUPS} waiting ahead in its group)"
+    )
     print(f"  (filled in {filled:.0f} s)")
     from app.extensions import db
 
