@@ -27,7 +27,9 @@ def misfit_tabs(tabs: list, field_names: list[str]) -> list[tuple[int, str]]:
 def launch_reason(summary: dict, tabs: list[tuple[int, str]]) -> str:
     """Why Launch is off while the request does not fit, naming the tabs to change."""
     if summary.get("kept") and summary.get("fits") and not summary.get("refusal"):
-        return _("Launch is off while others wait first for what this needs: wait in line.")
+        return _(
+            "Launch is off while requests in line come first for what this needs: wait in line."
+        )
     if summary.get("refusal") or not tabs:
         return _(
             "Launch is off until the request fits your quota: choose smaller sizes, or delete "

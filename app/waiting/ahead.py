@@ -37,8 +37,19 @@ class Ahead:
 
     line: lines.Line
     waiting: int
+    # Every one of them is the person's own (an earlier request of theirs still waiting).
+    own: bool = False
 
     def sentence(self) -> str:
+        if self.own:
+            return ngettext(
+                "Your own request that joined earlier waits for %(what)s: what is free now is "
+                "kept for it. Wait in line behind it, or change or leave it.",
+                "%(num)d of your own requests that joined earlier wait for %(what)s: what is "
+                "free now is kept for them. Wait in line behind them, or change or leave them.",
+                self.waiting,
+                what=self.line.words(),
+            )
         return ngettext(
             "%(num)d request waits ahead of this one for %(what)s: what is free now is kept "
             "for it. Wait in line to take your turn.",
@@ -93,9 +104,11 @@ def _planned_last(user_id: int, group_name: str | None, charge: dict) -> Ahead |
     if not tight:
         return None
     key = min(tight, key=lambda k: (k[0] != GROUP, k[3] is None, k[2] != "gpus"))
-    ahead = 0
-    for request in requests:
+    owners = []
+    for row, request in zip(planned, requests, strict=True):
         if request.id == LAUNCH:
             break
-        ahead += key in request.needs
-    return Ahead(lines.Line(*key), max(ahead, 1))
+        if key in request.needs:
+            owners.append(row.user_id)
+    own = bool(owners) and all(owner == user_id for owner in owners)
+    return Ahead(lines.Line(*key), max(len(owners), 1), own)

@@ -68,15 +68,15 @@ def test_the_form_offers_a_place_in_line_and_the_request_shows_it(
     expect(row_place).to_contain_text("1st in line")
     shot(f"wait-in-line-row-{width}", page)
 
-    # One GPU fits the limit now, but the request already in line waits for it: Launch stays
-    # off, the box says who comes first, and Wait in line is offered.
+    # One GPU fits the limit now, but her request already in line waits for it: Launch stays
+    # off, the box says it comes first, and Wait in line is offered.
     page.goto(live_server.url + FORM)
     page.locator("#num_gpus").fill("1")
     verdict = page.locator(".quota-verdict-wait")
-    expect(verdict).to_contain_text("Fits your quota, but others come first:")
-    expect(verdict).to_contain_text("1 request waits ahead of this one")
+    expect(verdict).to_contain_text("Fits your quota, but the line comes first:")
+    expect(verdict).to_contain_text("Your own request that joined earlier waits for GPUs")
     expect(page.locator("#launch-button")).to_be_disabled()
-    expect(page.locator("#launch-reason")).to_contain_text("others wait first")
+    expect(page.locator("#launch-reason")).to_contain_text("requests in line come first")
     expect(offer).to_be_visible()
     # The box is swapped again after each change: scroll once no answer is on its way.
     page.wait_for_load_state("networkidle")

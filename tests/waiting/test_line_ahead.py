@@ -65,6 +65,18 @@ def test_a_launch_that_fits_does_not_take_what_the_first_in_line_waits_for(line)
     assert line.status(second.id) == "WAITING"
 
 
+def test_a_persons_own_earlier_request_is_named_as_theirs(line):
+    ada, bea = line.emulated.user("ada"), line.emulated.user("bea")
+    line.pool(gpus="2")
+    line.launch(bea)
+    assert line.wait(ada, gpus=2).status == "WAITING"
+    with pytest.raises(KeptForLine) as refused:
+        line.launch(ada)
+    assert refused.value.message.startswith(
+        "Your own request that joined earlier waits for GPUs in group physics"
+    )
+
+
 def test_what_the_line_does_not_wait_for_still_starts_at_once(line):
     ada, bea, cy = (line.emulated.user(name) for name in ("ada", "bea", "cy"))
     line.pool(gpus="2", gpu_models={"T4": "1"})
@@ -136,9 +148,9 @@ def test_the_form_says_others_come_first_and_offers_the_line(line):
     line.launch(ada)
     line.wait(bea, gpus=2)
     page, data = _form(client)
-    assert "Fits your quota, but others come first:" in page
+    assert "Fits your quota, but the line comes first:" in page
     assert 'data-launchable="no"' in page and 'data-can-wait="yes"' in page
-    assert "Launch is off while others wait first for what this needs" in page
+    assert "Launch is off while requests in line come first for what this needs" in page
     refused = client.post("/catalogue/gpu-machine/", data=data)
     assert refused.status_code == 409
     assert "1 request waits ahead of this one" in refused.get_data(as_text=True)
@@ -149,7 +161,7 @@ def test_the_form_says_others_come_first_and_offers_the_line(line):
 
     client.environ_base["HTTP_ACCEPT_LANGUAGE"] = "it"
     page = client.get("/catalogue/gpu-machine/").get_data(as_text=True)
-    assert "Rientra nella tua quota, ma altri vengono prima:" in page
+    assert "Rientra nella tua quota, ma la coda viene prima:" in page
     assert csrf_from(page)
 
 
