@@ -232,3 +232,29 @@ def test_the_catalogue_editor_is_opened_edited_and_saved_by_keyboard(tour, as_us
     page.goto(tour.url + "/admin/catalogue/vm/")
     revisions = page.locator(".revisions-table")
     expect(revisions).to_contain_text("A comment typed without a mouse", timeout=WAIT)
+
+
+def test_choosing_an_application_filters_the_list_and_leaving_the_search_box_keeps_it(
+    tour, as_user
+):
+    page = as_user("ada")
+    page.goto(tour.url + "/deployments/")
+    page.locator("html.js-ready").wait_for(state="attached")
+    rows = page.locator(".deployment-table tbody tr")
+    expect(rows).not_to_have_count(0, timeout=WAIT)
+    # A select filters as it is chosen, without a reload.
+    page.select_option("#filter-template", "chronos-gpu-job")
+    expect(page).to_have_url(re.compile(r"/deployments/$"))
+    training = page.locator(".deployment-name", has_text="Training run")
+    expect(training).to_have_count(1, timeout=WAIT)
+    expect(page.locator(".deployment-name", has_text="Notebook")).to_have_count(0, timeout=WAIT)
+    # Typing filters once; leaving the box asks for nothing again (the rows stay as they are).
+    requests = []
+    page.on("request", lambda r: requests.append(r.url) if "/rows" in r.url else None)
+    page.locator("#filter-text").fill("Training")
+    expect(training).to_have_count(1, timeout=WAIT)
+    page.wait_for_load_state("networkidle")
+    asked = len(requests)
+    page.locator("#filter-text").blur()
+    page.wait_for_load_state("networkidle")
+    assert len(requests) == asked
