@@ -150,14 +150,14 @@ def _change(user: User, entry: Entry, parameters: dict, replaces: int, **options
     earlier = db.session.get(LineEntry, replaces)
     if earlier is None or earlier.user_id != user.id:
         raise NotWaiting(_("This request no longer waits in line: it has started, or left it."))
-    joined_at = earlier.enqueued_at
+    place = (earlier.enqueued_at, earlier.fair_at, earlier.placed_at, earlier.recent_gpu_hours)
     with ahead.taking_place_of(replaces):
         changed = wait_or_launch(user, entry, parameters, **options)
     if changed.status == Status.WAITING:
-        # The change keeps the place of the request it changes.
+        # The change keeps the place of the request it changes, fair share and any operator's
+        # move included: GPU-hours held since it joined do not move it back.
         placed = db.session.get(LineEntry, changed.id)
-        moved = placed.fair_at - placed.enqueued_at
-        placed.enqueued_at, placed.fair_at = joined_at, joined_at + moved
+        placed.enqueued_at, placed.fair_at, placed.placed_at, placed.recent_gpu_hours = place
     try:
         old = held_entry(replaces)
     except NotWaiting:

@@ -188,3 +188,26 @@ def test_the_api_answers_line_ahead_and_the_dry_run_says_so_beforehand(portal): 
         json={"template": "gpu-machine", "parameters": {"num_gpus": 0}, "group": "physics"},
     )
     assert alone.get_json()["line_ahead"] is None
+
+
+def test_a_change_keeps_its_fair_share_place_however_long_its_owner_has_held_gpus(line, clock):
+    ada, bea = line.emulated.user("ada"), line.emulated.user("bea")
+    line.pool(gpus="2")
+    line.launch(ada, gpus=2)
+    first = line.wait(ada, gpus=2)
+    clock.move(minutes=1)
+    behind = line.wait(bea, gpus=2)
+    # Two hours on, ada's two GPUs have held four more GPU-hours: joining now would move her
+    # back four minutes, behind bea. Her change keeps the place her request had.
+    clock.move(hours=2)
+    with line.app.app_context():
+        changed = operations.wait_or_launch(
+            db.session.get(User, ada),
+            catalogue().get("gpu-machine"),
+            {"num_gpus": 1, "gpu_model": "A100"},
+            group="physics",
+            replaces=first.id,
+        )
+        assert changed.status == "WAITING"
+        assert position(db.session.get(LineEntry, changed.id)) == 1
+        assert position(db.session.get(LineEntry, behind.id)) == 2
