@@ -3,7 +3,9 @@
 A client sends each call through ``sent`` and reads each JSON answer with ``decoded``; it passes
 its own ``TransportErrors`` (its error classes and the sentences that name its service), so that
 a timeout, a dropped connection or an unreadable answer raises the same kind of error whichever
-backend met it, while each backend keeps its own classes.
+backend met it, while each backend keeps its own classes. Every answer is read whole within an
+overall deadline and under a size cap (``app.remote``): one that dribbles is given up at the
+deadline as unanswered, one too large as unreadable.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ from typing import Any
 import requests
 from urllib3.exceptions import ConnectTimeoutError, MaxRetryError, NewConnectionError
 
+from app import remote
 from app.backends.base import BackendError
 
-Timeout = float | tuple[float, float] | list[float]
+Timeout = remote.Timeout
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,9 @@ class TransportErrors:
     # An answer came that is not the JSON object expected.
     unreadable: type[BackendError]
     unreadable_message: Any
+    # The service as the subject of a sentence ("The orchestrator"), for the deadline's and
+    # the size cap's sentences.
+    service: Any
 
 
 def timeout_pair(timeout: Timeout) -> tuple[float, float]:
@@ -64,6 +70,10 @@ def transport_errors(errors: TransportErrors) -> Iterator[None]:
     cut (``from None``): it would repeat the request, headers and credentials included."""
     try:
         yield
+    except remote.AnswerTooSlow as error:
+        raise errors.unanswered(error.describe(errors.service)) from None
+    except remote.AnswerTooLarge as error:
+        raise errors.unreadable(error.describe(errors.service)) from None
     except (requests.ConnectionError, requests.Timeout) as error:
         if never_sent(error):
             raise errors.unreachable() from None
@@ -72,12 +82,29 @@ def transport_errors(errors: TransportErrors) -> Iterator[None]:
         raise errors.not_called(str(errors.not_called_message)) from None
 
 
-def sent(session: requests.Session, method: str, url: str, *, errors: TransportErrors, **kwargs):
-    """``session``'s answer to one call, redirects not followed (requests would turn a POST or
-    DELETE into a GET and report its 200 as success, and carry credentials to another host).
-    Raises ``errors``' classes for transport failures; the status is the caller's to read."""
+def sent(
+    session: requests.Session,
+    method: str,
+    url: str,
+    *,
+    errors: TransportErrors,
+    timeout: Timeout,
+    max_bytes: int = remote.DEFAULT_MAX_BYTES,
+    **kwargs,
+):
+    """``session``'s answer to one call, read whole within ``timeout``'s deadline
+    (``remote.deadline_of``) and at most ``max_bytes`` long, redirects not followed (requests
+    would turn a POST or DELETE into a GET and report its 200 as success, and carry
+    credentials to another host). Raises ``errors``' classes for transport failures; the
+    status is the caller's to read."""
+
+    def send(**streaming):
+        return session.request(
+            method, url, allow_redirects=False, timeout=timeout, **streaming, **kwargs
+        )
+
     with transport_errors(errors):
-        return session.request(method, url, allow_redirects=False, **kwargs)
+        return remote.bounded(send, deadline=remote.deadline_of(timeout), max_bytes=max_bytes)
 
 
 def decoded(response: requests.Response, errors: TransportErrors) -> dict:

@@ -18,6 +18,7 @@ import requests
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
+from app import remote
 from app.backends import transport
 from app.backends.base import (
     BackendError,
@@ -41,6 +42,7 @@ ERRORS = transport.TransportErrors(
     not_called_message=_l("The Infrastructure Manager could not be called."),
     unreadable=Unavailable,
     unreadable_message=_l("The Infrastructure Manager's answer could not be read."),
+    service=_l("The Infrastructure Manager"),
 )
 
 # IM reads its auth lines from one header, separated by these two characters (a backslash and
@@ -157,7 +159,7 @@ class ImClient:
     ):
         self.base_url = base_url.rstrip("/")
         self.timeout = transport.timeout_pair(timeout)
-        self.session = session or requests.Session()
+        self.session = session or remote.session()
         self._header = LINE_SEPARATOR.join(lines)
         self._secrets = secrets_of(lines)
 

@@ -15,6 +15,7 @@ import requests
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
+from app import remote
 from app.backends import transport
 from app.backends.paas.errors import (
     Conflict,
@@ -46,6 +47,7 @@ ERRORS = transport.TransportErrors(
     not_called_message=_l("The orchestrator could not be called."),
     unreadable=OrchestratorError,
     unreadable_message=_l("The orchestrator sent an answer the portal cannot read."),
+    service=_l("The orchestrator"),
 )
 
 
@@ -66,7 +68,7 @@ class OrchestratorClient:
         timeout: Timeout = (5, 30),
         session: requests.Session | None = None,
         *,
-        session_factory: Callable[[], requests.Session] = requests.Session,
+        session_factory: Callable[[], requests.Session] = remote.session,
     ):
         self.base_url = base_url.rstrip("/")
         self.token_provider = token_provider
