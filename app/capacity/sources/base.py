@@ -23,6 +23,8 @@ from typing import Any
 import requests
 from flask_babel import gettext as _
 
+from app import remote
+
 # (connect, read) seconds when a source's settings name none.
 DEFAULT_TIMEOUT = (5.0, 20.0)
 
@@ -120,14 +122,29 @@ def get_json(
     token: str | None = None,
 ) -> Any:
     """GET ``url`` and decode its JSON; ``who`` names the source in failures. Every status
-    other than 2xx becomes a named SourceFailure here, for every source alike."""
+    other than 2xx becomes a named SourceFailure here, for every source alike; the answer is
+    read whole within ``timeout`` added up and at most ``remote.DEFAULT_MAX_BYTES`` long
+    (``app.remote``), or the read fails."""
     headers = {"Accept": "application/json"}
     if token:
         headers["Authorization"] = f"Bearer {token}"
     try:
-        response = requests.get(
-            url, params=params, headers=headers, timeout=timeout, allow_redirects=False
-        )
+        with remote.session() as session:
+            response = remote.bounded(
+                lambda **streaming: session.get(
+                    url,
+                    params=params,
+                    headers=headers,
+                    timeout=timeout,
+                    allow_redirects=False,
+                    **streaming,
+                ),
+                deadline=remote.deadline_of(timeout),
+            )
+    except remote.AnswerTooSlow as error:
+        raise SourceTimeout(error.describe(who)) from None
+    except remote.AnswerTooLarge as error:
+        raise SourceUnreadable(error.describe(who)) from None
     except requests.Timeout:
         raise SourceTimeout(_("%(source)s did not answer in time.", source=who)) from None
     except requests.RequestException:
