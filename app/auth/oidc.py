@@ -12,8 +12,7 @@ from urllib.parse import urlsplit
 import requests
 from authlib.common.errors import AuthlibBaseError
 from authlib.integrations.base_client import MismatchingStateError, OAuthError
-from authlib.integrations.flask_client import FlaskIntegration, FlaskOAuth2App, OAuth
-from authlib.integrations.requests_client import OAuth2Session
+from authlib.integrations.flask_client import FlaskIntegration, FlaskOAuth2App
 from flask import Flask, Response, abort, current_app, request, session
 from flask_babel import gettext as _
 from joserfc.errors import JoseError
@@ -26,6 +25,7 @@ from app.auth.errors import (
     unverifiable,
 )
 from app.auth.identity import Identity
+from app.auth.provider_calls import BoundedOAuth, BoundedOAuth2App, BoundedOAuth2Session
 from app.errors import ConfigurationError
 
 log = logging.getLogger(__name__)
@@ -65,7 +65,7 @@ def init_oidc(app: Flask) -> None:
     names = [p.name for p in providers]
     if len(set(names)) != len(names):
         raise ConfigurationError("OIDC_PROVIDERS: two providers share a name; names must differ.")
-    registry = OAuth(app)
+    registry = BoundedOAuth(app)
     for provider in providers:
         registry.register(
             provider.name,
@@ -129,7 +129,7 @@ def check_issuer_url(issuer: str, what: str) -> None:
 def standalone_client(provider: Provider) -> FlaskOAuth2App:
     """An Authlib client for ``provider`` outside the login registry (the portal's own
     identity), for ``load_metadata``: it keeps the discovery document once fetched."""
-    return FlaskOAuth2App(
+    return BoundedOAuth2App(
         FlaskIntegration(provider.name),
         provider.name,
         client_id=provider.client_id,
@@ -361,7 +361,7 @@ def refresh_tokens(provider_name: str, refresh_token: str) -> dict:
         )
     metadata = load_metadata(provider, _client(provider))
     # A bare session, so that no scope is sent: the refreshed token keeps the granted scope.
-    with OAuth2Session(
+    with BoundedOAuth2Session(
         client_id=provider.client_id,
         client_secret=provider.client_secret,
         default_timeout=provider.timeout,

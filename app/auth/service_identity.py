@@ -3,7 +3,8 @@ or access tokens from a client-credentials grant (RFC 6749, section 4.4), kept u
 
 The issuer is found through the same discovery code as people's logins (``oidc.load_metadata``:
 the document must name the configured issuer), and the grant goes through Authlib. Every call
-has a timeout and verifies TLS certificates (requests' default, never switched off here).
+has an overall deadline and a size cap (``provider_calls``) and verifies TLS certificates
+(requests' default, never switched off here).
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ from datetime import datetime, timedelta
 
 import requests
 from authlib.common.errors import AuthlibBaseError
-from authlib.integrations.requests_client import OAuth2Session
 from flask_babel import gettext as _
 
 from app.auth import oidc
 from app.auth.errors import ProviderError, TokenUnavailable
+from app.auth.provider_calls import BoundedOAuth2Session
 from app.clock import utcnow
 from app.errors import ConfigurationError
 
@@ -113,7 +114,7 @@ class ServiceIdentity:
         if not isinstance(endpoint, str) or not endpoint:
             log.error("Service identity: %s names no token endpoint", provider.issuer)
             raise ServiceTokenUnavailable()
-        with OAuth2Session(
+        with BoundedOAuth2Session(
             client_id=provider.client_id,
             client_secret=provider.client_secret,
             scope=self.scope,
