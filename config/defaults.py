@@ -118,7 +118,8 @@ LDAP = None
 #   "client_id": "...", "client_secret": "...",
 #   "scopes": "openid profile email offline_access",  # offline_access: the orchestrator needs it
 #   "groups_claim": "groups",                   # or "wlcg.groups", "eduperson_entitlement"
-#   "timeout": 10                               # seconds for calls to the provider
+#   "timeout": 10                               # seconds to connect, and to answer; a whole
+#                                               # answer (at most 1 MB) within twice that
 # }
 OIDC_PROVIDERS = []
 
@@ -202,7 +203,9 @@ DEFAULT_BACKEND = "paas"
 # the portal then refuses to start, except in DEVELOPMENT mode where it uses the demo.
 ORCHESTRATOR_URL = ""
 
-# Seconds to wait for the orchestrator to connect and answer.
+# Seconds to wait for the orchestrator to connect and answer: a (connect, read) pair or one
+# number for both. The whole answer must arrive within their sum (an answer sent a byte at a
+# time is given up then) and be at most 16 MB.
 ORCHESTRATOR_TIMEOUT = (5, 30)
 
 # The demo orchestrator makes a new deployment ready after this many status checks
@@ -216,7 +219,8 @@ ORCHESTRATOR_DEMO_COMPLETE_AFTER_SECONDS = 20
 # be made. Empty: none configured.
 IM_URL = ""
 
-# Seconds to wait for the Infrastructure Manager to connect and answer.
+# Seconds to wait for the Infrastructure Manager to connect and answer: a (connect, read) pair
+# or one number for both. The whole answer must arrive within their sum and be at most 16 MB.
 IM_TIMEOUT = (5, 30)
 
 # IM's auth lines for the clouds it deploys to, one per cloud, sent with every call after the
@@ -313,7 +317,7 @@ ORCHESTRATOR_PROVIDER_TIMEOUT_MINS = 240
 ORCHESTRATOR_MAX_PROVIDERS_RETRY = 3
 
 # (connect, read) seconds for the calls a person waits for: delete, reset, log, resources,
-# template. Launches use ORCHESTRATOR_TIMEOUT.
+# template; the whole answer within their sum. Launches use ORCHESTRATOR_TIMEOUT.
 ORCHESTRATOR_ACTION_TIMEOUT = (3, 10)
 
 # Launches one person may start per minute; 0 for no limit.
@@ -398,8 +402,9 @@ CLOCK_OFFSET_FILE = ""
 # of objects, each with "kind" ("fedreg": a Federation Registry read with the service
 # identity's token, "im": the Infrastructure Manager's quotas of every IM site, or
 # "cluster-stats": statistics in the shape of AI4OS PAPI's stats/cluster), "url", and for
-# "cluster-stats" the "site" its numbers describe; optional "timeout" (seconds) and for
-# "fedreg" "user_group" and "idp_endpoint". Empty: no capacity is known.
+# "cluster-stats" the "site" its numbers describe; optional "timeout" (seconds to answer; to
+# connect, at most 5; the whole answer, at most 16 MB, within both added up) and for "fedreg"
+# "user_group" and "idp_endpoint". Empty: no capacity is known.
 CAPACITY_SOURCES = []
 # The sync worker reads each source again this many seconds after its last read (failed or not).
 CAPACITY_REFRESH_SECONDS = 120
