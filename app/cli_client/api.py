@@ -1,5 +1,6 @@
-"""One client for the portal's JSON API: one requests.Session, explicit timeouts, TLS verified,
-and every problem answer turned into one of three named errors (see ``main`` for exit codes)."""
+"""One client for the portal's JSON API: one requests.Session, explicit timeouts (the whole
+answer within their sum, ``app.remote``), TLS verified, and every problem answer turned into
+one of three named errors (see ``main`` for exit codes)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,11 @@ from typing import Any
 
 import requests
 
+from app import remote
+
 TIMEOUT = (5, 60)
+# A whole answer of the portal's API: far above its longest listing.
+MAX_ANSWER_BYTES = 64 * 1024 * 1024
 
 
 class ApiError(Exception):
@@ -50,14 +55,20 @@ class Unavailable(ApiError):
 class Portal:
     def __init__(self, url: str, token: str):
         self.base = f"{url}/api/v1"
-        self.session = requests.Session()
+        self.session = remote.session()
         self.session.headers.update(
             {"Authorization": f"Bearer {token}", "Accept": "application/json"}
         )
 
     def call(self, method: str, path: str, **kwargs) -> Any:
         try:
-            answer = self.session.request(method, self.base + path, timeout=TIMEOUT, **kwargs)
+            answer = remote.bounded(
+                lambda **streaming: self.session.request(
+                    method, self.base + path, timeout=TIMEOUT, **streaming, **kwargs
+                ),
+                deadline=remote.deadline_of(TIMEOUT),
+                max_bytes=MAX_ANSWER_BYTES,
+            )
         except requests.RequestException as error:
             raise Failed(f"Could not reach the portal at {self.base}: {error}") from error
         if answer.status_code < 400:

@@ -20,6 +20,7 @@ from datetime import UTC
 
 import requests
 
+from app import remote
 from app.backends.paas import schemas as s
 from app.backends.paas.emulator import chronos
 from app.backends.paas.emulator.faults import Faults, RequestLog
@@ -87,12 +88,17 @@ class Callbacks:
     def _post(self, url: str, deployment: dict) -> None:
         outcome = {"url": url, "uuid": deployment.get("uuid"), "status": deployment.get("status")}
         try:
-            answer = requests.post(
-                url,
-                json=deployment,
-                headers={"Accept": "application/json, application/*+json"},
-                timeout=CALLBACK_TIMEOUT,
-            )
+            with remote.session() as session:
+                answer = remote.bounded(
+                    lambda **streaming: session.post(
+                        url,
+                        json=deployment,
+                        headers={"Accept": "application/json, application/*+json"},
+                        timeout=CALLBACK_TIMEOUT,
+                        **streaming,
+                    ),
+                    deadline=CALLBACK_TIMEOUT,
+                )
             outcome["code"] = answer.status_code
             if answer.status_code >= 400:
                 logger.warning("Callback for %s answered %s", outcome["uuid"], answer.status_code)
