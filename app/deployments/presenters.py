@@ -175,6 +175,9 @@ def _shown(name: str, value: Any, spec: OutputSpec | None) -> ShownOutput:
         show = "copy"
     if show == "copy" and isinstance(value, dict | list):
         show = "structured"
+    if value is None or value == "":
+        # Nothing given (a template's output no attribute filled): said, with nothing to copy.
+        show = "empty"
     label = (spec.label if spec else None) or display.output_label(name)
     return ShownOutput(name, label, show, text, value, spec.description if spec else "")
 
