@@ -30,7 +30,8 @@ ONE_ROW = """() => {
   const line = parseFloat(getComputedStyle(bar.querySelector("#main-nav .nav-link")).lineHeight);
   const middles = boxes.map(box => box.top + box.height / 2);
   return {
-    wrapped: items.filter((item, i) => item.classList.contains("nav-link") && boxes[i].height > 1.5 * line + 16)
+    wrapped: items
+      .filter((item, i) => item.classList.contains("nav-link") && boxes[i].height > 1.5 * line + 16)
       .map(item => item.textContent.trim()),
     rows: Math.max(...middles) - Math.min(...middles),
   };
