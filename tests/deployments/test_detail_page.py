@@ -65,7 +65,7 @@ def test_an_output_given_as_null_is_said_to_be_not_given_with_nothing_to_copy(
     html = compact(page_text(client, f"/deployments/{deployment_id}"))
 
     assert html.count('<span class="text-body-secondary output-empty">Not given</span>') == 2
-    assert "null" not in html and "data-copy-value=\"\"" not in html
+    assert "null" not in html and 'data-copy-value=""' not in html
 
 
 def test_the_deployment_page_explains_a_failure_plainly_and_keeps_the_orchestrators_words(
