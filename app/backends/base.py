@@ -14,6 +14,7 @@ it is made (``app.backends.registry.backend_for``); use it in a ``with`` block.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -250,6 +251,23 @@ class Unreachable(Unavailable):
     default_message = _l("The deployment service cannot be reached right now.")
 
 
+# What a credential is shown as. Values shorter than SHORTEST_CREDENTIAL are not looked for: a
+# two-letter password would mask every word holding those letters.
+MASK = "***"
+SHORTEST_CREDENTIAL = 4
+
+
+def masked(text: str, credentials: Iterable[str]) -> str:
+    """``text`` with every one of ``credentials`` written as ``MASK``: the one rule by which
+    what a backend says (its errors, reasons, logs and outputs) never shows a credential it
+    was called with, wherever it is kept or shown. Longer credentials first, so that one
+    holding another is masked whole."""
+    for credential in sorted(set(credentials), key=len, reverse=True):
+        if credential and len(credential) >= SHORTEST_CREDENTIAL:
+            text = text.replace(credential, MASK)
+    return text
+
+
 class Backend(ABC):
     """Makes, follows and removes deployments for one caller at one service."""
 
@@ -296,6 +314,11 @@ class Backend(ABC):
     def reset_delete(self, backend_id: str) -> None:
         """Reset a stuck delete so it can be asked for again (``capabilities.reset_delete``)."""
         raise Refused(str(_l("This deployment service cannot reset a delete.")))
+
+    def credentials(self) -> tuple[str, ...]:
+        """The secret values this backend is called with (passwords, tokens), which must never
+        be shown: what it says is masked with them (``masked``). None by default."""
+        return ()
 
     def thread_copies(self):
         """A function making copies of this backend for worker threads: the credentials are

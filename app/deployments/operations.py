@@ -21,7 +21,7 @@ from app.auth.models import User
 from app.backends import base
 from app.backends.base import BackendError, RemoteState
 from app.clock import utcnow
-from app.deployments import remote, tracking, words
+from app.deployments import remote, said, tracking, words
 from app.deployments import status as statuses
 from app.deployments.errors import DeploymentError, LaunchError, TooManyLaunches, explain
 from app.deployments.identity import groups_for, launch_blocker
@@ -300,8 +300,9 @@ def _on_demand(actor: User, deployment: Deployment, what: str, call):
         raise DeploymentError(error.message) from error
 
 
-def fetch_log(actor: User, deployment: Deployment) -> str:
-    """The contextualisation log, asked for now (short timeout). Raises DeploymentError."""
+def fetch_log(actor: User, deployment: Deployment) -> said.Log:
+    """The contextualisation log, asked for now (short timeout), masked and bounded
+    (``said.log``). Raises DeploymentError."""
     return _on_demand(actor, deployment, "log", remote.log)
 
 

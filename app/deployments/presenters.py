@@ -17,7 +17,7 @@ from flask_babel import format_decimal, ngettext
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
-from app.deployments import tracking
+from app.deployments import said, tracking
 from app.deployments.models import Deployment
 from app.deployments.status import Status
 from app.tosca import display
@@ -152,6 +152,8 @@ class ShownOutput:
     text: str
     value: Any = None
     description: str = ""
+    # How many characters the backend gave, when more than were kept (``said``).
+    cut: int | None = None
 
     @property
     def structured(self) -> bool:
@@ -166,6 +168,12 @@ def as_text(value: Any) -> str:
 
 
 def _shown(name: str, value: Any, spec: OutputSpec | None) -> ShownOutput:
+    cut = said.cut_of(value)
+    if cut is not None:
+        # Only its first characters were kept: shown as text, to copy or read, never as a link.
+        label = (spec.label if spec else None) or display.output_label(name)
+        text = value["text"]
+        return ShownOutput(name, label, "copy", text, text, spec.description if spec else "", cut)
     show = spec.show if spec else "copy"
     text = as_text(value)
     # Only web addresses become links: an output could hold "javascript:" or anything else.
@@ -175,6 +183,9 @@ def _shown(name: str, value: Any, spec: OutputSpec | None) -> ShownOutput:
         show = "copy"
     if show == "copy" and isinstance(value, dict | list):
         show = "structured"
+    if value is None or value == "":
+        # Nothing given (a template's output no attribute filled): said, with nothing to copy.
+        show = "empty"
     label = (spec.label if spec else None) or display.output_label(name)
     return ShownOutput(name, label, show, text, value, spec.description if spec else "")
 

@@ -24,7 +24,7 @@ from app.auth.errors import TokenUnavailable
 from app.auth.models import User
 from app.backends.base import Backend, BackendError, Busy, CreateRequest, NotFound, RemoteState
 from app.catalogue.served_types import imports_for_fetching_backends
-from app.deployments import identity
+from app.deployments import identity, said
 from app.deployments.errors import DeploymentError
 from app.deployments.models import Deployment
 
@@ -93,11 +93,12 @@ class IdentityListing:
 
     def states(self) -> list[RemoteState]:
         with _told_by_name(self.name):
-            return self._backend.list_mine()
+            found = self._backend.list_mine()
+        return [said.state(state, self._backend.credentials()) for state in found]
 
     def state(self, backend_id: str) -> RemoteState:
         with _told_by_name(self.name):
-            return self._backend.state(backend_id)
+            return said.state(self._backend.state(backend_id), self._backend.credentials())
 
     def template(self, backend_id: str) -> str:
         with _told_by_name(self.name):
@@ -159,7 +160,7 @@ def create(user: User, deployment: Deployment, inputs: dict) -> RemoteState:
             # The backend fetches the imports itself: point those a registered type library
             # holds at the portal, which serves them (a site's private library included).
             text = imports_for_fetching_backends(text, base)
-        return backend.create(
+        made = backend.create(
             CreateRequest(
                 template=text,
                 inputs=inputs,
@@ -170,6 +171,7 @@ def create(user: User, deployment: Deployment, inputs: dict) -> RemoteState:
                 options=options,
             )
         )
+        return said.state(made, backend.credentials())
 
 
 def delete(deployment: Deployment, *, force: bool = False) -> Deleted:
@@ -196,10 +198,11 @@ def reset_delete(deployment: Deployment) -> None:
         backend.reset_delete(deployment.uuid)
 
 
-def log(deployment: Deployment) -> str:
-    """The deployment's log, asked for now (short timeout). Raises like ``reset_delete``."""
+def log(deployment: Deployment) -> said.Log:
+    """The deployment's log, asked for now (short timeout), masked and bounded. Raises like
+    ``reset_delete``."""
     with _told_by(deployment), owner_backend(deployment, _action_timeout()) as backend:
-        return backend.log(deployment.uuid)
+        return said.log(backend.log(deployment.uuid), backend.credentials())
 
 
 def resources(deployment: Deployment) -> list[dict]:
@@ -230,8 +233,9 @@ class _ThreadBackends:
 
 def _ask(backends: _ThreadBackends, backend_id: str):
     """The deployment's state, or the exception the call raised (run in a pool thread)."""
+    backend = backends.get()
     try:
-        return backends.get().state(backend_id)
+        return said.state(backend.state(backend_id), backend.credentials())
     except BackendError as error:
         return error
 

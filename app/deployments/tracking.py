@@ -16,7 +16,7 @@ from app.backends.base import RemoteState
 from app.caches import cached_many
 from app.catalogue.models import TemplateRevision
 from app.clock import utcnow
-from app.deployments import words
+from app.deployments import said, words
 from app.deployments.models import VANISHED, Deployment, DeploymentListing
 from app.deployments.secrets import seal, split_outputs, unseal
 from app.deployments.status import Status
@@ -96,6 +96,8 @@ def apply_state(deployment: Deployment, state: RemoteState, *, source: str) -> b
     status change, secret outputs sealed) and schedule the next check. True if the status
     changed. The caller commits."""
     now = utcnow()
+    # Bounded whoever brought it (a backend's callback is not read through ``remote``).
+    state = said.state(state)
     if deployment.uuid is None:
         deployment.uuid = state.backend_id
     changed = change_status(deployment, state.phase, source=source, reason=state.reason)

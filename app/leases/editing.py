@@ -139,7 +139,7 @@ def set_policy(
     row.values, row.updated_at = new, utcnow()
     change = LeasePolicyChange(
         actor_id=actor.id if actor else None,
-        actor_name=actor.username if actor else "command line",
+        actor_name=actor.username if actor else "",
         template_slug=slug,
         group_name=group,
         old=old,

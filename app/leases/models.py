@@ -51,7 +51,8 @@ class LeasePolicyChange(db.Model):
     actor_id: Mapped[int | None] = mapped_column(
         ForeignKey("users.id", ondelete="SET NULL"), nullable=True
     )
-    # Kept as text too: the record outlives the account, and the CLI acts as nobody in particular.
+    # Kept as text too: the record outlives the account. Empty: the command line, which acts as
+    # nobody in particular (worded when shown, in the reader's language).
     actor_name: Mapped[str] = mapped_column(String(255), default="")
     template_slug: Mapped[str] = mapped_column(String(100), default="")
     group_name: Mapped[str] = mapped_column(String(255), default="")

@@ -46,7 +46,12 @@ KINDS = (
     Kind(FAILED_CLEANUP, _l("A failed deployment was removed")),
     Kind(DELETED_BY_ADMIN, _l("An administrator deleted a deployment")),
     Kind(DELETE_FAILED, _l("Deleting a deployment failed")),
-    Kind(LINE_STARTED, _l("A request waiting in line started"), email_by_default=True),
+    # Its mail promises the ready one: whoever is mailed this is mailed that too (``mailed``).
+    Kind(
+        LINE_STARTED,
+        _l("A request waiting in line started, and then when it is ready"),
+        email_by_default=True,
+    ),
     Kind(LINE_DROPPED, _l("A request was dropped from the line"), email_by_default=True),
     Kind(LINE_REMOVED, _l("An operator removed a request from the line"), email_by_default=True),
     Kind(LINE_MOVED, _l("An operator moved a request in the line")),
@@ -90,3 +95,23 @@ def kind_for(event: DeploymentEvent, owner_id: int) -> str | None:
     if news and event.to_status != event.from_status:
         return _STATUS_KINDS.get(event.to_status)
     return None
+
+
+def mailed(kind: str, chosen: frozenset[str], *, waited_in_line: bool) -> bool:
+    """Whether a notification of ``kind`` is mailed to someone who ticked ``chosen``.
+
+    The mail telling that a waiting request started says its owner is told again when it is
+    ready, so the ready notice of a deployment that ``waited_in_line`` is mailed to whoever
+    gets the first mail, whether or not "A deployment is ready" is ticked.
+    """
+    if kind in chosen:
+        return True
+    return kind == READY and waited_in_line and LINE_STARTED in chosen
+
+
+def started_from_line(event_kinds) -> bool:
+    """Whether a deployment whose timeline holds ``event_kinds`` left a line to start."""
+    return any(kind in _STARTED_FROM_LINE for kind in event_kinds)
+
+
+_STARTED_FROM_LINE = frozenset(k for k, v in _EVENT_KINDS.items() if v == LINE_STARTED)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from flask import current_app
 from sqlalchemy import event as sqlalchemy_event
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.auth.models import User
@@ -133,7 +134,20 @@ def _address(session: Session, notification: Notification, deployment: Deploymen
     owner = session.get(User, deployment.user_id)
     if owner is None or not owner.email or not owner.active:
         return
-    if notification.kind not in email_kinds(owner.id):
+    waited = notification.kind == kinds.READY and _waited_in_line(session, deployment)
+    if not kinds.mailed(notification.kind, email_kinds(owner.id), waited_in_line=waited):
         return
     notification.mail_status, notification.mail_to = MAIL_QUEUED, owner.email
     notification.mail_next_at = utcnow()
+
+
+def _waited_in_line(session: Session, deployment: Deployment) -> bool:
+    """Whether ``deployment`` waited in line before it started (its timeline says so)."""
+    with session.no_autoflush:
+        kinds_seen = session.scalars(
+            select(DeploymentEvent.kind).where(
+                DeploymentEvent.deployment_id == deployment.id,
+                DeploymentEvent.kind.is_not(None),
+            )
+        )
+        return kinds.started_from_line(kinds_seen)

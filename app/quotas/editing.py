@@ -164,7 +164,7 @@ def set_limits(actor: User | None, scope: str, subject: str, changes: Mapping, r
     row.limits, row.updated_at = new, utcnow()
     change = QuotaChange(
         actor_id=actor.id if actor else None,
-        actor_name=(actor.username if actor else "command line"),
+        actor_name=actor.username if actor else "",
         scope=scope,
         subject=subject,
         old=old,

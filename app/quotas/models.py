@@ -57,7 +57,8 @@ class QuotaChange(db.Model):
     actor_id: Mapped[int | None] = mapped_column(
         ForeignKey("users.id", ondelete="SET NULL"), nullable=True
     )
-    # Kept as text too: the record outlives the account, and the CLI acts as nobody in particular.
+    # Kept as text too: the record outlives the account. Empty: the command line, which acts as
+    # nobody in particular (worded when shown, in the reader's language).
     actor_name: Mapped[str] = mapped_column(String(255), default="")
     scope: Mapped[str] = mapped_column(String(10))
     subject: Mapped[str] = mapped_column(String(255))

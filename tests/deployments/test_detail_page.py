@@ -57,6 +57,17 @@ def test_lists_and_objects_in_outputs_are_shown_readably_not_as_json(
     assert '{"port"' not in html and "[&#34;192" not in html
 
 
+def test_an_output_given_as_null_is_said_to_be_not_given_with_nothing_to_copy(
+    client, login_as, make_deployment
+):
+    deployment_id = make_deployment(login_as(), outputs={"node_ip": None, "node_name": ""})
+
+    html = compact(page_text(client, f"/deployments/{deployment_id}"))
+
+    assert html.count('<span class="text-body-secondary output-empty">Not given</span>') == 2
+    assert "null" not in html and 'data-copy-value=""' not in html
+
+
 def test_the_deployment_page_explains_a_failure_plainly_and_keeps_the_orchestrators_words(
     client, login_as, make_deployment, no_orchestrator
 ):

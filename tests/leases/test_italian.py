@@ -163,6 +163,8 @@ def test_the_operators_leases_page_reads_in_italian_help_and_levels_included(emu
     assert [sentence for sentence in english if sentence in shown] == []
     # Words, not the command line's spelling.
     assert "default 2d" not in shown and "warn 1d,1h" not in shown
+    # Who changed it: the command line, in Italian (stored as no one, worded when shown).
+    assert "riga di comando" in shown and "command line" not in shown
 
 
 def test_a_policy_for_an_unknown_template_is_refused_in_italian_on_the_page(emulated):

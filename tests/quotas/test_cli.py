@@ -46,7 +46,7 @@ def test_set_then_show_a_users_limits_and_what_holds_them(quota_app, quotas):
             "memory": 64 * GB,
             "gpu_models": {"A100": 1},
         }
-        assert (change.actor_name, change.reason) == ("command line", "new grant")
+        assert (change.actor_id, change.actor_name, change.reason) == (None, "", "new grant")
 
 
 def test_set_for_a_group_pool_and_the_site(quota_app):

@@ -175,6 +175,9 @@ class ImBackend(Backend):
     def log(self, backend_id: str) -> str:
         return self.client.contmsg(backend_id)
 
+    def credentials(self) -> tuple[str, ...]:
+        return self.client.credentials
+
     def outputs(self, backend_id: str) -> dict[str, Any]:
         return dict(self.client.outputs(backend_id))
 

@@ -28,6 +28,7 @@ from app.backends.base import (
     Refused,
     Unavailable,
     Unreachable,
+    masked,
 )
 
 Timeout = transport.Timeout
@@ -120,8 +121,7 @@ def trimmed(message: str, secrets: Iterable[str] = ()) -> str:
     """IM's error ``message`` made fit to show: traceback frames dropped, the first line
     kept with the exception line that ends the story, cut to MAX_MESSAGE characters, and
     ``secrets`` masked."""
-    for secret in secrets:
-        message = message.replace(secret, "***")
+    message = masked(message, secrets)
     lines, skip_next = [], False
     for line in message.replace("\\n", "\n").splitlines():
         if _FRAME.match(line):
@@ -162,6 +162,11 @@ class ImClient:
         self.session = session or remote.session()
         self._header = LINE_SEPARATOR.join(lines)
         self._secrets = secrets_of(lines)
+
+    @property
+    def credentials(self) -> tuple[str, ...]:
+        """The values of its auth lines that must never be shown (``secrets_of``)."""
+        return tuple(self._secrets)
 
     def __repr__(self) -> str:
         return f"<ImClient {self.base_url}>"
