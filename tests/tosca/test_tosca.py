@@ -257,3 +257,22 @@ def test_a_definitions_version_given_as_a_number_is_refused_naming_it(
     assert problem.message.startswith(
         f"tosca_definitions_version {version} is not a TOSCA Simple Profile version"
     )
+
+
+@pytest.mark.parametrize(
+    "requirement", ["- host: simple_nod", "- host:\n            node: simple_nod"]
+)
+def test_a_requirement_naming_a_node_the_template_does_not_define_is_an_error_on_its_line(
+    parse_text, simple_template, requirement
+):
+    text = simple_template.replace(
+        "  outputs:\n",
+        "    app:\n      type: tosca.nodes.SoftwareComponent\n      requirements:\n"
+        f"        {requirement}\n\n  outputs:\n",
+    )
+    (problem,) = parse_text(text).errors
+    assert 'requires host: "simple_nod", a node template the template does not define' in (
+        problem.message
+    )
+    assert problem.line == next(n for n, line in enumerate(text.splitlines(), 1) if "- host" in line)
+    assert parse_text(text.replace("simple_nod\n", "simple_node\n")).errors == []
