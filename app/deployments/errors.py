@@ -39,6 +39,14 @@ class LaunchConflict(LaunchError):
     status_code = 409
 
 
+class LaunchRefused(LaunchError):
+    """The backend refused the create and made nothing: its reason is about what was asked
+    (the template, its values, who asks), for the person to fix, so it is answered as their
+    request's failure (422), never as the portal's (5xx) in logs, metrics and monitoring."""
+
+    status_code = 422
+
+
 def explain_create_conflict(error: Busy) -> str:
     """What a 409 on a create means for the researcher: nothing exists yet, so it is never
     "busy with another operation"; with Retry-After the orchestrator rolled back a clash

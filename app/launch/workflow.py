@@ -33,6 +33,7 @@ from app.backends.base import (
     BackendError,
     Busy,
     NoId,
+    Refused,
     Unavailable,
     Unreachable,
     Unreadable,
@@ -45,6 +46,7 @@ from app.deployments.errors import (
     DeploymentError,
     LaunchConflict,
     LaunchError,
+    LaunchRefused,
     explain,
     explain_create_conflict,
 )
@@ -300,6 +302,10 @@ def _submit(
         message = explain_create_conflict(error)
         _not_launched(deployment, message)
         raise LaunchConflict(message) from error
+    except Refused as error:
+        message = explain(error, NOTHING_LAUNCHED)
+        _not_launched(deployment, message)
+        raise LaunchRefused(message) from error
     except BackendError as error:
         message = explain(error, NOTHING_LAUNCHED)
         _not_launched(deployment, message)

@@ -274,5 +274,7 @@ def test_a_requirement_naming_a_node_the_template_does_not_define_is_an_error_on
     assert 'requires host: "simple_nod", a node template the template does not define' in (
         problem.message
     )
-    assert problem.line == next(n for n, line in enumerate(text.splitlines(), 1) if "- host" in line)
+    assert problem.line == next(
+        n for n, line in enumerate(text.splitlines(), 1) if "- host" in line
+    )
     assert parse_text(text.replace("simple_nod\n", "simple_node\n")).errors == []
