@@ -67,6 +67,9 @@ class InputSpec:
     pattern_message: str | None = None
     generate: bool = False
     hidden: bool = False
+    # A default of the right type that breaks the input's own constraints, as the template
+    # wrote it: the form offers none instead, and says why (``required`` is then true).
+    refused_default: Any = None
 
 
 @dataclass
@@ -236,6 +239,23 @@ def _build_fields(result: ParsedTemplate) -> dict:
         spec.kind = input_field.kind
         if input_field.unsupported_reason:
             result.unsupported.append(f"{spec.name}: {input_field.unsupported_reason}")
+        if spec.has_default and _breaks_own_constraints(input_field, spec):
+            result.warnings.append(
+                Problem.of(
+                    N_(
+                        'Input "%(name)s": its default %(default)s breaks its own constraints: '
+                        "%(errors)s The template stays launchable: the form offers no default "
+                        "for it, asks for a value and says why."
+                    ),
+                    spec.line,
+                    name=spec.name,
+                    default=repr(spec.default),
+                    errors=" ".join(input_field.check(spec.default)[1]),
+                )
+            )
+            spec.refused_default, spec.default = spec.default, None
+            spec.has_default, spec.required = False, True
+            input_field = field_for(spec)
         if spec.has_default:
             _value, messages = input_field.check(spec.default)
             if messages:
@@ -272,6 +292,17 @@ def _build_fields(result: ParsedTemplate) -> dict:
             )
         fields[spec.name] = input_field
     return fields
+
+
+def _breaks_own_constraints(input_field, spec: InputSpec) -> bool:
+    """Whether the default is a value of the input's type that its constraints refuse (a
+    ``1 GB`` under ``valid_values`` from ``2 GB``). Backends take such a template, and take
+    any allowed value for the input; a default of the wrong type stays an error."""
+    try:
+        input_field.coerce(spec.default)
+    except ValueError:
+        return False
+    return bool(input_field.check(spec.default)[1])
 
 
 def _check_presets(result: ParsedTemplate, fields: dict) -> None:
