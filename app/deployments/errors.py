@@ -26,6 +26,12 @@ class DeploymentError(PortalError):
 class LaunchError(DeploymentError):
     """Nothing was launched; the caller shows the message beside the user's filled-in form."""
 
+    @classmethod
+    def of(cls, error: BackendError, message: str) -> LaunchError:
+        """The error for a create the backend answered with ``error``: ``LaunchRefused`` when
+        it refused what was asked, else a failure on its side."""
+        return LaunchRefused(message) if isinstance(error, Refused) else cls(message)
+
 
 class TooManyLaunches(LaunchError):
     """The user launched too often in the last minute; nothing was launched."""

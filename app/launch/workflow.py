@@ -33,7 +33,6 @@ from app.backends.base import (
     BackendError,
     Busy,
     NoId,
-    Refused,
     Unavailable,
     Unreachable,
     Unreadable,
@@ -46,7 +45,6 @@ from app.deployments.errors import (
     DeploymentError,
     LaunchConflict,
     LaunchError,
-    LaunchRefused,
     explain,
     explain_create_conflict,
 )
@@ -302,14 +300,10 @@ def _submit(
         message = explain_create_conflict(error)
         _not_launched(deployment, message)
         raise LaunchConflict(message) from error
-    except Refused as error:
-        message = explain(error, NOTHING_LAUNCHED)
-        _not_launched(deployment, message)
-        raise LaunchRefused(message) from error
     except BackendError as error:
         message = explain(error, NOTHING_LAUNCHED)
         _not_launched(deployment, message)
-        raise LaunchError(message) from error
+        raise LaunchError.of(error, message) from error
     deployment.uuid = state.backend_id
     tracking.apply_state(deployment, state, source="launch")
     _remember(user, remembered_entry, remembered)
