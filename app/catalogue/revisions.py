@@ -37,9 +37,14 @@ SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,99}$")
 
 
 def parse(
-    slug: str, tosca_text: str, sidecar_text: str = "", libraries: LibrarySet | None = None
+    slug: str,
+    tosca_text: str,
+    sidecar_text: str = "",
+    libraries: LibrarySet | None = None,
+    backend: str | None = None,
 ) -> ParsedTemplate:
-    """Parse and validate a template with the configured limits and the type libraries."""
+    """Parse and validate a template with the configured limits and the type libraries, as
+    ``backend`` (None: the site's default) judges it (``routing.judge_for``)."""
     config = current_app.config
     icons_dir = Path(config["CATALOGUE_DIR"]) / "icons"
     # Stored in English whoever saves it: each admin reads the judgments in their own language.
@@ -51,7 +56,20 @@ def parse(
             libraries=library_set() if libraries is None else libraries,
             limits=Limits.from_config(config),
             icons={path.name for path in icons_dir.glob("*.svg")},
+            judge=routing.judge_for(backend),
         )
+
+
+def parse_and_route(template, slug, tosca_text, sidecar_text, previous, libraries):
+    """(The backend ``template`` is routed to, the revision parsed as the backend serving it
+    judges it): ``routing.route`` on a first parse, and a second when the revision routes the
+    template to a backend that judges otherwise. Raises CatalogueError as ``route`` does."""
+    guess = template.backend if template is not None else None
+    parsed = parse(slug, tosca_text, sidecar_text, libraries, guess)
+    backend = routing.route(template, parsed, previous, tosca_text, libraries)
+    if routing.judge_for(backend) != routing.judge_for(guess):
+        parsed = parse(slug, tosca_text, sidecar_text, libraries, backend)
+    return backend, parsed
 
 
 def check_slug(slug: str) -> str:
@@ -106,13 +124,13 @@ def save_revision(
     if template is None and not create:
         raise NotFound(_("There is no template called “%(slug)s”.", slug=slug))
     libraries = library_set()
-    parsed = parse(slug, tosca_text, sidecar_text, libraries)
     latest = latest_revision(template) if template is not None else None
-    backend = routing.route(
+    backend, parsed = parse_and_route(
         template,
-        parsed,
-        routing.said_backend(latest.parsed if latest else None),
+        slug,
         tosca_text,
+        sidecar_text,
+        routing.said_backend(latest.parsed if latest else None),
         libraries,
     )
     if template is None:
@@ -312,6 +330,12 @@ def set_backend(slug: str, backend: str | None, author: str) -> CatalogueTemplat
         problem = routing.refusal(serving, revision.tosca_text, libraries, pinned)
         if problem:
             raise CatalogueError(problem, field="backend")
+    if routing.judge_for(backend) != routing.judge_for(template.backend):
+        # Judged as the new backend judges: what it would refuse is an error from now on.
+        for revision in {r.id: r for r in revisions if r is not None}.values():
+            parsed = parse(slug, revision.tosca_text, revision.sidecar_text, libraries, backend)
+            revision.parsed, revision.valid = parsed.to_json(), not parsed.errors
+            revision.validated_at = utcnow()
     template.backend = backend
     template.updated_at, template.updated_by = utcnow(), author
     _commit()
@@ -344,7 +368,13 @@ def revalidate_all(author: str) -> list[tuple[str, int, bool, bool]]:
             if r is not None
         }
         for revision in revisions.values():
-            parsed = parse(template.slug, revision.tosca_text, revision.sidecar_text, libraries)
+            parsed = parse(
+                template.slug,
+                revision.tosca_text,
+                revision.sidecar_text,
+                libraries,
+                template.backend,
+            )
             changes.append((template.slug, revision.number, revision.valid, not parsed.errors))
             revision.parsed, revision.valid = parsed.to_json(), not parsed.errors
             revision.validated_at = utcnow()

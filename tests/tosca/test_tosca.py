@@ -158,7 +158,7 @@ def test_a_default_that_breaks_its_own_constraints_leaves_the_input_to_be_chosen
 
 def test_a_default_of_the_wrong_type_is_still_an_error(parse_text, simple_template):
     parsed = parse_text(simple_template.replace("default: 1\n", "default: many\n", 1))
-    assert parsed.errors[0].message.startswith('Input "num_cpus": its default \'many\' is not')
+    assert parsed.errors[0].message.startswith("Input \"num_cpus\": its default 'many' is not")
     assert parsed.errors[0].line == 14
 
 
