@@ -18,7 +18,15 @@ import yaml
 
 from app.bounds import nesting_depth
 from app.tosca.judge import FIRST, Judge
-from app.tosca.typelibs import LibrarySet, Resolved, TypeLibrary, absolute, nested_imports
+from app.tosca.typelibs import (
+    LibrarySet,
+    Resolved,
+    TypeLibrary,
+    absolute,
+    compile_pattern,
+    equivalent,
+    nested_imports,
+)
 from app.tosca.wording import N_, said
 from app.tosca.yamlsafe import Limits, Problem, TemplateError
 
@@ -65,6 +73,9 @@ class ImportGraph:
     # Top-level imports a library answers for only through a ``{ref}`` pattern: it stands in
     # for a branch or commit whose own types may differ.
     stand_ins: list[str] = field(default_factory=list)
+    # Stand-ins for a version of a repository whose other versions libraries hold by name:
+    # the version the import names is held by none.
+    unheld_versions: list[str] = field(default_factory=list)
     # The line of each of the template's own imports, by URL.
     import_lines: dict[str, int | None] = field(default_factory=dict)
 
@@ -167,10 +178,32 @@ def resolve_imports(
         graph.import_lines.setdefault(item.url, item.line)
         if resolved.library.specificity(item.url) < 2:
             graph.stand_ins.append(item.url)
+            if _versions_told_apart(resolved, libraries):
+                graph.unheld_versions.append(item.url)
         document = _merged(resolved, libraries, prefer, graph, set(), 0, budget)
         if document is not None:
             graph.documents[item.url] = document
     return graph
+
+
+def _versions_told_apart(resolved: Resolved, libraries: LibrarySet) -> bool:
+    """Whether some library answers for a named version (a literal ref) of the repository
+    whose ``{ref}`` pattern answered for ``resolved``: then the sites tell its versions
+    apart, and the one the import names is held by none. A library registered for any ref of
+    a repository (a site's own) stands for all of them."""
+    url = equivalent(resolved.url)
+    answering = [
+        compile_pattern(p)
+        for p in resolved.library.patterns
+        if "{ref}" in p and compile_pattern(p).fullmatch(url)
+    ]
+    return any(
+        regex.fullmatch(pattern.replace("{path}", resolved.path))
+        for library in libraries.libraries
+        for pattern in library.patterns
+        if "{ref}" not in pattern
+        for regex in answering
+    )
 
 
 def _merged(resolved, libraries, prefer, graph, seen: set, depth: int, budget: list):
@@ -262,12 +295,12 @@ def unresolved_problems(graph: ImportGraph) -> list[Problem]:
 
 
 def stand_in_problems(graph: ImportGraph, judge: Judge = FIRST) -> list[Problem]:
-    """A warning for each of the template's imports whose version no library holds, naming
-    the library that stood in for it: its types were checked against that library's, which
-    may differ from those the backend (``judge``) fetches."""
+    """A warning for each of the template's imports whose version no library holds, while
+    others are held by name, naming the library that stood in for it: its types were checked
+    against that library's, which may differ from those the backend (``judge``) fetches."""
     found = []
     for resolved in graph.resolved:
-        if resolved.url not in graph.stand_ins:
+        if resolved.url not in graph.unheld_versions:
             continue
         found.append(
             Problem.of(
