@@ -1,12 +1,15 @@
 """Validating TOSCA templates: the portal's own checks, then tosca-parser against type libraries.
 
-The orchestrator is the authority on what deploys, so only ``checks`` (what it would certainly
-refuse) and problems the portal itself meets (unreadable files, forms it can't build) are
-errors. tosca-parser runs against the local copies the type libraries hold (``typelibs``,
-``type_imports``); what it finds is a warning with its line, named after its row of
-``leniency.LENIENCIES`` when it is a known leniency. A template whose imports no library holds
-is still publishable, with a warning that its types were not checked; an import that is no
-absolute URL is an error, since the orchestrator fetches each import itself. Each import is
+The backend a template runs on is the authority on what deploys; it is handed in as a
+``judge.Judge``, whose words every sentence about it uses. Only ``checks`` (what any backend
+would certainly refuse) and problems the portal itself meets (unreadable files, forms it can't
+build) are errors. tosca-parser runs against the local copies the type libraries hold
+(``typelibs``, ``type_imports``); what it finds is a warning with its line, named after its row
+of ``leniency.LENIENCIES`` when it is a known leniency, unless the backend runs tosca-parser
+itself and refuses on any finding (the Infrastructure Manager): then it is an error in that
+backend's words. A template whose imports no library holds is still publishable, with a
+warning that its types were not checked; an import that is no absolute URL is an error, since
+the backend fetches each import itself. Each import is
 checked against the library registered for the URL it names, never another holding files of
 the same names; when every import is held for the ref it names, a type none of them defines
 is an error (``undefined_types``).

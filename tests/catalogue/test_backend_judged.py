@@ -146,3 +146,16 @@ def test_a_default_outside_its_own_constraints_is_to_be_chosen_on_the_launch_for
     assert valid
     assert "The template's own default, 1 GB, is outside what it allows: choose a value." in form
     assert 'value="1 GB"' not in form
+
+
+def test_the_stand_in_is_named_the_same_whether_the_libraries_are_registered_or_shipped(
+    app, tmp_path
+):
+    before = _validated(app, tmp_path, "stand_in_version", "im").output
+    with app.app_context():
+        assert operations.ensure_shipped("curator") == ["indigo-2025-08", "indigo-v4.0.1"]
+    after = _validated(app, tmp_path, "stand_in_version", "im").output
+
+    assert before == after
+    assert "warning: template, line 4: Import https://raw.githubusercontent.com/indigo-dc/" in after
+    assert JUDGED["stand_in_version"]["im"][1] in " ".join(after.split())
