@@ -106,6 +106,24 @@ class Words:
     places_it_unless_chosen: Any
     # What a site's placement is to it, told where operators name sites ("The SLA id ...").
     placement: Any
+    # That it did not confirm a launch in time, which may have started (%(name)s: the
+    # deployment's name); told when the launch page hands over to the deployment's page.
+    unconfirmed_launch: Any = None
+    # That an earlier identical launch (%(name)s) is still being confirmed with it.
+    pending_launch: Any = None
+    # Its name inside a sentence the catalogue stores about a template ("the orchestrator"):
+    # a message id (``N_``), translated when an admin reads the sentence.
+    named: str = ""
+    # Only for a backend that runs tosca-parser on a template itself and refuses it on any
+    # finding: the sentence saying so, a message id with %(finding)s. Those findings are then
+    # errors before anything is sent; None for a backend that decides by itself.
+    refuses_findings: str | None = None
+
+
+def N_(msgid: str) -> str:  # noqa: N802 (gettext's own name for "mark, translate later")
+    """``msgid`` unchanged, marked for the translations file: a ``Words`` entry kept as a
+    message id, translated where it is shown."""
+    return msgid
 
 
 # For a backend name no package has (a record older than its removal): neutral words.
@@ -120,6 +138,17 @@ UNKNOWN_WORDS = Words(
         "Unless you choose a site above, the deployment service decides where it runs."
     ),
     placement=_l("What the deployment service needs to send a deployment to the site."),
+    unconfirmed_launch=_l(
+        "The deployment service did not confirm the launch of %(name)s in time. It may have "
+        "started anyway: the portal is checking and will not submit it twice, so there is no "
+        "need to launch again."
+    ),
+    pending_launch=_l(
+        "Your earlier launch \u201c%(name)s\u201d with the same settings is still being "
+        "confirmed with the deployment service; launching again could create it twice. Follow "
+        "it in My deployments; it is settled within a few minutes."
+    ),
+    named=N_("the deployment service"),
 )
 
 

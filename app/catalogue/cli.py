@@ -7,7 +7,7 @@ import click
 from flask import current_app
 from flask.cli import AppGroup
 
-from app.catalogue import operations, routing
+from app.catalogue import operations
 from app.catalogue.errors import CatalogueError
 from app.catalogue.folders import KEPT, REFUSED, UNREADABLE
 from app.errors import PortalError
@@ -83,10 +83,12 @@ def validate_command(paths):
             continue
         if "topology_template" not in text:
             continue  # type definitions or settings beside the templates
-        parsed = operations.parse(slug, text, sidecar_text, libraries)
         try:
-            routing.route(None, parsed, None, text, libraries)
+            _backend, parsed = operations.parse_and_route(
+                None, slug, text, sidecar_text, None, libraries
+            )
         except CatalogueError as error:
+            parsed = operations.parse(slug, text, sidecar_text, libraries)
             parsed.errors.append(Problem(error.message, source="sidecar"))
         if parsed.errors:
             failed += 1

@@ -8,10 +8,8 @@ workers reload, and raises CatalogueError with a message for the admin when it c
 import io
 import logging
 import re
-from pathlib import Path
 
 from flask import current_app
-from flask_babel import force_locale
 from flask_babel import gettext as _
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
@@ -19,8 +17,10 @@ from ruamel.yaml.error import YAMLError
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 from sqlalchemy import func, select
 
+from app.backends import registry
 from app.catalogue import routing
 from app.catalogue.errors import CatalogueError
+from app.catalogue.judging import parse, parse_and_route
 from app.catalogue.libraries import library_set
 from app.catalogue.loader import bump_version, catalogue
 from app.catalogue.models import CatalogueTemplate, TemplateRevision
@@ -28,30 +28,12 @@ from app.clock import utcnow
 from app.errors import NotFound
 from app.extensions import db
 from app.locks import lock_rows
-from app.tosca.parsed import Limits, ParsedTemplate, TemplateError, parse_template
+from app.tosca.parsed import Limits, ParsedTemplate, TemplateError
 from app.tosca.typelibs import LibrarySet
 from app.tosca.wording import N_, english, said
 
 log = logging.getLogger(__name__)
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,99}$")
-
-
-def parse(
-    slug: str, tosca_text: str, sidecar_text: str = "", libraries: LibrarySet | None = None
-) -> ParsedTemplate:
-    """Parse and validate a template with the configured limits and the type libraries."""
-    config = current_app.config
-    icons_dir = Path(config["CATALOGUE_DIR"]) / "icons"
-    # Stored in English whoever saves it: each admin reads the judgments in their own language.
-    with force_locale("en"):
-        return parse_template(
-            slug,
-            tosca_text,
-            sidecar_text or None,
-            libraries=library_set() if libraries is None else libraries,
-            limits=Limits.from_config(config),
-            icons={path.name for path in icons_dir.glob("*.svg")},
-        )
 
 
 def check_slug(slug: str) -> str:
@@ -106,13 +88,13 @@ def save_revision(
     if template is None and not create:
         raise NotFound(_("There is no template called “%(slug)s”.", slug=slug))
     libraries = library_set()
-    parsed = parse(slug, tosca_text, sidecar_text, libraries)
     latest = latest_revision(template) if template is not None else None
-    backend = routing.route(
+    backend, parsed = parse_and_route(
         template,
-        parsed,
-        routing.said_backend(latest.parsed if latest else None),
+        slug,
         tosca_text,
+        sidecar_text,
+        routing.said_backend(latest.parsed if latest else None),
         libraries,
     )
     if template is None:
@@ -298,8 +280,8 @@ def set_backend(slug: str, backend: str | None, author: str) -> CatalogueTemplat
     """Route the template to ``backend`` (None: the site's default) from now on.
 
     Raises CatalogueError (on the field ``backend``) when the name is unknown, or the backend
-    that would serve the template cannot deploy its latest or its published revision; nothing
-    is changed then.
+    that would serve the template cannot deploy its latest or its published revision (its
+    node types, or what it would refuse in the published one); nothing is changed then.
     """
     template = get_template(slug)
     if backend is not None:
@@ -312,11 +294,39 @@ def set_backend(slug: str, backend: str | None, author: str) -> CatalogueTemplat
         problem = routing.refusal(serving, revision.tosca_text, libraries, pinned)
         if problem:
             raise CatalogueError(problem, field="backend")
+    if routing.judge_for(backend) != routing.judge_for(template.backend):
+        _judge_again(template, revisions, backend, libraries)
     template.backend = backend
     template.updated_at, template.updated_by = utcnow(), author
     _commit()
     log.info("%s routed %s to %s", author, slug, backend or "the default backend")
     return template
+
+
+def _judge_again(template, revisions, backend: str | None, libraries: LibrarySet) -> None:
+    """Store the template's ``revisions`` as ``backend`` judges them. Raises CatalogueError,
+    changing nothing, when that backend would refuse the published one, which people launch."""
+    judged = [
+        (
+            revision,
+            parse(template.slug, revision.tosca_text, revision.sidecar_text, libraries, backend),
+        )
+        for revision in {r.id: r for r in revisions if r is not None}.values()
+    ]
+    for revision, parsed in judged:
+        if parsed.errors and revision.id == template.published_revision_id:
+            raise CatalogueError(
+                _(
+                    "%(backend)s would refuse the published revision %(number)d: %(problem)s",
+                    backend=registry.label(backend or current_app.config["DEFAULT_BACKEND"]),
+                    number=revision.number,
+                    problem=parsed.errors[0].shown,
+                ),
+                field="backend",
+            )
+    for revision, parsed in judged:
+        revision.parsed, revision.valid = parsed.to_json(), not parsed.errors
+        revision.validated_at = utcnow()
 
 
 def _pinned(revision: TemplateRevision) -> str | None:
@@ -344,7 +354,13 @@ def revalidate_all(author: str) -> list[tuple[str, int, bool, bool]]:
             if r is not None
         }
         for revision in revisions.values():
-            parsed = parse(template.slug, revision.tosca_text, revision.sidecar_text, libraries)
+            parsed = parse(
+                template.slug,
+                revision.tosca_text,
+                revision.sidecar_text,
+                libraries,
+                template.backend,
+            )
             changes.append((template.slug, revision.number, revision.valid, not parsed.errors))
             revision.parsed, revision.valid = parsed.to_json(), not parsed.errors
             revision.validated_at = utcnow()

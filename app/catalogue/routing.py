@@ -25,6 +25,7 @@ from ruamel.yaml.error import YAMLError
 from app.backends import registry
 from app.catalogue.errors import CatalogueError
 from app.errors import ConfigurationError
+from app.tosca.judge import Judge
 from app.tosca.type_imports import resolve_imports
 from app.tosca.typelibs import LibrarySet
 from app.tosca.yamlsafe import Limits, TemplateError
@@ -37,6 +38,13 @@ def serving_backend(template) -> str:
     """The name of the backend that deploys ``template`` (a ``CatalogueTemplate`` or a
     catalogue ``Entry``): its own choice, else the site's ``DEFAULT_BACKEND``."""
     return getattr(template, "backend", None) or current_app.config["DEFAULT_BACKEND"]
+
+
+def judge_for(backend: str | None) -> Judge:
+    """How templates are judged for ``backend`` (None: the site's default): in its own words,
+    and strictly for one that refuses a template on any of tosca-parser's findings."""
+    words = registry.words(backend or current_app.config["DEFAULT_BACKEND"])
+    return Judge(named=words.named or Judge.named, refuses_findings=words.refuses_findings)
 
 
 def check_default_backend(config) -> None:

@@ -26,6 +26,12 @@ class DeploymentError(PortalError):
 class LaunchError(DeploymentError):
     """Nothing was launched; the caller shows the message beside the user's filled-in form."""
 
+    @classmethod
+    def of(cls, error: BackendError, message: str) -> LaunchError:
+        """The error for a create the backend answered with ``error``: ``LaunchRefused`` when
+        it refused what was asked, else a failure on its side."""
+        return LaunchRefused(message) if isinstance(error, Refused) else cls(message)
+
 
 class TooManyLaunches(LaunchError):
     """The user launched too often in the last minute; nothing was launched."""
@@ -37,6 +43,14 @@ class LaunchConflict(LaunchError):
     """The orchestrator answered a create with 409: it created nothing, and says why."""
 
     status_code = 409
+
+
+class LaunchRefused(LaunchError):
+    """The backend refused the create and made nothing: its reason is about what was asked
+    (the template, its values, who asks), for the person to fix, so it is answered as their
+    request's failure (422), never as the portal's (5xx) in logs, metrics and monitoring."""
+
+    status_code = 422
 
 
 def explain_create_conflict(error: Busy) -> str:

@@ -66,13 +66,7 @@ def check_pending(user: User, entry: Entry, clear: dict) -> None:
     for earlier in pending:
         if earlier.parameters == clear:
             raise LaunchPending(
-                _(
-                    "Your earlier launch \u201c%(name)s\u201d with the same settings is still "
-                    "being confirmed with the orchestrator; launching again could create it "
-                    "twice. Follow it in My deployments; it is settled within a few minutes.",
-                    name=earlier.name,
-                ),
-                earlier.id,
+                str(entry.backend_words.pending_launch) % {"name": earlier.name}, earlier.id
             )
 
 

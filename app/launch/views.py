@@ -204,12 +204,7 @@ def _launched_message(deployment) -> str:
         )
     if deployment.uuid:
         return _("%(name)s is being launched. Its status is shown below.", name=deployment.name)
-    return _(
-        "The orchestrator did not confirm the launch of %(name)s in time. It may have started "
-        "anyway: the portal is checking and will not submit it twice, so there is no need to "
-        "launch again.",
-        name=deployment.name,
-    )
+    return str(deployment.backend_words.unconfirmed_launch) % {"name": deployment.name}
 
 
 @bp.route("/catalogue/<slug>/summary", methods=["POST"])

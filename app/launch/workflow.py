@@ -303,7 +303,7 @@ def _submit(
     except BackendError as error:
         message = explain(error, NOTHING_LAUNCHED)
         _not_launched(deployment, message)
-        raise LaunchError(message) from error
+        raise LaunchError.of(error, message) from error
     deployment.uuid = state.backend_id
     tracking.apply_state(deployment, state, source="launch")
     _remember(user, remembered_entry, remembered)

@@ -2,8 +2,9 @@
 
 These find what the orchestrator would certainly refuse, without any type definitions: a file
 that is not a TOSCA template, a node without a type, a ``get_input`` of an input the template
-does not define, a function naming a node template that does not exist. Everything found by
-type-level validation is a warning instead (see ``tosca``).
+does not define, a function or a requirement naming a node template that does not exist. What
+else type-level validation finds is a warning, unless the backend runs the same type check
+itself (see ``tosca``).
 """
 
 from __future__ import annotations
@@ -111,6 +112,38 @@ def structural_problems(tpl: dict, lines: dict[tuple, int]) -> list[Problem]:
         # there that the orchestrator ignores.
         if call.path[1] not in ("policies", "groups"):
             problems.extend(_call_problems(call, inputs, names))
+    problems.extend(_requirement_problems(nodes, names, lines))
+    return problems
+
+
+def _requirement_problems(nodes: dict, names: set, lines: dict[tuple, int]) -> list[Problem]:
+    """A requirement whose target names no node template of the template: every backend looks
+    the name up among the node templates and refuses the template, or deploys the node without
+    what it requires. A dotted name is a node type, which TOSCA allows as a target."""
+    problems = []
+    for name, node in nodes.items():
+        requirements = node.get("requirements") if isinstance(node, dict) else None
+        for position, item in enumerate(requirements if isinstance(requirements, list) else []):
+            if not isinstance(item, dict) or len(item) != 1:
+                continue
+            ((requirement, assignment),) = item.items()
+            target = assignment.get("node") if isinstance(assignment, dict) else assignment
+            if not isinstance(target, str) or target in names or "." in target:
+                continue
+            path = ("topology_template", "node_templates", name, "requirements", position)
+            problems.append(
+                Problem.of(
+                    N_(
+                        'Node template "%(name)s" requires %(requirement)s: "%(target)s", a '
+                        "node template the template does not define (it defines %(nodes)s)."
+                    ),
+                    lines.get((*path, requirement)) or lines.get(path),
+                    name=name,
+                    requirement=requirement,
+                    target=target,
+                    nodes=", ".join(map(str, nodes)),
+                )
+            )
     return problems
 
 

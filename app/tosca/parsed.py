@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from app.tosca import leniency
-from app.tosca.constraints import ConstraintError
-from app.tosca.inputs import WidgetError, field_for
+from app.tosca.input_checks import build_fields, check_presets
+from app.tosca.judge import FIRST, Judge
 from app.tosca.metadata import DEFAULT_TAB, SINGLE_TAB, read_metadata
 from app.tosca.one_line import control_character_problems
 from app.tosca.tosca import validate_template
@@ -67,6 +67,9 @@ class InputSpec:
     pattern_message: str | None = None
     generate: bool = False
     hidden: bool = False
+    # A default of the right type that breaks the input's own constraints, as the template
+    # wrote it: the form offers none instead, and says why (``required`` is then true).
+    refused_default: Any = None
 
 
 @dataclass
@@ -220,80 +223,6 @@ def _read_outputs(tpl: dict, lines: dict) -> list[OutputSpec]:
     ]
 
 
-def _build_fields(result: ParsedTemplate) -> dict:
-    """Check each input can get a field; record errors and unsupported types."""
-    fields = {}
-    for spec in result.inputs:
-        try:
-            input_field = field_for(spec)
-        except (ConstraintError, WidgetError) as error:
-            result.errors.append(
-                Problem.of(
-                    N_('Input "%(name)s": %(error)s'), spec.line, name=spec.name, error=str(error)
-                )
-            )
-            continue
-        spec.kind = input_field.kind
-        if input_field.unsupported_reason:
-            result.unsupported.append(f"{spec.name}: {input_field.unsupported_reason}")
-        if spec.has_default:
-            _value, messages = input_field.check(spec.default)
-            if messages:
-                result.errors.append(
-                    Problem.of(
-                        N_('Input "%(name)s": its default %(default)s is not valid: %(errors)s'),
-                        spec.line,
-                        name=spec.name,
-                        default=repr(spec.default),
-                        errors=" ".join(messages),
-                    )
-                )
-        for choice in spec.choices or []:
-            _value, messages = input_field.check(choice)
-            if messages:
-                result.errors.append(
-                    Problem.of(
-                        N_('Input "%(name)s": choice %(choice)s is not valid: %(errors)s'),
-                        None,
-                        "sidecar",
-                        name=spec.name,
-                        choice=repr(choice),
-                        errors=" ".join(messages),
-                    )
-                )
-        if spec.hidden and not spec.has_default and spec.required:
-            result.errors.append(
-                Problem.of(
-                    N_('Input "%(name)s" is hidden but required and has no default.'),
-                    None,
-                    "sidecar",
-                    name=spec.name,
-                )
-            )
-        fields[spec.name] = input_field
-    return fields
-
-
-def _check_presets(result: ParsedTemplate, fields: dict) -> None:
-    for preset in result.presets:
-        for name, value in preset["values"].items():
-            if name not in fields:
-                continue
-            _value, messages = fields[name].check(value)
-            if messages:
-                result.errors.append(
-                    Problem.of(
-                        N_('Preset "%(preset)s" sets %(name)s to %(value)s: %(errors)s'),
-                        None,
-                        "sidecar",
-                        preset=preset["name"],
-                        name=name,
-                        value=repr(value),
-                        errors=" ".join(messages),
-                    )
-                )
-
-
 def _layout(tabs: list[dict], inputs: list[InputSpec]) -> list[dict]:
     shown = [spec.name for spec in inputs if not spec.hidden]
     if not tabs:
@@ -335,12 +264,14 @@ def parse_template(
     types_dir: str | Path | None = None,
     limits: Limits | None = None,
     icons: Collection[str] | None = None,
+    judge: Judge = FIRST,
 ) -> ParsedTemplate:
     """Parse and validate one template revision and its sidecar.
 
     Never raises for a bad template or sidecar: the result's ``errors`` hold what is wrong.
     Types are checked against ``libraries``, or else the shipped copies in ``types_dir``.
-    ``icons`` names the files in ``icons/`` (``None`` skips that check). Raises
+    ``icons`` names the files in ``icons/`` (``None`` skips that check); ``judge`` is the
+    backend the template runs on (``judge.Judge``). Raises
     ``typelibs.LibraryError`` only when ``types_dir`` itself is unusable.
     """
     limits = limits or Limits()
@@ -381,11 +312,11 @@ def parse_template(
             setattr(output, key, value)
     result.tabs = _layout(meta.tabs, result.inputs)
 
-    fields = _build_fields(result)
-    _check_presets(result, fields)
+    fields = build_fields(result)
+    check_presets(result, fields)
 
     validation = validate_template(
-        tpl, lines, libraries=libraries, pinned=meta.types_version, text=text
+        tpl, lines, libraries=libraries, pinned=meta.types_version, text=text, judge=judge
     )
     result.types_version = validation.version
     result.libraries, result.unresolved_imports = validation.libraries, validation.unresolved

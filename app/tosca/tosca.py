@@ -1,12 +1,15 @@
 """Validating TOSCA templates: the portal's own checks, then tosca-parser against type libraries.
 
-The orchestrator is the authority on what deploys, so only ``checks`` (what it would certainly
-refuse) and problems the portal itself meets (unreadable files, forms it can't build) are
-errors. tosca-parser runs against the local copies the type libraries hold (``typelibs``,
-``type_imports``); what it finds is a warning with its line, named after its row of
-``leniency.LENIENCIES`` when it is a known leniency. A template whose imports no library holds
-is still publishable, with a warning that its types were not checked; an import that is no
-absolute URL is an error, since the orchestrator fetches each import itself. Each import is
+The backend a template runs on is the authority on what deploys; it is handed in as a
+``judge.Judge``, whose words every sentence about it uses. Only ``checks`` (what any backend
+would certainly refuse) and problems the portal itself meets (unreadable files, forms it can't
+build) are errors. tosca-parser runs against the local copies the type libraries hold
+(``typelibs``, ``type_imports``); what it finds is a warning with its line, named after its row
+of ``leniency.LENIENCIES`` when it is a known leniency, unless the backend runs tosca-parser
+itself and refuses on any finding (the Infrastructure Manager): then it is an error in that
+backend's words. A template whose imports no library holds is still publishable, with a
+warning that its types were not checked; an import that is no absolute URL is an error, since
+the backend fetches each import itself. Each import is
 checked against the library registered for the URL it names, never another holding files of
 the same names; when every import is held for the ref it names, a type none of them defines
 is an error (``undefined_types``).
@@ -27,10 +30,12 @@ from dataclasses import dataclass, field
 from app.tosca import leniency
 from app.tosca import undefined_types as undefined
 from app.tosca.checks import structural_problems
+from app.tosca.judge import FIRST, Judge
 from app.tosca.type_imports import (
     ImportGraph,
     not_url_problems,
     resolve_imports,
+    stand_in_problems,
     unresolved_problems,
     unused_pin,
 )
@@ -88,6 +93,12 @@ def _quiet_toscaparser() -> None:
         for name in ("tosca", "toscaparser"):
             logging.getLogger(name).setLevel(logging.CRITICAL + 1)
         _QUIET.set()
+
+
+_CRASHED = N_(
+    "tosca-parser failed on %(construct)s (%(crash)s); %(backend)s decides whether it "
+    "deploys. The rest of the template was checked without it."
+)
 
 
 @dataclass
@@ -166,7 +177,9 @@ def _locate_crash(tpl: dict, documents: dict, lines: dict) -> tuple[dict, int | 
     return said(N_("the template")), None, {}
 
 
-def _findings(tpl: dict, graph: ImportGraph, lines: dict, text: str | None) -> list[Problem]:
+def _findings(
+    tpl: dict, graph: ImportGraph, lines: dict, text: str | None, judge: Judge
+) -> list[Problem]:
     """tosca-parser's findings as warnings (named when a leniency explains them)."""
     run = _run_toscaparser(tpl, graph.documents)
     found = []
@@ -174,13 +187,11 @@ def _findings(tpl: dict, graph: ImportGraph, lines: dict, text: str | None) -> l
         construct, line, reduced = _locate_crash(tpl, graph.documents, lines)
         found.append(
             Problem.of(
-                N_(
-                    "tosca-parser failed on %(construct)s (%(crash)s); the orchestrator decides "
-                    "whether it deploys. The rest of the template was checked without it."
-                ),
+                _CRASHED,
                 line,
                 construct=construct,
                 crash=str(run.crash),
+                backend=judge.name(),
             )
         )
         run = _run_toscaparser(reduced, graph.documents) if reduced else _Run([])
@@ -206,13 +217,15 @@ def validate_template(
     libraries: LibrarySet,
     pinned: str | None = None,
     text: str | None = None,
+    judge: Judge = FIRST,
 ) -> Validation:
     """Validate a loaded template; never touches the network and never raises for a template.
 
     ``lines`` comes from ``yamlsafe.load_yaml_lines``; ``text`` helps find lines for messages
     that quote values. ``pinned`` (the sidecar's ``types_version``) names the library to prefer
     among those answering for an import's URL; it never replaces the library registered for
-    the very URL an import names, since that URL is what the orchestrator fetches.
+    the very URL an import names, since that URL is what the backend fetches. ``judge`` is the
+    backend the template runs on: its words, and whether tosca-parser's findings are fatal.
     """
     result = Validation(errors=structural_problems(tpl, lines))
     ready, lenient = leniency.prepare(tpl, lines)
@@ -231,17 +244,61 @@ def validate_template(
     graph = resolve_imports(ready, lines, libraries, prefer)
     result.libraries = graph.libraries
     result.warnings.extend(graph.problems)
-    result.errors.extend(not_url_problems(graph))
+    result.errors.extend(not_url_problems(graph, judge))
     result.unresolved = [f"{item.url or item.name}" for item in graph.not_urls + graph.unresolved]
     result.unresolved += graph.nested_unresolved
     result.warnings.extend(unresolved_problems(graph))
+    result.warnings.extend(stand_in_problems(graph, judge))
     if prefer is not None and graph.resolved and prefer.name not in graph.libraries:
-        result.warnings.append(unused_pin(prefer, graph))
+        result.warnings.append(unused_pin(prefer, graph, judge))
     if graph.unresolved or result.errors:
         return result  # type findings would only repeat that types are missing
-    findings = undefined.input_types(_findings(ready, graph, lines, text), ready, lines, graph)
+    findings = undefined.input_types(
+        _findings(ready, graph, lines, text, judge), ready, lines, graph
+    )
     findings = undefined.precise(findings, ready)
-    if not graph.nested_unresolved and not graph.stand_ins:
-        findings = undefined.as_errors(findings, result.errors, graph, libraries)
+    certain = not graph.nested_unresolved and not graph.stand_ins
+    if certain:
+        findings = undefined.as_errors(findings, result.errors, graph, libraries, judge)
+    if certain and judge.refuses_findings:
+        findings = _refused(findings, result, judge)
     result.warnings.extend(findings)
     return result
+
+
+# Leniencies of an input's default, which the value sent at launch replaces: the backend's
+# parser never reads them.
+_REPAIRED_BEFORE_SENDING = {"number-for-string", "integer-for-float"}
+
+
+def _refused(findings: list[Problem], result: Validation, judge: Judge) -> list[Problem]:
+    """For a backend that runs tosca-parser itself and refuses a template on any finding:
+    tosca-parser's ``findings``, and the leniencies that only hid constructs from it (a list
+    index, mapping constraints), become errors in that backend's words. Returns the findings
+    kept as warnings (none)."""
+    hidden = [
+        problem
+        for problem in result.warnings
+        if problem.code and problem.code not in _REPAIRED_BEFORE_SENDING
+    ]
+    for problem in [*hidden, *findings]:
+        if problem in hidden:
+            result.warnings.remove(problem)
+        result.errors.append(
+            Problem.of(judge.refuses_findings, problem.line, finding=_as_found(problem))
+        )
+    return []
+
+
+def _as_found(problem: Problem) -> str | dict:
+    """What tosca-parser found, without the words that say the orchestrator decides: a
+    leniency's own finding, or the parser's failure alone."""
+    if problem.code:
+        return problem.params.get("detail") or problem.said()
+    if problem.msgid == _CRASHED:
+        return said(
+            N_("tosca-parser failed on %(construct)s (%(crash)s)."),
+            construct=problem.params["construct"],
+            crash=problem.params["crash"],
+        )
+    return problem.said()

@@ -17,7 +17,16 @@ from urllib.parse import urlsplit
 import yaml
 
 from app.bounds import nesting_depth
-from app.tosca.typelibs import LibrarySet, Resolved, TypeLibrary, absolute, nested_imports
+from app.tosca.judge import FIRST, Judge
+from app.tosca.typelibs import (
+    LibrarySet,
+    Resolved,
+    TypeLibrary,
+    absolute,
+    compile_pattern,
+    equivalent,
+    nested_imports,
+)
 from app.tosca.wording import N_, said
 from app.tosca.yamlsafe import Limits, Problem, TemplateError
 
@@ -64,6 +73,11 @@ class ImportGraph:
     # Top-level imports a library answers for only through a ``{ref}`` pattern: it stands in
     # for a branch or commit whose own types may differ.
     stand_ins: list[str] = field(default_factory=list)
+    # Stand-ins for a version of a repository whose other versions libraries hold by name:
+    # the version the import names is held by none.
+    unheld_versions: list[str] = field(default_factory=list)
+    # The line of each of the template's own imports, by URL.
+    import_lines: dict[str, int | None] = field(default_factory=dict)
 
     def use(self, library: TypeLibrary) -> None:
         if library.name not in self.libraries:
@@ -161,12 +175,35 @@ def resolve_imports(
             graph.unresolved.append(item)
             continue
         graph.resolved.append(resolved)
+        graph.import_lines.setdefault(item.url, item.line)
         if resolved.library.specificity(item.url) < 2:
             graph.stand_ins.append(item.url)
+            if _versions_told_apart(resolved, libraries):
+                graph.unheld_versions.append(item.url)
         document = _merged(resolved, libraries, prefer, graph, set(), 0, budget)
         if document is not None:
             graph.documents[item.url] = document
     return graph
+
+
+def _versions_told_apart(resolved: Resolved, libraries: LibrarySet) -> bool:
+    """Whether some library answers for a named version (a literal ref) of the repository
+    whose ``{ref}`` pattern answered for ``resolved``: then the sites tell its versions
+    apart, and the one the import names is held by none. A library registered for any ref of
+    a repository (a site's own) stands for all of them."""
+    url = equivalent(resolved.url)
+    answering = [
+        compile_pattern(p)
+        for p in resolved.library.patterns
+        if "{ref}" in p and compile_pattern(p).fullmatch(url)
+    ]
+    return any(
+        regex.fullmatch(pattern.replace("{path}", resolved.path))
+        for library in libraries.libraries
+        for pattern in library.patterns
+        if "{ref}" not in pattern
+        for regex in answering
+    )
 
 
 def _merged(resolved, libraries, prefer, graph, seen: set, depth: int, budget: list):
@@ -210,19 +247,20 @@ def _merged(resolved, libraries, prefer, graph, seen: set, depth: int, budget: l
     return document
 
 
-def not_url_problems(graph: ImportGraph) -> list[Problem]:
-    """An error for each of the template's imports that is no http(s) URL: the orchestrator
-    fetches each import itself and refuses the template when it cannot."""
+def not_url_problems(graph: ImportGraph, judge: Judge = FIRST) -> list[Problem]:
+    """An error for each of the template's imports that is no http(s) URL: the backend
+    (``judge``) fetches each import itself and refuses the template when it cannot."""
     return [
         Problem.of(
             N_(
                 'Import "%(name)s" (%(url)s) is not an absolute URL such as https://…/'
-                "custom_types.yaml: the orchestrator fetches each import by its URL, so it would "
+                "custom_types.yaml: %(backend)s fetches each import by its URL, so it would "
                 "refuse the template. Give the whole URL of the file."
             ),
             item.line,
             name=item.name,
             url=item.url,
+            backend=judge.name(),
         )
         for item in graph.not_urls
     ]
@@ -256,16 +294,42 @@ def unresolved_problems(graph: ImportGraph) -> list[Problem]:
     return found
 
 
-def unused_pin(pinned: TypeLibrary, graph: ImportGraph) -> Problem:
+def stand_in_problems(graph: ImportGraph, judge: Judge = FIRST) -> list[Problem]:
+    """A warning for each of the template's imports whose version no library holds, while
+    others are held by name, naming the library that stood in for it: its types were checked
+    against that library's, which may differ from those the backend (``judge``) fetches."""
+    found = []
+    for resolved in graph.resolved:
+        if resolved.url not in graph.unheld_versions:
+            continue
+        found.append(
+            Problem.of(
+                N_(
+                    "Import %(url)s names a version that no type library holds: type library "
+                    '"%(library)s" stood in for it, so the types were checked against its files, '
+                    "which may differ from those %(backend)s fetches. An admin can register that "
+                    "version under Type libraries."
+                ),
+                graph.import_lines.get(resolved.url),
+                url=resolved.url,
+                library=resolved.library.name,
+                backend=judge.name(),
+            )
+        )
+    return found
+
+
+def unused_pin(pinned: TypeLibrary, graph: ImportGraph, judge: Judge = FIRST) -> Problem:
     """The warning for a sidecar's types_version that answers for none of the imports."""
     return Problem.of(
         N_(
             'types_version "%(pinned)s" answers for none of the template\'s imports, so it was '
-            "not used: the orchestrator fetches the URLs the imports name, and they were checked "
+            "not used: %(backend)s fetches the URLs the imports name, and they were checked "
             "against the libraries registered for them (%(libraries)s)."
         ),
         None,
         "sidecar",
         pinned=pinned.name,
         libraries=", ".join(graph.libraries),
+        backend=judge.name(),
     )

@@ -15,6 +15,7 @@ from __future__ import annotations
 import difflib
 import re
 
+from app.tosca.judge import FIRST, Judge
 from app.tosca.type_imports import SECTIONS, ImportGraph, parsed_file
 from app.tosca.typelibs import LibrarySet, Resolved, TypeLibrary, is_branch
 from app.tosca.wording import N_, said
@@ -109,14 +110,18 @@ def precise(findings: list[Problem], tpl: dict) -> list[Problem]:
 
 
 def as_errors(
-    findings: list[Problem], errors: list[Problem], graph: ImportGraph, libraries: LibrarySet
+    findings: list[Problem],
+    errors: list[Problem],
+    graph: ImportGraph,
+    libraries: LibrarySet,
+    judge: Judge = FIRST,
 ) -> list[Problem]:
     """Move undefined types from ``findings`` to ``errors``, in words that say why; return
     the rest.
 
     Called only when every import resolved to the library registered for the URL it names
-    (not one standing in for an unknown ref): then the orchestrator, fetching those URLs,
-    would refuse the template.
+    (not one standing in for an unknown ref): then the backend (``judge``), fetching those
+    URLs, would refuse the template.
     """
     kept = []
     for problem in findings:
@@ -124,23 +129,36 @@ def as_errors(
         if match is None or problem.code:
             kept.append(problem)
             continue
-        errors.append(_why(match.group(1), problem.line, graph, libraries))
+        errors.append(_why(match.group(1), problem.line, graph, libraries, judge))
     return kept
 
 
-def _why(name: str, line: int | None, graph: ImportGraph, libraries: LibrarySet) -> Problem:
+def _why(
+    name: str, line: int | None, graph: ImportGraph, libraries: LibrarySet, judge: Judge
+) -> Problem:
     imported = ", ".join(graph.libraries)
+    if not imported:
+        return Problem.of(
+            N_(
+                'Type "%(type)s" is no TOSCA normative type and the template imports no type '
+                "library that could define it, so %(backend)s would refuse it."
+            ),
+            line,
+            type=name,
+            backend=judge.name(),
+        )
     close = difflib.get_close_matches(name, sorted(_defined(graph)), n=1, cutoff=0.9)
     if close:
         return Problem.of(
             N_(
                 'Type "%(type)s" is defined in none of the type libraries this template imports '
-                "(%(libraries)s), so the orchestrator would refuse it; check its spelling: they "
+                "(%(libraries)s), so %(backend)s would refuse it; check its spelling: they "
                 'define "%(close)s".'
             ),
             line,
             type=name,
             libraries=imported,
+            backend=judge.name(),
             close=close[0],
         )
     elsewhere = [
@@ -152,13 +170,14 @@ def _why(name: str, line: int | None, graph: ImportGraph, libraries: LibrarySet)
         return Problem.of(
             N_(
                 'Type "%(type)s" is defined in none of the type libraries this template imports '
-                "(%(libraries)s), so the orchestrator, which fetches the URLs the imports name, "
+                "(%(libraries)s), so %(backend)s, which fetches the URLs the imports name, "
                 'would refuse it. Type library "%(other)s" defines it, but answers for other '
                 "URLs: import the URL of the files meant."
             ),
             line,
             type=name,
             libraries=imported,
+            backend=judge.name(),
             other=elsewhere[0],
         )
     for resolved in graph.resolved:
@@ -168,13 +187,14 @@ def _why(name: str, line: int | None, graph: ImportGraph, libraries: LibrarySet)
                 N_(
                     'Type "%(type)s" is defined in none of the type libraries this template '
                     'imports (%(libraries)s). Type library "%(library)s" is a copy of the branch '
-                    '"%(ref)s" (%(taken)s), older than the branch the orchestrator fetches: if '
-                    "the branch defines the type since, an admin registers a newer copy of it "
-                    "under Type libraries; otherwise the orchestrator refuses the template."
+                    '"%(ref)s" (%(taken)s), older than the branch %(backend)s fetches: if the '
+                    "branch defines the type since, an admin registers a newer copy of it under "
+                    "Type libraries; otherwise %(backend)s refuses the template."
                 ),
                 line,
                 type=name,
                 libraries=imported,
+                backend=judge.name(),
                 library=resolved.library.name,
                 ref=ref,
                 taken=resolved.library.version or said(N_("taken when it was registered")),
@@ -182,9 +202,10 @@ def _why(name: str, line: int | None, graph: ImportGraph, libraries: LibrarySet)
     return Problem.of(
         N_(
             'Type "%(type)s" is defined in none of the type libraries this template imports '
-            "(%(libraries)s), so the orchestrator would refuse it."
+            "(%(libraries)s), so %(backend)s would refuse it."
         ),
         line,
         type=name,
         libraries=imported,
+        backend=judge.name(),
     )

@@ -321,3 +321,30 @@ def test_validate_reports_a_sidecar_routing_a_file_where_it_cannot_run(app, fold
         result.output
     )
     assert "vm.yaml: valid" in result.output
+
+
+UNKNOWN_PROPERTY = (
+    Path(__file__).parent / "corpus" / "backend-judged" / "unknown_property.yaml"
+).read_text(encoding="utf-8")
+
+
+def test_routing_to_a_backend_that_refuses_the_published_revision_is_refused(app):
+    save(app, "typo", UNKNOWN_PROPERTY, "", create=True, publish=True)
+    with app.app_context(), pytest.raises(operations.CatalogueError) as refused:
+        operations.set_backend("typo", "im", "curator")
+    assert refused.value.field == "backend"
+    assert "Infrastructure Manager would refuse the published revision 1" in refused.value.message
+    assert 'unknown field "colour"' in refused.value.message
+    assert stored(app, "typo") == (None, 1)
+    with app.app_context():
+        assert operations.get_template("typo").published_revision.valid
+
+
+def test_routing_a_draft_to_another_backend_judges_it_as_that_backend_does(app):
+    save(app, "draft", UNKNOWN_PROPERTY, "", create=True)
+    with app.app_context():
+        operations.set_backend("draft", "im", "curator")
+        revision = operations.get_template("draft").revisions[0]
+        assert not revision.valid and "tosca-parser" in revision.parsed
+        operations.set_backend("draft", None, "curator")
+        assert operations.get_template("draft").revisions[0].valid

@@ -216,3 +216,25 @@ def test_a_missing_required_parameter_is_told_in_the_callers_language(parsed):
         assert required_message() == ["This field is required."]
         with force_locale("it"):
             assert required_message() == ["Questo campo è obbligatorio."]
+
+
+def test_an_input_whose_default_breaks_its_constraints_must_be_chosen_and_says_why(
+    form_app, parse_text, simple_template
+):
+    parsed = parse_text(simple_template.replace("default: 2 GB", "default: 32 GB"))
+    assert parsed.ok, parsed.errors
+    form_class = build_form_class(parsed)
+    data = form_data(form_class, {"num_cpus": 2, "ssh_public_key": ssh_key()})
+    with form_app.test_request_context(method="POST", data=data):
+        form = form_class()
+        field = form[field_name("mem_size")]
+        assert field.data in (None, "") and field.flags.required
+        assert "own default, 32 GB, is outside what it allows: choose a value" in (
+            field.description
+        )
+        assert not form.validate() and form.errors[field_name("mem_size")]
+    data = form_data(form_class, {"num_cpus": 2, "mem_size": "4 GB", "ssh_public_key": ssh_key()})
+    with form_app.test_request_context(method="POST", data=data):
+        form = form_class()
+        assert form.validate(), form.errors
+        assert form.to_parameters()["mem_size"] == "4 GB"

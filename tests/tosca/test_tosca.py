@@ -142,9 +142,23 @@ def test_bad_yaml_becomes_an_error_with_its_line_not_an_exception(parse_text):
     assert parsed.errors[0].line == 2 and "only plain YAML data" in parsed.errors[0].message
 
 
-def test_a_default_that_breaks_its_constraints_is_reported(parse_text, simple_template):
+def test_a_default_that_breaks_its_own_constraints_leaves_the_input_to_be_chosen(
+    parse_text, simple_template
+):
     parsed = parse_text(simple_template.replace("default: 1\n", "default: 3\n", 1))
-    assert parsed.errors[0].message.startswith('Input "num_cpus": its default 3 is not valid')
+    assert parsed.errors == []
+    (warning,) = parsed.warnings
+    assert warning.message.startswith('Input "num_cpus": its default 3 breaks its own constraints')
+    assert "Must be one of: 1, 2, 4." in warning.message and warning.line == 14
+    spec = parsed.input("num_cpus")
+    assert (spec.has_default, spec.default, spec.required) == (False, None, True)
+    assert spec.refused_default == 3
+    assert ParsedTemplate.from_json(parsed.to_json()).input("num_cpus").refused_default == 3
+
+
+def test_a_default_of_the_wrong_type_is_still_an_error(parse_text, simple_template):
+    parsed = parse_text(simple_template.replace("default: 1\n", "default: many\n", 1))
+    assert parsed.errors[0].message.startswith("Input \"num_cpus\": its default 'many' is not")
     assert parsed.errors[0].line == 14
 
 
@@ -257,3 +271,24 @@ def test_a_definitions_version_given_as_a_number_is_refused_naming_it(
     assert problem.message.startswith(
         f"tosca_definitions_version {version} is not a TOSCA Simple Profile version"
     )
+
+
+@pytest.mark.parametrize(
+    "requirement", ["- host: simple_nod", "- host:\n            node: simple_nod"]
+)
+def test_a_requirement_naming_a_node_the_template_does_not_define_is_an_error_on_its_line(
+    parse_text, simple_template, requirement
+):
+    text = simple_template.replace(
+        "  outputs:\n",
+        "    app:\n      type: tosca.nodes.SoftwareComponent\n      requirements:\n"
+        f"        {requirement}\n\n  outputs:\n",
+    )
+    (problem,) = parse_text(text).errors
+    assert 'requires host: "simple_nod", a node template the template does not define' in (
+        problem.message
+    )
+    assert problem.line == next(
+        n for n, line in enumerate(text.splitlines(), 1) if "- host" in line
+    )
+    assert parse_text(text.replace("simple_nod\n", "simple_node\n")).errors == []

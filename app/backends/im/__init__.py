@@ -9,7 +9,7 @@ IM is GPL-3.0: the portal talks to it over HTTP only and never imports it.
 
 from flask_babel import lazy_gettext as _l
 
-from app.backends.base import Words
+from app.backends.base import N_, Words
 
 __all__ = ["WORDS", "im_backend", "make_backend", "template_problem"]
 
@@ -26,6 +26,22 @@ WORDS = Words(
         "portal is set up for."
     ),
     placement=_l("The id of the site's cloud line in IM_CLOUDS, such as recas."),
+    unconfirmed_launch=_l(
+        "The Infrastructure Manager did not confirm the launch of %(name)s in time. It may have "
+        "started anyway: the portal is checking and will not submit it twice, so there is no "
+        "need to launch again."
+    ),
+    pending_launch=_l(
+        "Your earlier launch \u201c%(name)s\u201d with the same settings is still being "
+        "confirmed with the Infrastructure Manager; launching again could create it twice. "
+        "Follow it in My deployments; it is settled within a few minutes."
+    ),
+    named=N_("the Infrastructure Manager"),
+    # IM reads every template with tosca-parser and refuses it on any finding.
+    refuses_findings=N_(
+        "%(finding)s The Infrastructure Manager runs this same check (tosca-parser) on the "
+        "template and refuses it on this finding, so it cannot be launched there."
+    ),
 )
 
 

@@ -8,7 +8,7 @@ stand-in for the real service, for the tests and the demo mode, lives apart in `
 
 from flask_babel import lazy_gettext as _l
 
-from app.backends.base import Words
+from app.backends.base import N_, Words
 
 WORDS = Words(
     label=_l("PaaS Orchestrator"),
@@ -24,6 +24,17 @@ WORDS = Words(
     placement=_l(
         "The SLA id the orchestrator's placement policy names for the site, such as sla-recas-bari."
     ),
+    unconfirmed_launch=_l(
+        "The orchestrator did not confirm the launch of %(name)s in time. It may have started "
+        "anyway: the portal is checking and will not submit it twice, so there is no need to "
+        "launch again."
+    ),
+    pending_launch=_l(
+        "Your earlier launch \u201c%(name)s\u201d with the same settings is still being "
+        "confirmed with the orchestrator; launching again could create it twice. Follow it in "
+        "My deployments; it is settled within a few minutes."
+    ),
+    named=N_("the orchestrator"),
 )
 
 

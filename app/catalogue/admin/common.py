@@ -102,7 +102,10 @@ def parsed_of(revision: TemplateRevision) -> ParsedTemplate:
     try:
         return ParsedTemplate.from_json(revision.parsed)
     except ValueError:
-        return operations.parse(revision.template.slug, revision.tosca_text, revision.sidecar_text)
+        template = revision.template
+        return operations.parse(
+            template.slug, revision.tosca_text, revision.sidecar_text, backend=template.backend
+        )
 
 
 def problems_view(revision: TemplateRevision) -> ProblemsView:

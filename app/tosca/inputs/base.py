@@ -189,6 +189,23 @@ class InputField:
         example goes into the help instead (unless the help already gives it).
         """
         hints, text = self.render_kw(), str(self.help)
+        if self.spec.refused_default is not None:
+            # Kept lazy, as below.
+            default = self._shown(self.spec.refused_default)
+            text = (
+                _(
+                    "%(help)s The template's own default, %(default)s, is outside what it "
+                    "allows: choose a value.",
+                    help=text,
+                    default=default,
+                )
+                if text
+                else _(
+                    "The template's own default, %(default)s, is outside what it allows: "
+                    "choose a value.",
+                    default=default,
+                )
+            )
         if self.required and hints.get("placeholder"):
             example = str(hints.pop("placeholder"))
             if example not in text:
@@ -199,6 +216,12 @@ class InputField:
                     else _("For example: %(example)s", example=example)
                 )
         return text, hints
+
+    def _shown(self, value: Any) -> str:
+        """``value`` as the form would show it (as written when it can't be read)."""
+        with contextlib.suppress(TypeError, ValueError):
+            return str(self.to_form(self.coerce(value)))
+        return str(value)
 
     def make_field(self):
         """The unbound WTForms field for this input."""
