@@ -93,6 +93,13 @@ def capabilities(name: str):
     return _package(name).capabilities()
 
 
+def placement_problem(name: str, placement: str) -> str | None:
+    """Why backend ``name`` could never deploy at ``placement`` as the portal is set up (a
+    sentence for operators); None when it could, or when the backend cannot tell."""
+    checker = getattr(_package(name), "placement_problem", None) if known(name) else None
+    return checker(placement) if checker is not None else None
+
+
 def free_capacity(name: str, placement: str, url: str | None = None) -> dict:
     """What backend ``name`` says the site at ``placement`` has left under its quotas:
     ``{"cores", "memory_gib", "disk_gib", "instances", "gpus"}``, None where it does not

@@ -7,11 +7,12 @@ IM's words (its states, its contextualisation log, its auth lines) stay inside t
 IM is GPL-3.0: the portal talks to it over HTTP only and never imports it.
 """
 
+from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from app.backends.base import Words
 
-__all__ = ["WORDS", "im_backend", "make_backend", "template_problem"]
+__all__ = ["WORDS", "im_backend", "make_backend", "placement_problem", "template_problem"]
 
 # Its words are known without loading the rest of the package (a page naming it loads no client).
 WORDS = Words(
@@ -53,6 +54,27 @@ def make_backend(caller, token_provider, timeout=None):
     if caller is not None and oidc.find_provider(caller.provider) is not None:
         return im_backend(access_token=token_provider())
     return im_backend()
+
+
+def placement_problem(placement: str) -> str | None:
+    """Why IM could never deploy at cloud ``placement``: no line of IM_CLOUDS has that id (IM
+    would hold such a launch pending for ever). None when one has, or while IM_CLOUDS names
+    no cloud at all (a site may be recorded before IM is set up)."""
+    from flask import current_app
+
+    from app.backends.im.backend import cloud_lines
+    from app.backends.im.client import cloud_id_of
+
+    clouds = [cloud_id_of(line) for line in cloud_lines(current_app.config.get("IM_CLOUDS"))]
+    clouds = [cloud for cloud in clouds if cloud]
+    if not clouds or placement in clouds:
+        return None
+    return _(
+        "IM_CLOUDS sets up no cloud with the id “%(placement)s”, so the Infrastructure Manager "
+        "could never deploy there. Give the id of one of its cloud lines: %(clouds)s.",
+        placement=placement,
+        clouds=", ".join(clouds),
+    )
 
 
 def free_capacity(placement: str, url: str | None = None) -> dict:
