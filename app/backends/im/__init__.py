@@ -77,6 +77,13 @@ def placement_problem(placement: str) -> str | None:
     )
 
 
+def configured() -> bool:
+    """Whether this portal is set up to deploy through IM (IM_URL is set)."""
+    from flask import current_app
+
+    return bool(current_app.config.get("IM_URL"))
+
+
 def free_capacity(placement: str, url: str | None = None) -> dict:
     """What cloud line ``placement`` has left under its quotas (see ``capacity``)."""
     from app.backends.im.capacity import free_capacity as read
