@@ -1,5 +1,6 @@
 """The Infrastructure Manager (IM 2.0) as a backend: its REST client (``client``), its states
-(``states``), why its infrastructures failed (``reasons``), the template it is sent
+(``states``), why its infrastructures failed (``reasons``) and its refusals (``answers``)
+in sentences for people, the template it is sent
 (``template``), deletes one at a time (``deletes``), which templates it can take
 (``compatibility``) and the backend itself (``backend``).
 
