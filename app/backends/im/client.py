@@ -174,6 +174,11 @@ class ImClient:
         clone._header, clone._secrets = self._header, self._secrets
         return clone
 
+    def cloud_ids(self) -> list[str]:
+        """The ids of the cloud lines this client sends, in order."""
+        lines = self._header.split(LINE_SEPARATOR)[1:]
+        return [cloud for cloud in (cloud_id_of(line) for line in lines) if cloud]
+
     def for_cloud(self, cloud_id: str) -> ImClient:
         """The same client sending IM only the cloud line whose ``id`` is ``cloud_id`` (with
         the InfrastructureManager line): IM then deploys there. Raises ValueError when no
