@@ -1,8 +1,8 @@
 """The Infrastructure Manager (IM 2.0) as a backend: its REST client (``client``), its states
-(``states``), why its infrastructures failed (``reasons``) and its refusals (``answers``)
-in sentences for people, the template it is sent
-(``template``), deletes one at a time (``deletes``), which templates it can take
-(``compatibility``) and the backend itself (``backend``).
+(``states``), why its infrastructures failed (``reasons``) and its refusals (``answers``) in
+sentences for people, the template it is sent (``template``), deletes one at a time
+(``deletes``), which templates it can take (``compatibility``) and the backend itself
+(``backend``).
 
 IM's words (its states, its contextualisation log, its auth lines) stay inside this package.
 IM is GPL-3.0: the portal talks to it over HTTP only and never imports it.
