@@ -43,6 +43,7 @@ def _init_extensions(app: Flask) -> None:
     # Features start from the bottom floor up: a feature may fill a slot a lower one offers
     # (the quotas' usage panel on My deployments, the launch's cost box on the admin preview).
     from app.auth import init_auth
+    from app.backends.registry import demo_notice
     from app.capacity import init_capacity
     from app.catalogue import init_catalogue
     from app.errors import register_error_handlers
@@ -76,6 +77,8 @@ def _init_extensions(app: Flask) -> None:
     init_capacity(app)
     init_waiting(app)
     init_templating(app)
+    # Every page warns while a demo backend is in use, where the page concerns it.
+    app.add_template_global(demo_notice)
     register_error_handlers(app)
 
 

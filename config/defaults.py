@@ -199,8 +199,9 @@ DEFAULT_BACKEND = "paas"
 # --- Orchestrator -------------------------------------------------------------------------------
 
 # Base URL of the INDIGO PaaS Orchestrator. "demo" uses the built-in emulator, for trying the
-# portal without one: nothing real is deployed, and every page says so. Empty: none configured;
-# the portal then refuses to start, except in DEVELOPMENT mode where it uses the demo.
+# portal without one: it deploys nothing real, and the pages say so (not those of templates and
+# deployments on the Infrastructure Manager, which is real). Empty: none configured; the portal
+# then refuses to start, except in DEVELOPMENT mode where it uses the demo.
 ORCHESTRATOR_URL = ""
 
 # Seconds to wait for the orchestrator to connect and answer: a (connect, read) pair or one

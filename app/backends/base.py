@@ -225,6 +225,8 @@ class BackendError(Exception):
     default_message = _l("The deployment service answered with an error.")
     # The backend that raised it, where the caller knows (``app.backends.registry`` names).
     service: str | None = None
+    # The backend's own words where ``message`` says them for people instead: for admins.
+    detail: str | None = None
 
     def __init__(self, message: str | None = None, *, status_code: int | None = None):
         self.message = message or str(self.default_message)

@@ -93,6 +93,55 @@ def capabilities(name: str):
     return _package(name).capabilities()
 
 
+def configured(name: str) -> bool:
+    """Whether the portal is set up to deploy through backend ``name``."""
+    if not known(name):
+        return False
+    ask = getattr(_package(name), "configured", None)
+    return ask() if ask is not None else True
+
+
+def deploys_for_real(name: str) -> bool:
+    """False for a backend that stands in for a real one and makes nothing (a demo)."""
+    if not known(name):
+        return True
+    ask = getattr(_package(name), "deploys_for_real", None)
+    return ask() if ask is not None else True
+
+
+def demo_notice(page_backend: str | None = None) -> str | None:
+    """The warning a page shows while a demo backend is in use, or None: on a page about one
+    template or deployment (``page_backend``, the backend that serves it), only when that
+    backend is a demo; on other pages, when any configured backend is, saying which one does
+    deploy for real when another does."""
+    from flask_babel import gettext as _
+
+    if page_backend is not None:
+        if deploys_for_real(page_backend):
+            return None
+        return _("Demo orchestrator: nothing real is deployed")
+    used = [name for name in NAMES if configured(name)]
+    demos = [name for name in used if not deploys_for_real(name)]
+    if not demos:
+        return None
+    real = [name for name in used if name not in demos]
+    if not real:
+        return _("Demo orchestrator: nothing real is deployed")
+    return _(
+        "Demo orchestrator: nothing real is deployed by the %(demo)s; templates that run on the "
+        "%(real)s are deployed for real.",
+        demo=", ".join(label(name) for name in demos),
+        real=", ".join(label(name) for name in real),
+    )
+
+
+def placement_problem(name: str, placement: str) -> str | None:
+    """Why backend ``name`` could never deploy at ``placement`` as the portal is set up (a
+    sentence for operators); None when it could, or when the backend cannot tell."""
+    checker = getattr(_package(name), "placement_problem", None) if known(name) else None
+    return checker(placement) if checker is not None else None
+
+
 def free_capacity(name: str, placement: str, url: str | None = None) -> dict:
     """What backend ``name`` says the site at ``placement`` has left under its quotas:
     ``{"cores", "memory_gib", "disk_gib", "instances", "gpus"}``, None where it does not

@@ -66,6 +66,9 @@ def _check(name: str, backend: str, placement: str, *, except_id: int | None = N
         raise InvalidSite(problem, field="placement")
     if len(placement) > 255:
         raise InvalidSite(_("The placement is longer than 255 characters."), field="placement")
+    problem = registry.placement_problem(backend, placement) if placement else None
+    if problem:
+        raise InvalidSite(problem, field="placement")
     taken = db.session.scalar(select(Site).where(Site.name == name))
     if taken is not None and taken.id != except_id:
         raise _taken(name)

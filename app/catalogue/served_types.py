@@ -6,6 +6,12 @@ library is known only to the portal (``libraries``). Each library file is served
 ``imports_for_fetching_backends`` points a template's imports that the portal resolves from a
 library at those addresses; every other import is left as it is. A served file's own absolute
 imports are pointed at the portal the same way; its relative ones resolve against its address.
+
+IM also downloads, while it creates, the Ansible playbooks that interface operations name as
+their ``implementation`` (the INDIGO types name them on GitHub), and refuses the create when it
+cannot. A library may hold those files too (the shipped INDIGO copies hold the ones the starter
+templates' types name, under ``artifacts/``): such URLs, in a template or a served type file,
+are pointed at the portal the same way, so a site whose IM cannot reach GitHub still deploys.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ MAX_AGE = 300
 bp = Blueprint("catalogue_types", __name__, url_prefix=PREFIX)
 
 _IMPORTS_KEY = re.compile(r"^imports[ \t]*:", re.MULTILINE)
+_ABSOLUTE = re.compile(r"^https?://", re.IGNORECASE)
 
 
 def address(base_url: str, library: str, path: str) -> str:
@@ -62,6 +69,66 @@ def imports_for_fetching_backends(
 
 
 def _rewritten(text, document, lines, base_url, libraries, pinned=None) -> str:
+    """``text`` with its imports and its operations' implementations that a library holds
+    pointed at the portal."""
+    text = _imports_rewritten(text, document, lines, base_url, libraries, pinned)
+    return _implementations_rewritten(text, document, base_url, libraries, pinned)
+
+
+def implementations(document: dict) -> list[str]:
+    """The absolute URLs that ``document``'s interface operations name as implementations (or
+    their dependencies) and its artifacts as files: in node and relationship types, and in
+    the node templates of its topology."""
+    holders: list = []
+    for section in ("node_types", "relationship_types"):
+        types = document.get(section)
+        holders.extend(types.values() if isinstance(types, dict) else ())
+    topology = document.get("topology_template")
+    nodes = topology.get("node_templates") if isinstance(topology, dict) else None
+    holders.extend(nodes.values() if isinstance(nodes, dict) else ())
+    found: list[str] = []
+    for holder in holders:
+        if not isinstance(holder, dict):
+            continue
+        interfaces = holder.get("interfaces")
+        for interface in interfaces.values() if isinstance(interfaces, dict) else ():
+            for operation in interface.values() if isinstance(interface, dict) else ():
+                found.extend(_operation_files(operation))
+        artifacts = holder.get("artifacts")
+        for artifact in artifacts.values() if isinstance(artifacts, dict) else ():
+            found.extend(
+                _operation_files(artifact.get("file") if isinstance(artifact, dict) else artifact)
+            )
+    return [url for url in dict.fromkeys(found) if _ABSOLUTE.match(url)]
+
+
+def _operation_files(operation) -> list[str]:
+    if isinstance(operation, str):
+        return [operation]
+    if not isinstance(operation, dict):
+        return []
+    implementation = operation.get("implementation")
+    if isinstance(implementation, dict):  # TOSCA 1.2: primary and dependencies
+        dependencies = implementation.get("dependencies")
+        files = [implementation.get("primary")]
+        files += dependencies if isinstance(dependencies, list) else []
+        return [item for item in files if isinstance(item, str)]
+    return [implementation] if isinstance(implementation, str) else []
+
+
+def _implementations_rewritten(text, document, base_url, libraries, pinned=None) -> str:
+    prefer = libraries.get(pinned) if pinned else None
+    for url in implementations(document):
+        resolved = libraries.resolve(url, prefer)
+        if resolved is None:
+            continue
+        # The URL as a whole YAML scalar only, never a prefix of a longer one.
+        pattern = re.compile(re.escape(url) + r"(?=[\s'\",\]}#]|$)")
+        text = pattern.sub(address(base_url, resolved.library.name, resolved.path), text)
+    return text
+
+
+def _imports_rewritten(text, document, lines, base_url, libraries, pinned=None) -> str:
     raw = document.get("imports")
     entries = raw if isinstance(raw, list) else [raw] if raw else []
     prefer = libraries.get(pinned) if pinned else None
@@ -141,7 +208,7 @@ def library_file(library: str, path: str):
         document = parsed_file(Resolved("", found, path))
     except TemplateError:
         document = None
-    if document is not None and nested_imports(document):
+    if document is not None and (nested_imports(document) or implementations(document)):
         text = _rewritten(text, document, {}, base_url(), library_set())
     body = text.encode("utf-8")
     response = Response(body, content_type=CONTENT_TYPE)

@@ -200,6 +200,7 @@ def _detail_context(deployment: Deployment, revealed: dict[str, str] | None = No
     return {
         "name_max": NAME_MAX_LENGTH,
         "deployment": deployment,
+        "page_backend": deployment.backend,
         "look": jobs.look_of(deployment),
         "plan": jobs.plan_of(deployment),
         "plain_reason": presenters.plain_reason(deployment.status_reason),

@@ -133,6 +133,7 @@ def launch(slug: str):
             "launch/launch.html",
             replaces=request.values.get("replaces", type=int),
             entry=entry,
+            page_backend=entry.serving_backend,
             parsed=entry.parsed,
             form=form,
             tabs=tab_layout(entry.parsed),

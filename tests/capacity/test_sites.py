@@ -79,3 +79,17 @@ def test_a_site_reported_with_the_backends_prefix_is_shown_by_its_known_name(app
         assert render("provider-RECAS-BARI").name == "RECAS-BARI"
         assert render("provider-recas-bari").name == "RECAS-BARI"
         assert render("provider-BARI") is None and render("RECAS-BARI-2") is None
+
+
+def test_an_im_site_on_a_cloud_im_clouds_does_not_set_up_is_refused_naming_the_clouds(make_app):
+    app = make_app(IM_CLOUDS="id = recas; type = OpenStack\nid = veneto; type = OpenStack")
+    refused = run(app, "add", "NOWHERE", "--backend", "im", "--placement", "nosuchcloud")
+
+    assert refused.exit_code != 0
+    assert "IM_CLOUDS sets up no cloud with the id “nosuchcloud”" in refused.output
+    assert "recas, veneto" in refused.output
+    assert run(app, "add", "BARI", "--backend", "im", "--placement", "recas").exit_code == 0
+    moved = run(app, "edit", "BARI", "--placement", "bari")
+    assert moved.exit_code != 0 and "“bari”" in moved.output
+    with app.app_context():
+        assert [(s.name, s.placement) for s in all_sites()] == [("BARI", "recas")]

@@ -143,6 +143,22 @@ def test_a_refused_site_is_explained_beside_its_field_with_what_was_typed_kept(
     assert sites(portal) == [("RECAS-BARI", "paas", "sla-recas-bari")]
 
 
+def test_an_im_site_on_a_cloud_im_clouds_does_not_set_up_is_explained_beside_its_placement(
+    portal, operator
+):
+    portal.config["IM_CLOUDS"] = ["id = recas; type = OpenStack", "id = veneto; type = Dummy"]
+    answer = send(operator, NEW, name="NOWHERE", backend="im", placement="nosuchcloud")
+
+    page = text(answer)
+    assert answer.status_code == 400
+    assert message_beside(page, "placement").startswith(
+        "IM_CLOUDS sets up no cloud with the id “nosuchcloud”, so the Infrastructure Manager "
+        "could never deploy there. Give the id of one of its cloud lines: recas, veneto."
+    )
+    assert 'value="nosuchcloud"' in page
+    assert sites(portal) == [("RECAS-BARI", "paas", "sla-recas-bari")]
+
+
 def test_an_operator_changes_a_site_and_is_told_so(portal, operator):
     form = text(operator.get("/capacity/sites/RECAS-BARI/edit"))
     assert 'value="RECAS-BARI"' in form and 'value="sla-recas-bari"' in form

@@ -164,7 +164,7 @@ def test_adding_a_library_revalidates_the_templates_that_import_it(app, site):
 def test_the_shipped_libraries_are_registered_by_the_first_import(app, site):
     run(app, "import", str(site))
     listing = run(app, "types", "list").output
-    assert "indigo-2025-08 (1 file)" in listing and "indigo-v4.0.1 (1 file)" in listing
+    assert "indigo-2025-08 (8 files)" in listing and "indigo-v4.0.1 (1 file)" in listing
 
 
 @pytest.mark.parametrize(

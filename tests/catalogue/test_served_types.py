@@ -127,3 +127,43 @@ def test_a_starter_template_points_at_the_shipped_library(app):
             "indigo_custom_types": "https://portal.example.org/base/types/indigo-2025-08/custom_types.yaml"
         }
     ]
+
+
+GITHUB = "https://raw.githubusercontent.com/indigo-dc/tosca-types/master/artifacts/"
+
+
+def test_the_shipped_types_name_the_playbooks_they_hold_at_the_portal(app, client):
+    """IM downloads an operation's playbook while it creates: the served INDIGO types name the
+    portal's copy of each playbook the library holds, and the portal serves it."""
+    served = client.get("/types/indigo-2025-08/custom_types.yaml").get_data(as_text=True)
+
+    compute = yaml.safe_load(served)["node_types"]["tosca.nodes.indigo.Compute"]
+    configure = compute["interfaces"]["Standard"]["configure"]["implementation"]
+    assert configure == "http://localhost/types/indigo-2025-08/artifacts/os/configure_users.yml"
+    # A playbook the library does not hold keeps its address.
+    assert GITHUB + "galaxy/galaxy_install.yml" in served
+    playbook = client.get("/types/indigo-2025-08/artifacts/os/configure_users.yml")
+    assert playbook.status_code == 200
+    assert "indigo-dc.os_users" in playbook.get_data(as_text=True)
+
+
+def test_a_templates_own_operation_playbook_the_library_holds_points_at_the_portal(app):
+    text = (
+        "tosca_definitions_version: tosca_simple_yaml_1_0\n"
+        "topology_template:\n"
+        "  node_templates:\n"
+        "    server:\n"
+        "      type: tosca.nodes.Compute\n"
+        "      interfaces:\n"
+        "        Standard:\n"
+        f"          configure: {GITHUB}os/configure_users.yml\n"
+        f"          start: {GITHUB}os/configure_users.yml.old\n"
+    )
+    with app.app_context():
+        sent = imports_for_fetching_backends(text, PORTAL)
+
+    standard = yaml.safe_load(sent)["topology_template"]["node_templates"]["server"]
+    assert standard["interfaces"]["Standard"] == {
+        "configure": PORTAL + "types/indigo-2025-08/artifacts/os/configure_users.yml",
+        "start": GITHUB + "os/configure_users.yml.old",
+    }

@@ -1,17 +1,19 @@
 """The Infrastructure Manager (IM 2.0) as a backend: its REST client (``client``), its states
-(``states``), why its infrastructures failed (``reasons``), the template it is sent
-(``template``), deletes one at a time (``deletes``), which templates it can take
-(``compatibility``) and the backend itself (``backend``).
+(``states``), why its infrastructures failed (``reasons``) and its refusals (``answers``) in
+sentences for people, the template it is sent (``template``), deletes one at a time
+(``deletes``), which templates it can take (``compatibility``) and the backend itself
+(``backend``).
 
 IM's words (its states, its contextualisation log, its auth lines) stay inside this package.
 IM is GPL-3.0: the portal talks to it over HTTP only and never imports it.
 """
 
+from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from app.backends.base import N_, Words
 
-__all__ = ["WORDS", "im_backend", "make_backend", "template_problem"]
+__all__ = ["WORDS", "im_backend", "make_backend", "placement_problem", "template_problem"]
 
 # Its words are known without loading the rest of the package (a page naming it loads no client).
 WORDS = Words(
@@ -69,6 +71,34 @@ def make_backend(caller, token_provider, timeout=None):
     if caller is not None and oidc.find_provider(caller.provider) is not None:
         return im_backend(access_token=token_provider())
     return im_backend()
+
+
+def placement_problem(placement: str) -> str | None:
+    """Why IM could never deploy at cloud ``placement``: no line of IM_CLOUDS has that id (IM
+    would hold such a launch pending for ever). None when one has, or while IM_CLOUDS names
+    no cloud at all (a site may be recorded before IM is set up)."""
+    from flask import current_app
+
+    from app.backends.im.backend import cloud_lines
+    from app.backends.im.client import cloud_id_of
+
+    clouds = [cloud_id_of(line) for line in cloud_lines(current_app.config.get("IM_CLOUDS"))]
+    clouds = [cloud for cloud in clouds if cloud]
+    if not clouds or placement in clouds:
+        return None
+    return _(
+        "IM_CLOUDS sets up no cloud with the id “%(placement)s”, so the Infrastructure Manager "
+        "could never deploy there. Give the id of one of its cloud lines: %(clouds)s.",
+        placement=placement,
+        clouds=", ".join(clouds),
+    )
+
+
+def configured() -> bool:
+    """Whether this portal is set up to deploy through IM (IM_URL is set)."""
+    from flask import current_app
+
+    return bool(current_app.config.get("IM_URL"))
 
 
 def free_capacity(placement: str, url: str | None = None) -> dict:

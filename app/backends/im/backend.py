@@ -90,7 +90,10 @@ class ImBackend(Backend):
                     )
                 ) from error
         infid = client.create(prepared(request.template, request.inputs, request.tag))
-        return RemoteState(infid, Phase.CREATING, raw_state="pending", tag=request.tag)
+        # IM never says where it deployed: it is the one cloud line sent, when only one is.
+        clouds = client.cloud_ids()
+        site = clouds[0] if len(clouds) == 1 else None
+        return RemoteState(infid, Phase.CREATING, raw_state="pending", tag=request.tag, site=site)
 
     def state(self, backend_id: str) -> RemoteState:
         """The state now; outputs when ready, and a reason (and the whole log in

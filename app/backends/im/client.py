@@ -9,6 +9,7 @@ error, or written into this object's ``repr``.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -30,6 +31,9 @@ from app.backends.base import (
     Unreachable,
     masked,
 )
+from app.backends.im.answers import for_people
+
+log = logging.getLogger(__name__)
 
 Timeout = transport.Timeout
 # IM's words for what the transport can do wrong (its errors are the portal's own classes).
@@ -177,6 +181,11 @@ class ImClient:
         clone._header, clone._secrets = self._header, self._secrets
         return clone
 
+    def cloud_ids(self) -> list[str]:
+        """The ids of the cloud lines this client sends, in order."""
+        lines = self._header.split(LINE_SEPARATOR)[1:]
+        return [cloud for cloud in (cloud_id_of(line) for line in lines) if cloud]
+
     def for_cloud(self, cloud_id: str) -> ImClient:
         """The same client sending IM only the cloud line whose ``id`` is ``cloud_id`` (with
         the InfrastructureManager line): IM then deploys there. Raises ValueError when no
@@ -294,23 +303,33 @@ class ImClient:
         status = response.status_code
         if 200 <= status < 300:
             return
-        message = self._message(response)
+        said = self._message(response)
+        if said:
+            # IM's own words stay with the operators (and admins, as ``detail``); people get
+            # a sentence. A 404 is an everyday answer once an infrastructure is deleted.
+            level = logging.INFO if status == 404 else logging.WARNING
+            log.log(level, "The Infrastructure Manager answered %s: %s", status, said)
+        message = for_people(said) if said else None
+        error: BackendError
         if status == 400:
-            raise Refused(message or None, status_code=status)
-        if status in (401, 403):
-            raise NotAllowed(message or None, status_code=status)
-        if status == 404:
-            raise NotFound(message or None, status_code=status)
-        if status == 409:
-            raise Busy(message or None, status_code=status)
-        if status >= 500:
-            raise Unavailable(status_code=status)
-        if 300 <= status < 400:
-            raise BackendError(
+            error = Refused(message, status_code=status)
+        elif status in (401, 403):
+            error = NotAllowed(message, status_code=status)
+        elif status == 404:
+            error = NotFound(message, status_code=status)
+        elif status == 409:
+            error = Busy(message, status_code=status)
+        elif status >= 500:
+            error = Unavailable(status_code=status)
+        elif 300 <= status < 400:
+            error = BackendError(
                 _("The Infrastructure Manager sent the call elsewhere; check IM_URL."),
                 status_code=status,
             )
-        raise BackendError(message or None, status_code=status)
+        else:
+            error = BackendError(message, status_code=status)
+        error.detail = said or None
+        raise error
 
     def _message(self, response: requests.Response) -> str:
         try:

@@ -67,6 +67,13 @@ def login_provider_named_by(issuer: str) -> str | None:
     return named(issuer)
 
 
+def deploys_for_real() -> bool:
+    """False for the built-in demo orchestrator, which makes nothing at any site."""
+    from flask import current_app
+
+    return current_app.config.get("ORCHESTRATOR_URL") != "demo"
+
+
 def capabilities():
     """The orchestrator's flags; the built-in demo takes the portal's word for every login, and
     a configured service identity acts for the logins the orchestrator does not accept."""

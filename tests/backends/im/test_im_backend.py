@@ -6,7 +6,7 @@ import pytest
 
 from app.backends.base import CreateRequest, NotFound, Phase, Refused
 from app.backends.im.client import MAX_MESSAGE
-from tests.backends.im.conftest import template, wait_until_settled
+from tests.backends.im.conftest import DATA, template, wait_until_settled
 
 
 def create(backend, name, inputs=None, tag=None):
@@ -69,12 +69,36 @@ def test_a_template_whose_imports_im_cannot_fetch_is_refused_with_a_short_reason
     refusing = make_im_backend(url=quiet_im.url)
     refused = refused_create(refusing, "url-import.yaml")
 
-    message = refused.message
     assert refused.status_code == 400
-    assert message.startswith("Error parsing request body")
-    assert 'Type "tosca.nodes.indigo.Compute" is not a valid type' in message
-    assert len(message) <= MAX_MESSAGE
-    assert "File " not in message and "Traceback" not in message
+    assert refused.message == (
+        "The Infrastructure Manager does not know the type tosca.nodes.indigo.Compute that the "
+        "template uses: it could not load the type definitions the template imports, so it made "
+        "nothing. Please tell your administrators."
+    )
+    # IM's own words, for admins: cut short, without its traceback.
+    detail = refused.detail
+    assert detail.startswith("Error parsing request body")
+    assert 'Type "tosca.nodes.indigo.Compute" is not a valid type' in detail
+    assert len(detail) <= MAX_MESSAGE
+    assert "File " not in detail and "Traceback" not in detail
+    assert refusing.list_mine() == []
+
+
+def test_a_script_im_cannot_download_is_refused_in_a_sentence_naming_its_address(
+    make_im_backend, quiet_im
+):
+    refusing = make_im_backend(url=quiet_im.url)
+    address = "https://raw.githubusercontent.com/example/recipes/main/configure.yml"
+    text = template("configured-app.yaml").replace(
+        (DATA / "configure.yml").resolve().as_uri(), address
+    )
+    with pytest.raises(Refused) as refused:
+        refusing.create(CreateRequest(template=text, inputs={}, tag="no-script"))
+
+    said = refused.value.message
+    assert said.startswith(f"The Infrastructure Manager could not download {address}, a script")
+    assert "ConnectionPool" not in said and "Errno" not in said
+    assert "NameResolutionError" in refused.value.detail
     assert refusing.list_mine() == []
 
 

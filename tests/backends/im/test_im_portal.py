@@ -48,6 +48,8 @@ def test_the_launch_page_says_the_template_runs_on_im_and_launches_there(portal,
     page = client.get("/catalogue/one-machine/")
     assert page.status_code == 200
     assert "Runs on: Infrastructure Manager" in page.get_data(as_text=True)
+    # The portal's orchestrator is the demo, but this template runs on IM, for real.
+    assert "nothing real" not in page.get_data(as_text=True)
 
     sent = post_form(
         client,
@@ -64,6 +66,7 @@ def test_the_launch_page_says_the_template_runs_on_im_and_launches_there(portal,
     assert (row.status, row.backend, row.outputs.get("node_ip")) == ("ready", "im", "10.0.0.1")
     shown = client.get(f"/deployments/{deployment_id}").get_data(as_text=True)
     assert "Infrastructure Manager" in shown and "10.0.0.1" in shown
+    assert "nothing real" not in shown and "demo-banner" not in shown
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from tests.fixtures.im_server import DUMMY_CLOUD
 from tests.launch.site_support import add_site
 
 
-def test_an_im_launch_at_a_picked_site_sends_only_that_cloud_and_is_ready(portal):
+def test_an_im_launch_at_a_picked_site_sends_only_that_cloud_and_is_ready(portal, people_for):
     cloud_id = DUMMY_CLOUD.split(";")[0].partition("=")[2].strip()
     portal.config["IM_CLOUDS"] = [DUMMY_CLOUD, "id = elsewhere; type = Dummy"]
     add_site(portal, "DUMMY-SITE", backend="im", placement=cloud_id, gpus={})
@@ -37,3 +37,9 @@ def test_an_im_launch_at_a_picked_site_sends_only_that_cloud_and_is_ready(portal
     with portal.app_context():
         stored = db.session.get(Deployment, row.id)
         assert stored.request_options["placement"] == cloud_id
+    # IM never says where it deployed: the site is the cloud the portal sent it to.
+    assert row.site == cloud_id
+    client = portal.test_client()
+    assert people_for(portal, client).login("ada").status_code == 302
+    facts = client.get(f"/deployments/{row.id}").get_data(as_text=True)
+    assert "<dt>Site</dt><dd>DUMMY-SITE" in facts and "Not chosen yet" not in facts

@@ -5,6 +5,7 @@ import pytest
 import yaml
 
 from app.backends.base import Phase, Refused
+from app.backends.im.answers import for_people
 from app.backends.im.client import MAX_MESSAGE, auth_lines, trimmed
 from app.backends.im.reasons import reason
 from app.backends.im.states import UnknownWatch, phase_of
@@ -167,3 +168,41 @@ def test_auth_lines_put_the_caller_first_and_the_clouds_after():
         "id = im; type = InfrastructureManager; token = tok",
         "id = one; type = OpenStack; host = h",
     ]
+
+
+# What IM 2.0.0 answered, offline, to the starter VM whose types name a playbook on GitHub.
+DOWNLOAD_ANSWER = (
+    "Error parsing request body: Error downloading the implementation script "
+    "'https://raw.githubusercontent.com/indigo-dc/tosca-types/master/artifacts/os/"
+    "configure_users.yml': HTTPSConnectionPool(host='raw.githubusercontent.com', port=443): Max "
+    "retries exceeded with url: /indigo-dc/tosca-types/master/artifacts/os/configure_users.yml "
+    "(Caused by NameResolutionError(\"HTTPSConnection(host='raw.githubusercontent.com', "
+    "port=443): Failed to resolve 'raw.githubusercontent.com' ([Errno -3] Temporary failure in "
+    'name resolution)"))'
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "words"),
+    [
+        (
+            DOWNLOAD_ANSWER,
+            "The Infrastructure Manager could not download https://raw.githubusercontent.com/"
+            "indigo-dc/tosca-types/master/artifacts/os/configure_users.yml, a script the "
+            "template's types name, so it made nothing.",
+        ),
+        (trimmed(TRACEBACK_ANSWER), "The Infrastructure Manager could not read the template"),
+        (
+            "KeyError: 'disk.0.image.url'",
+            "The Infrastructure Manager answered with an error in its own program's words.",
+        ),
+        ("Access to this infrastructure not granted.", "Access to this infrastructure not"),
+    ],
+)
+def test_ims_error_answers_are_said_to_people_without_its_program_text(answer, words, app):
+    with app.test_request_context():
+        said = for_people(trimmed(answer))
+
+    assert said.startswith(words)
+    for program_text in ("ConnectionPool", "Errno", "Error parsing", "KeyError", "File "):
+        assert program_text not in said

@@ -44,6 +44,22 @@ def test_every_page_says_when_the_demo_orchestrator_is_in_use(make_app):
     assert BANNER not in real.get("/login").get_data(as_text=True)
 
 
+def test_with_an_im_beside_the_demo_the_banner_says_which_backend_is_the_demo(make_app):
+    app = make_app(IM_URL="https://im.example.org", IM_CLOUDS="id = one; type = Dummy")
+    page = app.test_client().get("/login").get_data(as_text=True)
+
+    assert f">{BANNER}<" not in page
+    assert (
+        "Demo orchestrator: nothing real is deployed by the PaaS Orchestrator; templates that "
+        "run on the Infrastructure Manager are deployed for real."
+    ) in page
+    with app.test_request_context():
+        from app.backends.registry import demo_notice
+
+        assert demo_notice("paas") == BANNER
+        assert demo_notice("im") is None
+
+
 @pytest.mark.parametrize(
     ("text", "token", "identity"),
     [
