@@ -59,6 +59,17 @@ def _fill_rows(app, username: str) -> None:
         db.session.remove()
 
 
+def _calls(call, rounds: int = 10) -> float:
+    """Python function calls per request (cProfile): a figure the machine's load does not
+    move, to tell a change from noise."""
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(rounds):
+        call()
+    profiler.disable()
+    return pstats.Stats(profiler).total_calls / rounds
+
+
 def run(rounds: int, repeats: int, total: int, profile: str | None = None) -> dict:
     """Each page kind's medians (ms) over ``repeats`` runs of ``rounds`` requests, with the
     answer's size in bytes."""
@@ -69,12 +80,13 @@ def run(rounds: int, repeats: int, total: int, profile: str | None = None) -> di
         app, username = build(folder, f"sqlite:///{folder}/pages.sqlite", total, owners=OWNERS)
         _fill_rows(app, username)
         calls = pages(app, username, LANGUAGE)
-        sizes = {}
+        sizes, counted = {}, {}
         for kind, call in calls.items():
             for _ in range(10):  # warm-up: templates compiled, caches and pools filled
                 answer = call()
             assert answer.status_code == EXPECTED.get(kind, 200), (kind, answer.status_code)
             sizes[kind] = len(answer.data)
+            counted[kind] = _calls(call)
         if profile:
             profiler = cProfile.Profile()
             profiler.enable()
@@ -91,7 +103,7 @@ def run(rounds: int, repeats: int, total: int, profile: str | None = None) -> di
 
         with app.app_context():
             db.engine.dispose()
-    return {kind: (runs[kind], sizes[kind]) for kind in calls}
+    return {kind: (runs[kind], sizes[kind], counted[kind]) for kind in calls}
 
 
 def report(figures: dict, rounds: int, repeats: int, total: int) -> None:
@@ -101,12 +113,15 @@ def report(figures: dict, rounds: int, repeats: int, total: int) -> None:
         f"median and range of {repeats} runs) =="
     )
     trivial = statistics.median(figures["trivial page"][0])
-    print(f"{'page kind':24} {'CPU ms':>7} {'range':>13} {'x trivial':>9} {'size':>8}")
-    for kind, (runs, size) in figures.items():
+    print(
+        f"{'page kind':24} {'CPU ms':>7} {'range':>13} {'x trivial':>9} {'size':>9} "
+        f"{'calls/req':>9}"
+    )
+    for kind, (runs, size, calls) in figures.items():
         middle = statistics.median(runs)
         print(
             f"{kind:24} {middle:7.2f} {min(runs):6.2f}-{max(runs):<6.2f} "
-            f"{middle / trivial:9.1f} {size / 1024:6.1f} KB"
+            f"{middle / trivial:9.1f} {size / 1024:6.1f} KB {calls:9,.0f}"
         )
 
 
