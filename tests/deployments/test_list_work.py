@@ -31,4 +31,3 @@ def test_a_second_look_at_the_list_formats_no_number_anew(
     assert formatted == []
     assert again.count("4 cores, 8 GB memory, 50 GB disk") == 2
     assert again.count("2 cores, 8 GB memory, 50 GB disk") == 1
-
