@@ -3,14 +3,17 @@
 
 from __future__ import annotations
 
+import json
 import threading
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from cachetools import LRUCache
-from flask import current_app
+from flask import current_app, g, has_app_context
 
 _KEY = "portal_caches"
+_REMEMBERED = "portal_remembered"
 _lock = threading.Lock()
 
 
@@ -57,3 +60,39 @@ def cached_many(
             for key in missing:
                 found[key] = cache[key] = computed.get(key)
     return found
+
+
+@contextmanager
+def remembering() -> Iterator[None]:
+    """While it lasts, a question asked again through ``remembered`` gets its first answer.
+
+    For a reading that asks the same check twice, such as the launch box, which assesses the
+    quotas and the line for itself and again for "could it wait". Only around work that
+    writes nothing: an answer kept past a write could be out of date. Nothing is kept beyond
+    the block, nor shared with another request.
+    """
+    if g.get(_REMEMBERED) is not None:  # an outer block already remembers
+        yield
+        return
+    setattr(g, _REMEMBERED, {})
+    try:
+        yield
+    finally:
+        g.pop(_REMEMBERED, None)
+
+
+def remembered(question: str, key: Hashable, compute: Callable[[], Any]) -> Any:
+    """``compute()``, or inside ``remembering`` the answer it gave the first time ``question``
+    was asked with ``key``."""
+    answers = g.get(_REMEMBERED) if has_app_context() else None
+    if answers is None:
+        return compute()
+    if (question, key) not in answers:
+        answers[question, key] = compute()
+    return answers[question, key]
+
+
+def value_key(value: Any) -> str:
+    """A key for a value made of JSON's types (a charge, a set of parameters): equal values
+    give equal keys, whatever the order of their mappings."""
+    return json.dumps(value, sort_keys=True, default=repr)

@@ -12,6 +12,7 @@ from bench import (
     leases,
     listing,
     mail,
+    page_cpu,
     quotas,
     requests_cost,
     sessions,
@@ -32,6 +33,7 @@ if __name__ == "__main__":
     leases.main(quick="--quick" in sys.argv)
     translation.main(quick="--quick" in sys.argv)
     requests_cost.main(quick="--quick" in sys.argv)
+    page_cpu.main(quick="--quick" in sys.argv)
     crowd.main(quick="--quick" in sys.argv)
     im_deletes.main(quick="--quick" in sys.argv)
     capacity.main(quick="--quick" in sys.argv)

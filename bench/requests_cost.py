@@ -110,8 +110,9 @@ def _count_round_trips(counter: Counter) -> None:
     _connection_base.BaseConnection._start_query = start_query
 
 
-def build(folder: Path, url: str, total: int):
-    """The app on ``url`` with its database written; returns it and the researcher's name."""
+def build(folder: Path, url: str, total: int, owners: int = OWNERS):
+    """The app on ``url`` with its database written (``total`` deployments shared evenly by
+    ``owners`` people); returns it and the researcher's name."""
     from app import create_app
     from app.auth.local import hash_password
     from app.auth.models import User
@@ -140,7 +141,7 @@ def build(folder: Path, url: str, total: int):
                 groups=[],
                 group_roles=[],
             )
-            for n in range(OWNERS)
+            for n in range(owners)
         ]
         db.session.add_all(people)
         db.session.commit()
@@ -155,7 +156,8 @@ def build(folder: Path, url: str, total: int):
         db.session.commit()
         username = people[0].username
         db.session.remove()
-        vacuum(db.engine)
+        if db.engine.dialect.name == "postgresql":
+            vacuum(db.engine)
     return app, username
 
 

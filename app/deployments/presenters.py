@@ -12,18 +12,26 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import url_for
-from flask_babel import format_decimal, ngettext
+from flask import has_app_context, url_for
+from flask_babel import get_locale, ngettext
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
+from markupsafe import Markup
 
+from app.caches import cached
 from app.deployments import said, tracking
 from app.deployments.models import Deployment
 from app.deployments.status import Status
+from app.formatting import format_decimal
 from app.tosca import display
 from app.tosca.metadata import humanise
 from app.tosca.parsed import OutputSpec, ParsedTemplate
 from app.tosca.schedules import parse_schedule
+
+# A list shows the same few charges again and again (one template's sizes): each summary, in
+# words and sizes of the reader's language, is kept per app by language and figures, which
+# decide it whole.
+SUMMARIES = 1024
 
 
 @dataclass(frozen=True)
@@ -270,10 +278,48 @@ def shown_settings(deployment: Deployment, template: ParsedTemplate | None) -> l
 
 def resources_summary(charge: dict | None) -> str:
     """What a deployment holds, on one line: ``2 cores · 8 GB memory · 50 GB disk · 1 GPU``."""
-    from app.tosca.units import format_size
-
     if not charge:
         return ""
+    key = _summary_key(charge)
+    if key is None:
+        return _summary(charge)
+    return cached("resources_summaries", SUMMARIES, key, lambda: _summary(charge))
+
+
+def resources_cell(charge: dict | None) -> Markup:
+    """The list's resources cell: each part of the summary kept on one line, the parts joined
+    by commas; "—" when there is none."""
+    key = _summary_key(charge or {})
+    if key is None:
+        return _cell(charge)
+    return cached("resources_cells", SUMMARIES, key, lambda: _cell(charge))
+
+
+def _cell(charge: dict | None) -> Markup:
+    parts = [part for part in resources_summary(charge).split(" · ") if part]
+    if not parts:
+        return Markup("—")
+    return Markup(", ").join(Markup('<span class="text-nowrap">{}</span>').format(p) for p in parts)
+
+
+def _summary_key(charge: dict) -> tuple | None:
+    """What a summary depends on: the reader's language and the figures it shows (their types
+    too: 2 and 2.5 cores read differently); None when a figure is not a plain number."""
+    figures = (
+        charge.get("nodes"),
+        charge.get("cores", charge.get("cpus")),
+        charge.get("memory"),
+        charge.get("disk"),
+        charge.get("gpus"),
+    )
+    if not has_app_context() or any(f is not None and type(f) not in (int, float) for f in figures):
+        return None
+    return (get_locale(), *((type(f), f) for f in figures))
+
+
+def _summary(charge: dict) -> str:
+    from app.tosca.units import format_size
+
     parts = []
     nodes = charge.get("nodes")
     if isinstance(nodes, int) and nodes > 1:

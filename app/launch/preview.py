@@ -7,7 +7,7 @@ from flask_login import current_user
 from markupsafe import Markup
 from sqlalchemy import select
 
-from app.caches import cached
+from app.caches import cached, remembering
 from app.catalogue.forms import field_name, tab_layout
 from app.catalogue.loader import Entry
 from app.catalogue.models import TemplateRevision
@@ -44,6 +44,12 @@ def summary(
     Values that are not valid yet count as the template's defaults, so the box stays useful
     while the user is still typing. Raises TemplateError when the template cannot be read.
     """
+    # The box and "could it wait" ask the same quota and line checks: each is read once.
+    with remembering():
+        return _summary(entry, form, user, group_name, site)
+
+
+def _summary(entry: Entry, form, user, group_name: str | None, site: str | None) -> dict:
     parameters = {}
     for name, input_field in form.input_fields.items():
         field = form[field_name(name)]

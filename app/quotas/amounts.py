@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from babel.lists import format_list as babel_format_list
-from flask_babel import format_decimal, get_locale, ngettext
+from flask_babel import get_locale, ngettext
 from flask_babel import gettext as _
 
+from app.formatting import format_decimal
 from app.tosca.units import format_size
 
 

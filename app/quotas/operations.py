@@ -18,6 +18,7 @@ from typing import Any
 from flask import current_app, has_app_context
 from flask_babel import gettext as _
 
+from app.caches import remembered, value_key
 from app.extensions import db
 from app.quotas.accounting import AccountingError, count_resources
 from app.quotas.anchors import lock_limit_row
@@ -86,6 +87,14 @@ def assess_launch(
     """How ``charge`` fits ``user``'s limits and, when charged to a group, the group pool's:
     one Assessment each (the user's first), leaving the deployment ``excluding`` out of the
     usage. Reads without locking: ``reserve`` locks first."""
+    return remembered(
+        "assess_launch",
+        (user.id, group_name, value_key(charge), excluding),
+        lambda: _assess_launch(user, group_name, charge, excluding),
+    )
+
+
+def _assess_launch(user, group_name: str | None, charge: dict, excluding: int | None):
     limits = limits_for(user)
     models = [*limits.gpu_models, *(charge.get("gpu_models") or {})]
     found = [

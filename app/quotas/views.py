@@ -16,7 +16,7 @@ from flask import (
     request,
     url_for,
 )
-from flask_babel import format_date, format_decimal
+from flask_babel import format_date
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 from sqlalchemy import select
@@ -27,6 +27,7 @@ from app.auth.roles import role_required
 from app.bounds import page_number
 from app.errors import NotFound
 from app.extensions import db
+from app.formatting import format_decimal
 from app.quotas.amounts import amount_text, charge_text
 from app.quotas.editing import describe_limits, set_limits, subject_label
 from app.quotas.errors import InvalidLimit

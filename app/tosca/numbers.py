@@ -12,9 +12,9 @@ from typing import Any
 
 import yaml
 from flask import has_app_context
-from flask_babel import format_decimal
 from flask_babel import gettext as _
 
+from app.formatting import format_decimal
 from app.tosca.settings import setting
 
 _DIGIT_RUN = re.compile(r"\d+")

@@ -18,9 +18,9 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from flask import has_app_context
-from flask_babel import format_decimal
 from flask_babel import gettext as _
 
+from app.formatting import format_decimal
 from app.tosca.numbers import check_digits, decimal, whole
 
 __all__ = [

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from flask import current_app, g
 from flask_babel import ngettext
 
+from app.caches import remembered, value_key
 from app.quotas.models import GROUP
 from app.waiting import fairness, lines, reading
 from app.waiting.capacity import room_checker
@@ -77,6 +78,12 @@ def line_ahead(user_id: int, group_name: str | None, charge: dict) -> Ahead | No
     only of a launch its quotas let start."""
     if not current_app.config.get("QUEUE_ENABLED"):
         return None
+    # Asked twice by the launch box (is it kept; could it wait): once, inside its block.
+    key = (user_id, group_name, value_key(charge), g.get(_PLACE))
+    return remembered("line_ahead", key, lambda: _line_ahead(user_id, group_name, charge))
+
+
+def _line_ahead(user_id: int, group_name: str | None, charge: dict) -> Ahead | None:
     with reading.collector_paused():
         return _planned_last(user_id, group_name, charge)
 

@@ -156,3 +156,30 @@ def test_changing_a_waiting_request_keeps_its_place(line):
         assert position(db.session.get(LineEntry, behind.id)) == 2
         assert db.session.get(Deployment, first.id).status == "NOT_LAUNCHED"
         assert db.session.get(LineEntry, first.id) is None
+
+
+def test_the_launch_box_reads_the_quotas_and_the_line_once(line, monkeypatch):
+    """The box asks whether the launch fits, then whether it is kept for the line, then whether
+    it could wait (the same two questions again): each is read from the database once."""
+    from app.quotas import limits
+    from app.waiting import reading
+
+    client, ada = _login(line, "ada")
+    line.pool(gpus="2")
+    line.launch(ada)
+    asked = {"limits": 0, "line": 0}
+
+    def counted(name, original):
+        def call(*args, **kwargs):
+            asked[name] += 1
+            return original(*args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(limits, "rows_for", counted("limits", limits.rows_for))
+    monkeypatch.setattr(reading, "ordered_waiting", counted("line", reading.ordered_waiting))
+
+    page, data = _form(client)
+
+    assert 'data-can-wait="no"' in page
+    assert asked == {"limits": 2, "line": 1}  # the person's limits and the pool's
