@@ -15,6 +15,8 @@ whose tag is still current, that one query is all the database is asked.
 from __future__ import annotations
 
 import hashlib
+from functools import cache
+from importlib import metadata
 
 from flask import Flask, request
 from flask_login import current_user
@@ -96,10 +98,19 @@ def read_with_login(app: Flask, endpoints: tuple[str, ...]) -> None:
 
 def own_etag(*parts: object) -> str:
     """``etag`` of the logged-in person's own list, with their stamp as the login check read
-    it when it did."""
+    it when it did, and the portal's version."""
     read = login_reading(READING)
     known = stamp_from_text(read) if read is not None else None
-    return etag(current_user.id, *parts, known=known)
+    return etag(current_user.id, *parts, _portal_version(), known=known)
+
+
+@cache
+def _portal_version() -> str:
+    """The installed portal's version: an upgrade may render the same rows differently."""
+    try:
+        return metadata.version("research-cloud-portal")
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def etag(user_id: int, *parts: object, known: tuple[int, int, int] | None = None) -> str:

@@ -8,9 +8,6 @@ orchestrator, through app.deployments.operations, with short timeouts.
 
 from __future__ import annotations
 
-from functools import cache
-from importlib import metadata
-
 from flask import (
     Blueprint,
     Response,
@@ -171,16 +168,7 @@ def _own_tag(filters: queries.Filters) -> str | None:
     """The change tag of the viewer's own list as ``filters`` narrow it; None for others'."""
     if filters.owner:
         return None
-    return stamps.own_etag(sorted(filters.args().items()), _portal_version())
-
-
-@cache
-def _portal_version() -> str:
-    """The installed portal's version: an upgrade may render the same rows differently."""
-    try:
-        return metadata.version("research-cloud-portal")
-    except metadata.PackageNotFoundError:
-        return "unknown"
+    return stamps.own_etag(sorted(filters.args().items()))
 
 
 def _detail_context(deployment: Deployment, revealed: dict[str, str] | None = None) -> dict:
