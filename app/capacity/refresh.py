@@ -170,6 +170,7 @@ def store(
         row.cores, row.memory_gib = reading.cores, reading.memory_gib
         row.disk_gib, row.instances = reading.disk_gib, reading.instances
         row.gpus, row.gpus_known = dict(reading.gpus), reading.gpus_known
+        row.nodes = None if reading.nodes is None else [node.as_data() for node in reading.nodes]
         row.problem = row.problem_at = None
         stored += 1
     problems = " ".join(reading.problem for reading in readings if reading.problem)
