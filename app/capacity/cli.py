@@ -11,7 +11,10 @@ from flask.cli import AppGroup
 from app.backends import registry
 from app.capacity import operations, refresh, snapshot
 from app.capacity.sites import all_sites
+from app.capacity.verdicts import GIB
+from app.clock import utcnow
 from app.errors import PortalError
+from app.formatting import size
 
 sites_cli = AppGroup("sites", help="List, add, change and remove the sites deployments go to.")
 capacity_cli = AppGroup("capacity", help="What the sites have free, and reading it now.")
@@ -83,8 +86,14 @@ def remove(name: str) -> None:
 @capacity_cli.command("refresh")
 @click.option("--all", "everything", is_flag=True, help="Read every source, due or not.")
 def refresh_now(everything: bool) -> None:
-    """Read the capacity sources that are due (what the sync worker does each pass)."""
-    click.echo(refresh.refresh_due(everything=everything))
+    """Read the capacity sources that are due (what the sync worker does each pass). Exits
+    with 1 when every source read failed."""
+    result = refresh.refresh_due(everything=everything)
+    click.echo(result)
+    for failure in result.failures:
+        click.echo(f"  failed: {failure}", err=True)
+    if result.all_failed:
+        raise click.ClickException("Every capacity source read failed; see above.")
 
 
 @capacity_cli.command("show")
@@ -100,13 +109,34 @@ def show() -> None:
         stale = " [stale]" if snapshot.is_stale(free) else ""
         click.echo(
             f"{free.site}{state}{stale}: {_number(free.cores)} cores, "
-            f"{_number(free.memory_gib)} GiB memory, {_number(free.disk_gib)} GiB disk, "
+            f"{_size(free.memory_gib)} memory, {_size(free.disk_gib)} disk, "
             f"{_number(free.instances)} instances; GPUs: {gpus} "
             f"({free.source}, {int(snapshot.age_seconds(free))} s old)"
         )
         if free.problem:
             click.echo(f"  last refresh failed: {free.problem}")
+    sources = refresh.source_overview()
+    if sources:
+        click.echo("Sources:")
+    for source in sources:
+        where = f"{source.kind} {source.url or 'IM_URL'}" + (
+            f" ({source.site})" if source.site else ""
+        )
+        if source.read_at is not None:
+            read = f"last usable read {int((utcnow() - source.read_at).total_seconds())} s ago"
+        else:
+            read = "no usable read yet" if source.tried else "not read yet"
+        click.echo(f"  {where}: {read}")
+        if source.problem:
+            click.echo(f"    last failure: {source.problem}")
 
 
 def _number(value) -> str:
     return "?" if value is None else f"{value:g}"
+
+
+def _size(gib) -> str:
+    """GiB as the quotas show sizes (``app.formatting.size``): "640 GiB", not "640.0"."""
+    if gib is None:
+        return "?"
+    return size(gib * GIB) if gib else "0"

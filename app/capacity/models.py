@@ -50,6 +50,9 @@ class CapacitySnapshot(db.Model):
     instances: Mapped[int | None] = mapped_column(nullable=True)
     gpus: Mapped[dict] = mapped_column(JSON, default=dict)
     gpus_known: Mapped[bool] = mapped_column(default=False)
+    # What each node had free ([{cores, memory_gib, disk_gib, gpus}]) when the source tells it
+    # per node (cluster statistics); None when it tells sums only.
+    nodes: Mapped[list | None] = mapped_column(JSON, nullable=True)
     problem: Mapped[str | None] = mapped_column(Text, nullable=True)
     problem_at: Mapped[datetime | None] = mapped_column(nullable=True)
 

@@ -45,6 +45,13 @@ class RefreshResult:
     unknown: list[str] = field(default_factory=list)
     # Sites a source could not read while it read others (or none: then it is in ``failed``).
     unread: list[str] = field(default_factory=list)
+    # Each failed source in words: its kind, its address and why.
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def all_failed(self) -> bool:
+        """Whether every source read in this pass failed (and at least one was read)."""
+        return bool(self.read) and len(self.failed) >= self.read
 
     @property
     def acted(self) -> bool:
@@ -72,15 +79,20 @@ def refresh_due(*, everything: bool = False) -> RefreshResult:
             readings = source_for(settings).read()
         except SourceFailure as failure:
             log.warning("Capacity source %s failed: %s", settings.kind, failure.message)
-            record_failure(settings, failure.message)
-            result.failed.append(settings.kind)
+            _failed(result, settings, failure.message)
         except Exception:  # an answer no reader foresaw: shown as such, the pass goes on
             log.exception("Capacity source %s gave an answer that could not be read", settings.kind)
             db.session.rollback()
-            record_failure(settings, _("The source's answer could not be read."))
-            result.failed.append(settings.kind)
+            _failed(result, settings, _("The source's answer could not be read."))
         else:
-            stored, unknown = store(settings, readings, rank)
+            try:
+                stored, unknown = store(settings, readings, rank)
+            except Exception:  # numbers the database would not take: shown, the pass goes on
+                log.exception("Capacity source %s: its numbers could not be stored", settings.kind)
+                db.session.rollback()
+                _failed(result, settings, _("The source's numbers could not be stored."))
+                result.read += 1
+                continue
             result.sites += stored
             result.unknown.extend(unknown)
             unread = [reading for reading in readings if reading.problem]
@@ -89,8 +101,18 @@ def refresh_due(*, everything: bool = False) -> RefreshResult:
             result.unread.extend(reading.site for reading in unread)
             if wholly_failed(readings):
                 result.failed.append(settings.kind)
+                result.failures.append(
+                    f"{settings.kind} {settings.url}: "
+                    + " ".join(reading.problem or "" for reading in readings)
+                )
         result.read += 1
     return result
+
+
+def _failed(result: RefreshResult, settings: SourceSettings, message: str) -> None:
+    record_failure(settings, message)
+    result.failed.append(settings.kind)
+    result.failures.append(f"{settings.kind} {settings.url}: {message}")
 
 
 def claim(key: str, *, force: bool = False) -> bool:
@@ -170,6 +192,7 @@ def store(
         row.cores, row.memory_gib = reading.cores, reading.memory_gib
         row.disk_gib, row.instances = reading.disk_gib, reading.instances
         row.gpus, row.gpus_known = dict(reading.gpus), reading.gpus_known
+        row.nodes = None if reading.nodes is None else [node.as_data() for node in reading.nodes]
         row.problem = row.problem_at = None
         stored += 1
     problems = " ".join(reading.problem for reading in readings if reading.problem)
@@ -231,3 +254,36 @@ def _mark_read(key: str, read_at: datetime | None, problem: str | None) -> None:
 def source_states() -> dict[str, CapacityRead]:
     """Each configured source's last read and problem, by key (for the capacity page)."""
     return {row.key: row for row in db.session.scalars(select(CapacityRead))}
+
+
+@dataclass(frozen=True)
+class SourceState:
+    """One configured source as the capacity page and ``flask capacity show`` tell it: when
+    it was last read usably (None: never) and its last failure, shown from its first read
+    on, whether or not any site has numbers from it."""
+
+    kind: str
+    url: str
+    site: str | None
+    tried: bool
+    read_at: datetime | None
+    problem: str | None
+
+
+def source_overview() -> list[SourceState]:
+    """Every configured source, in the order of CAPACITY_SOURCES, with its state."""
+    states = source_states()
+    found = []
+    for settings in configured(current_app.config.get("CAPACITY_SOURCES")):
+        row = states.get(settings.key)
+        found.append(
+            SourceState(
+                kind=settings.kind,
+                url=settings.url,
+                site=settings.options.get("site"),
+                tried=row is not None,
+                read_at=row.read_at if row is not None else None,
+                problem=row.problem if row is not None else None,
+            )
+        )
+    return found

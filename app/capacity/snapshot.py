@@ -19,6 +19,36 @@ from app.extensions import db
 
 
 @dataclass(frozen=True)
+class NodeFree:
+    """What one node of a cluster had free: a machine or container of a request runs on one
+    node, so a cluster's room is judged node by node (``app.capacity.placement``)."""
+
+    cores: int = 0
+    memory_gib: float = 0.0
+    disk_gib: float = 0.0
+    # Free GPUs per model as quotas and templates name them; "" for an unknown model.
+    gpus: Mapping[str, int] = field(default_factory=dict)
+
+    def as_data(self) -> dict:
+        """The node as stored (``CapacitySnapshot.nodes``)."""
+        return {
+            "cores": self.cores,
+            "memory_gib": self.memory_gib,
+            "disk_gib": self.disk_gib,
+            "gpus": dict(self.gpus),
+        }
+
+    @classmethod
+    def from_data(cls, data: Mapping) -> NodeFree:
+        return cls(
+            cores=int(data.get("cores") or 0),
+            memory_gib=float(data.get("memory_gib") or 0.0),
+            disk_gib=float(data.get("disk_gib") or 0.0),
+            gpus={str(model): int(n) for model, n in (data.get("gpus") or {}).items()},
+        )
+
+
+@dataclass(frozen=True)
 class SiteFree:
     """What one site had free when its source was last read."""
 
@@ -35,6 +65,9 @@ class SiteFree:
     gpus: Mapping[str, int] = field(default_factory=dict)
     gpus_known: bool = False  # False when the source says nothing about GPUs
     problem: str | None = None  # the last refresh's failure in words; data kept from before
+    # What each node had free, when the site is a cluster of nodes (cluster statistics): such
+    # a site has no quota of machines. None: the source tells sums only (quotas).
+    nodes: tuple[NodeFree, ...] | None = None
 
 
 def current() -> list[SiteFree]:
@@ -56,12 +89,19 @@ def current() -> list[SiteFree]:
             Row.gpus,
             Row.gpus_known,
             Row.problem,
+            Row.nodes,
         )
         .join(Row, Row.site_id == Site.id)
         .order_by(Site.name)
     )
     return [
-        SiteFree(*row[:8], gpus=dict(row.gpus or {}), gpus_known=row[9], problem=row[10])
+        SiteFree(
+            *row[:8],
+            gpus=dict(row.gpus or {}),
+            gpus_known=row[9],
+            problem=row[10],
+            nodes=None if row[11] is None else tuple(NodeFree.from_data(n) for n in row[11]),
+        )
         for row in found
     ]
 

@@ -14,6 +14,11 @@ The rule, per site (``site_verdict``):
   also when every known number is enough but one of those holds;
 - **fits**: every resource the request needs is known free in enough amount, on fresh numbers.
 
+A site whose source tells what each node has free (a cluster: ``SiteFree.nodes``) has no
+quota of machines: there the request fits only when each of its machines finds a node with
+room for all it needs (``app.capacity.placement``), and the sentence says what one node lacks.
+Sites known through quotas are judged on their sums alone.
+
 Capacity never refuses a launch: only the quota does (``combined``). A site that "does not
 fit" is not offered as a choice, but the portal may still send a launch to the orchestrator,
 which places it where it can.
@@ -21,7 +26,7 @@ which places it where it can.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -29,8 +34,10 @@ from enum import StrEnum
 from flask_babel import gettext as _
 from flask_babel import ngettext
 
+from app.capacity.amounts import amount_text, free_text, shortfall_text
+from app.capacity.placement import Machine, Shortfall, machines_of, plan
 from app.capacity.snapshot import SiteFree, age_seconds, is_stale
-from app.formatting import number, relative, size
+from app.formatting import relative
 
 GIB = 2**30
 # The quotas' key for GPUs whose model the template leaves to the site.
@@ -80,7 +87,8 @@ class SiteVerdict:
     """The verdict of one site for one request, with what it leans on.
 
     ``binding`` is the finding that decides it (the first short resource, or the first unknown
-    one), ``reason`` why the numbers may not hold ("stale", "maintenance", "problem"), or None.
+    one), ``reason`` why the numbers may not hold ("stale", "maintenance", "problem"), or None;
+    ``shortfall`` what no node of a cluster has room for, when that decides it.
     """
 
     site: str
@@ -89,6 +97,7 @@ class SiteVerdict:
     age_seconds: float
     binding: Finding | None = None
     reason: str | None = None
+    shortfall: Shortfall | None = None
 
     @property
     def source(self) -> str:
@@ -160,10 +169,19 @@ def free_for(free: SiteFree, need: Need) -> float | None:
 
 
 def site_verdict(
-    needs: Iterable[Need], free: SiteFree, now: datetime | None = None, *, counted: bool = True
+    needs: Iterable[Need],
+    free: SiteFree,
+    now: datetime | None = None,
+    *,
+    counted: bool = True,
+    machines: Sequence[Machine] | None = None,
 ) -> SiteVerdict:
     """The verdict of one site for ``needs`` (``needs_of``). ``counted`` False says part of
-    the request could not be counted: then it "may not fit" at best."""
+    the request could not be counted: then it "may not fit" at best. ``machines``
+    (``placement.machines_of``) are planned onto the site's nodes when it tells them."""
+    if free.nodes is not None:
+        # A cluster has no quota of machines: its nodes decide (below).
+        needs = [need for need in needs if need.key != "instances"]
     findings = [Finding(need, free_for(free, need)) for need in needs]
     short = next((f for f in findings if f.short), None)
     unknown = next((f for f in findings if f.unknown), None)
@@ -180,6 +198,10 @@ def site_verdict(
     if short is not None:
         verdict = Verdict.MAY_NOT_FIT if reason else Verdict.DOES_NOT_FIT
         return SiteVerdict(free.site, verdict, free, age, short, reason)
+    shortfall = plan(machines, free.nodes) if free.nodes is not None and machines else None
+    if shortfall is not None:
+        verdict = Verdict.MAY_NOT_FIT if reason else Verdict.DOES_NOT_FIT
+        return SiteVerdict(free.site, verdict, free, age, None, reason, shortfall)
     if reason or unknown is not None:
         return SiteVerdict(free.site, Verdict.MAY_NOT_FIT, free, age, unknown, reason)
     return SiteVerdict(free.site, Verdict.FITS, free, age)
@@ -189,9 +211,9 @@ def site_verdicts(
     charge: Mapping, frees: Iterable[SiteFree], now: datetime | None = None
 ) -> list[SiteVerdict]:
     """Every site's verdict for the request ``charge``, fitting sites first, then by name."""
-    needs = needs_of(charge)
+    needs, machines = needs_of(charge), machines_of(charge)
     counted = not charge.get("uncounted")
-    found = [site_verdict(needs, free, now, counted=counted) for free in frees]
+    found = [site_verdict(needs, free, now, counted=counted, machines=machines) for free in frees]
     return sorted(found, key=lambda v: (_ORDER[v.verdict], v.site.casefold()))
 
 
@@ -240,41 +262,6 @@ def verdict_text(verdict: Verdict) -> str:
     }[verdict]
 
 
-def _amount(need: Need, amount: float) -> str:
-    """``2 A100 GPUs``, ``4 cores``, ``8 GB of memory``, ``1 machine``."""
-    if need.key in ("memory", "disk"):
-        shown = size(amount)
-        return (
-            _("%(size)s of memory", size=shown)
-            if need.key == "memory"
-            else _("%(size)s of disk", size=shown)
-        )
-    count = int(amount) if float(amount).is_integer() else amount
-    text = number(count)
-    if need.key == "gpus" and need.model:
-        return ngettext(
-            "%(amount)s %(model)s GPU",
-            "%(amount)s %(model)s GPUs",
-            count,
-            amount=text,
-            model=need.model,
-        )
-    words: dict[str, Callable[[], str]] = {
-        "gpus": lambda: ngettext("%(amount)s GPU", "%(amount)s GPUs", count, amount=text),
-        "cores": lambda: ngettext("%(amount)s core", "%(amount)s cores", count, amount=text),
-        "instances": lambda: ngettext(
-            "%(amount)s machine", "%(amount)s machines", count, amount=text
-        ),
-    }
-    return words[need.key]()
-
-
-def _free_amount(need: Need, amount: float) -> str:
-    if need.key in ("memory", "disk"):
-        return size(amount)
-    return number(int(amount) if float(amount).is_integer() else amount)
-
-
 def binding_text(verdict: SiteVerdict) -> str:
     """See ``SiteVerdict.binding_text``."""
     site, finding = verdict.site, verdict.binding
@@ -288,16 +275,19 @@ def binding_text(verdict: SiteVerdict) -> str:
         lead = _("part of the request could not be counted")
     else:
         lead = ""
+    if verdict.shortfall is not None:
+        said = shortfall_text(verdict.shortfall, site)
+        return _("%(reason)s; %(finding)s", reason=lead, finding=said) if lead else said
     if finding is None:
         return lead
-    needs = _amount(finding.need, finding.need.amount)
+    needs = amount_text(finding.need.key, finding.need.model, finding.need.amount)
     if finding.unknown:
         said = _("needs %(needs)s, %(site)s does not say how many are free", needs=needs, site=site)
     elif finding.free:
         said = _(
             "needs %(needs)s, %(free)s free at %(site)s",
             needs=needs,
-            free=_free_amount(finding.need, finding.free),
+            free=free_text(finding.need.key, finding.free),
             site=site,
         )
     else:

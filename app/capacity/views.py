@@ -1,6 +1,7 @@
 """The capacity page, for operators: every known site, what it had free per GPU model, which
-source told it, how old that is, and the last refresh's failure. It reads the snapshot only:
-no source is called while the page loads."""
+source told it, how old that is, and the last refresh's failure; then each configured source
+with its last usable read and its last failure (also one that never gave a usable answer).
+It reads the snapshot only: no source is called while the page loads."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from dataclasses import dataclass
 from flask import Blueprint, render_template
 
 from app.auth.roles import role_required
-from app.capacity import snapshot
+from app.capacity import refresh, snapshot
 from app.capacity.sites import all_sites
+from app.capacity.verdicts import source_text
 from app.clock import utcnow
 
 bp = Blueprint("capacity", __name__, url_prefix="/capacity")
@@ -42,4 +44,10 @@ def index():
         )
         for site in all_sites()
     ]
-    return render_template("capacity/index.html", rows=rows, now=now)
+    return render_template(
+        "capacity/index.html",
+        rows=rows,
+        sources=refresh.source_overview(),
+        source_text=source_text,
+        now=now,
+    )

@@ -104,6 +104,8 @@ class Resources:
     disk: int = 0
     breakdown: tuple[NodeResources, ...] = ()
     gpu_models: dict[str, int] = field(default_factory=dict)
+    # The nodes of ``breakdown`` that are machines (not volumes): each runs on one host.
+    machines: tuple[NodeResources, ...] = ()
     uncounted: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     # The inputs each resource ("cores", "memory", "disk", "gpus") was read from.
@@ -198,6 +200,7 @@ def count_resources(
         disk=sum(n.count * n.disk for n in breakdown),
         breakdown=tuple(breakdown),
         gpu_models=gpu_models,
+        machines=tuple(machines),
         uncounted=tuple(uncounted),
         notes=tuple(notes),
         inputs=inputs_by_resource(resolver.read),

@@ -20,7 +20,7 @@ from flask_babel import gettext as _
 
 from app.caches import remembered, value_key
 from app.extensions import db
-from app.quotas.accounting import AccountingError, count_resources
+from app.quotas.accounting import ANY_GPU_MODEL, AccountingError, count_resources
 from app.quotas.anchors import lock_limit_row
 from app.quotas.errors import KeptForLine, QuotaExceeded
 from app.quotas.fit import Assessment, assess, refusal_message
@@ -54,8 +54,10 @@ def uncounted_charge(reason: str) -> dict:
 def charge_for(template_document: Mapping[str, Any], parameters: Mapping[str, Any]) -> dict:
     """What launching ``template_document`` with ``parameters`` will hold, as stored on
     ``Deployment.charge``: ``cores``, ``memory`` and ``disk`` (bytes), ``gpus``,
-    ``gpu_models`` ({model: count}), ``deployments`` (1), ``nodes``, a one-line ``summary``,
-    and ``uncounted``: sentences saying what could not be counted (empty when all could).
+    ``gpu_models`` ({model: count}), ``deployments`` (1), ``nodes``, ``machines`` (the size
+    of one machine of each kind and how many: what a site must place machine by machine), a
+    one-line ``summary``, and ``uncounted``: sentences saying what could not be counted
+    (empty when all could).
 
     Never raises: a template that can't be read at all is reported in ``uncounted``.
     """
@@ -73,6 +75,17 @@ def charge_for(template_document: Mapping[str, Any], parameters: Mapping[str, An
         "gpu_models": dict(resources.gpu_models),
         "deployments": 1,
         "nodes": resources.nodes,
+        "machines": [
+            {
+                "count": machine.count,
+                "cores": machine.cpus,
+                "memory": machine.memory,
+                "disk": machine.disk,
+                "gpus": machine.gpus,
+                "gpu_model": machine.gpu_model or ANY_GPU_MODEL,
+            }
+            for machine in resources.machines
+        ],
         "summary": resources.summary,
         # What is charged beyond the template's starting size, and why (an elastic cluster).
         **({"notes": list(resources.notes)} if resources.notes else {}),

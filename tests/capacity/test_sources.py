@@ -140,3 +140,15 @@ def test_an_unusable_service_identity_is_a_refusal_in_words(capacity_app):
         read(app, "fedreg")
     assert "The Federation Registry was not asked" in failure.value.message
     assert "client_id" in failure.value.message
+
+
+def test_cluster_statistics_give_what_each_usable_node_has_free(capacity_app, world):
+    world.change("RECAS-BARI", gpus={"NVIDIA A100-PCIE-40GB": (8, 4), "Tesla T4": (4, 3)})
+    bari = read(capacity_app("cluster-stats"), "cluster-stats")["RECAS-BARI"]
+    # The emulator splits the site over a node without GPUs and one node per GPU model.
+    assert sorted((dict(node.gpus) for node in bari.nodes), key=len) == [
+        {},
+        {"A100": 4},
+        {"T4": 1},
+    ]
+    assert sum(node.cores for node in bari.nodes) == bari.cores == 160

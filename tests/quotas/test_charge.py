@@ -25,6 +25,16 @@ def test_the_charge_of_a_gpu_notebook_names_its_gpu_model(quota_app):
         "gpu_models": {"A100": 2},
         "deployments": 1,
         "nodes": 1,
+        "machines": [
+            {
+                "count": 1,
+                "cores": 8.0,
+                "memory": 32 * GB,
+                "disk": 100 * GB,
+                "gpus": 2,
+                "gpu_model": "A100",
+            }
+        ],
         "summary": "1 × (8 cores, 32 GB, 2 A100 GPUs, 100 GB disk)",
         "uncounted": [],
     }

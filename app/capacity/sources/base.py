@@ -15,6 +15,7 @@ marked. A read in which every site failed counts as a failed read.
 from __future__ import annotations
 
 import hashlib
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -24,9 +25,13 @@ import requests
 from flask_babel import gettext as _
 
 from app import remote
+from app.capacity.snapshot import NodeFree
 
 # (connect, read) seconds when a source's settings name none.
 DEFAULT_TIMEOUT = (5.0, 20.0)
+# The most any number read from a source may be: what a database integer column holds
+# everywhere (PostgreSQL's INTEGER). A source may say anything; past this it is only "a lot".
+MOST = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,21 @@ class SiteReading:
     gpus_known: bool = False
     aliases: tuple[str, ...] = ()
     problem: str | None = None
+    # What each node had free, for a cluster of nodes (see ``snapshot.NodeFree``); None when
+    # the source tells sums only.
+    nodes: tuple[NodeFree, ...] | None = None
+
+    def __post_init__(self):
+        # Every number a source gives is bounded here, whoever built the reading: one number
+        # past what the database holds must not cost the whole refresh.
+        set_ = object.__setattr__
+        set_(self, "cores", bounded_count(self.cores))
+        set_(self, "instances", bounded_count(self.instances))
+        set_(self, "memory_gib", bounded(self.memory_gib))
+        set_(self, "disk_gib", bounded(self.disk_gib))
+        set_(self, "gpus", _bounded_gpus(self.gpus))
+        if self.nodes is not None:
+            set_(self, "nodes", tuple(_bounded_node(node) for node in self.nodes))
 
     @classmethod
     def unread(cls, site: str, failure: SourceFailure) -> SiteReading:
@@ -192,7 +212,36 @@ def free(limit: Any, used: Any, *, zero_is_no_limit: bool = False) -> float | No
     where the source says so (``zero_is_no_limit``, the Infrastructure Manager's way)."""
     if not _number(limit) or limit < 0 or (limit == 0 and zero_is_no_limit):
         return None
-    return max(float(limit) - (float(used) if _number(used) else 0.0), 0.0)
+    return max(bounded(limit) - (bounded(used) if _number(used) else 0.0), 0.0)
+
+
+def bounded(value: Any) -> float | None:
+    """``value`` as a number between 0 and MOST (a number past MOST, or infinite, is MOST);
+    None when it is no number at all (missing, text, NaN)."""
+    if not _number(value) or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if value >= MOST:
+        return float(MOST)
+    return max(float(value), 0.0)
+
+
+def bounded_count(value: Any) -> int | None:
+    """``bounded`` as a whole number."""
+    found = bounded(value)
+    return None if found is None else int(found)
+
+
+def _bounded_gpus(gpus: Mapping[str, Any]) -> dict[str, int]:
+    return {str(model): bounded_count(n) or 0 for model, n in (gpus or {}).items()}
+
+
+def _bounded_node(node: NodeFree) -> NodeFree:
+    return NodeFree(
+        cores=bounded_count(node.cores) or 0,
+        memory_gib=bounded(node.memory_gib) or 0.0,
+        disk_gib=bounded(node.disk_gib) or 0.0,
+        gpus=_bounded_gpus(node.gpus),
+    )
 
 
 def _number(value: Any) -> bool:

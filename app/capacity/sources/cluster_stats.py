@@ -4,7 +4,8 @@ The answer gives, per datacentre and node, CPU, RAM, disk and GPU totals and wha
 GPUs per model (``gpu_models`` with ``gpu_total`` and ``gpu_used``), a ``cluster`` sum of
 the same, and ``updated_at``. RAM and disk are in MiB. Ineligible nodes report used = total,
 so they add nothing free. PAPI answers 500 when its numbers are more than an hour old. The
-whole answer describes one site: the one the setting's ``site`` names.
+whole answer describes one site: the one the setting's ``site`` names. What each usable node
+has free is kept with the sums: a machine of a request runs on one node.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from flask import current_app
 from flask_babel import gettext as _
 
 from app.capacity.gpu_names import by_portal_model
-from app.capacity.sources.base import SiteReading, Source, SourceUnreadable, get_json
+from app.capacity.snapshot import NodeFree
+from app.capacity.sources.base import SiteReading, Source, SourceUnreadable, bounded, get_json
 
 PATH = "/v1/deployments/stats/cluster"
 MIB_PER_GIB = 1024
@@ -48,9 +50,10 @@ def _nodes(answer, who: str) -> list[dict]:
 
 def _left(node: dict, resource: str) -> float:
     total, used = node.get(f"{resource}_total"), node.get(f"{resource}_used")
-    if not isinstance(total, int | float) or not isinstance(used, int | float):
+    total, used = bounded(total), bounded(used)
+    if total is None or used is None:
         return 0.0
-    return max(float(total) - float(used), 0.0)
+    return max(total - used, 0.0)
 
 
 def _usable(node: dict) -> bool:
@@ -60,29 +63,47 @@ def _usable(node: dict) -> bool:
     )
 
 
+def _node_gpus(node: dict, names) -> dict[str, int]:
+    """The node's free GPUs per portal model; GPUs it counts without a model: the unknown
+    model."""
+    models = node.get("gpu_models") or {}
+    gpus: dict[str, int] = {}
+    for model, numbers in models.items() if isinstance(models, dict) else ():
+        gpus[model] = int(_left(numbers, "gpu")) if isinstance(numbers, dict) else 0
+    rest = int(_left(node, "gpu"))
+    if rest > 0 and not models:
+        gpus[""] = rest
+    return {model: n for model, n in by_portal_model(gpus, names).items() if n > 0}
+
+
+def _node_free(node: dict, names) -> NodeFree:
+    return NodeFree(
+        cores=int(_left(node, "cpu")),
+        memory_gib=round(_left(node, "ram") / MIB_PER_GIB, 2),
+        disk_gib=round(_left(node, "disk") / MIB_PER_GIB, 2),
+        gpus=_node_gpus(node, names),
+    )
+
+
 def _reading(site: str, nodes: list[dict]) -> SiteReading:
     usable = [node for node in nodes if _usable(node)]
-    gpus: dict[str, int] = {}
-    for node in usable:
-        models = node.get("gpu_models") or {}
-        counted = 0
-        for model, numbers in models.items():
-            left = int(_left(numbers, "gpu")) if isinstance(numbers, dict) else 0
-            gpus[model] = gpus.get(model, 0) + left
-            counted += left
-        # GPUs the node counts without a model: the unknown model.
-        rest = int(_left(node, "gpu")) - counted
-        if rest > 0 and not models:
-            gpus[""] = gpus.get("", 0) + rest
     names = current_app.config.get("GPU_MODEL_NAMES") or {}
+    frees = [_node_free(node, names) for node in usable]
+    gpus: dict[str, int] = {}
+    for node in frees:
+        for model, n in node.gpus.items():
+            gpus[model] = gpus.get(model, 0) + n
     return SiteReading(
         site=site,
         # A cluster none of whose nodes takes work is closed, whatever its numbers say.
         maintenance=bool(nodes) and not usable,
-        cores=int(sum(_left(node, "cpu") for node in usable)),
-        memory_gib=round(sum(_left(node, "ram") for node in usable) / MIB_PER_GIB, 2),
-        disk_gib=round(sum(_left(node, "disk") for node in usable) / MIB_PER_GIB, 2),
+        cores=sum(node.cores for node in frees),
+        memory_gib=round(sum(node.memory_gib for node in frees), 2),
+        disk_gib=round(sum(node.disk_gib for node in frees), 2),
+        # A cluster has no quota of machines: each machine needs a node with room for it.
         instances=None,
-        gpus={model: n for model, n in by_portal_model(gpus, names).items() if n > 0},
+        gpus=gpus,
         gpus_known=True,
+        # Nodes with nothing free cannot take a machine: they need not be kept.
+        nodes=tuple(node for node in frees if node.cores or node.memory_gib or node.gpus),
     )

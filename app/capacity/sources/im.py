@@ -23,6 +23,8 @@ from app.capacity.sources.base import (
     SourceRefused,
     SourceTimeout,
     SourceUnavailable,
+    bounded,
+    bounded_count,
 )
 
 BACKEND = "im"
@@ -75,10 +77,11 @@ class ImQuotas(Source):
         gpus = numbers.get("gpus")
 
         def whole(key):
-            return None if numbers.get(key) is None else int(numbers[key])
+            return bounded_count(numbers.get(key))
 
         def gib(key):
-            return None if numbers.get(key) is None else round(float(numbers[key]), 2)
+            found = bounded(numbers.get(key))
+            return None if found is None else round(found, 2)
 
         return SiteReading(
             site=name,
@@ -86,6 +89,6 @@ class ImQuotas(Source):
             memory_gib=gib("memory_gib"),
             disk_gib=gib("disk_gib"),
             instances=whole("instances"),
-            gpus={"": int(gpus)} if gpus else {},
+            gpus={"": bounded_count(gpus) or 0} if gpus else {},
             gpus_known=gpus is not None,
         )
