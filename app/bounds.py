@@ -4,7 +4,9 @@ Every id the portal keeps is a database ``INTEGER`` (at most 2^31 - 1 on Postgre
 refuses anything past 2^63 - 1). A larger id in an address names nothing, so the ``int``
 converter of every route refuses it as a 404 before a view runs, instead of the database
 failing on it. Page numbers from a query string are clamped to the same bound: a page past the
-end already answers with the last one.
+end already answers with the last one. Every other whole number read from a query string or a
+form goes through ``whole_number`` (``request.args.get(name, type=whole_number)``: a number past
+the bound counts as not given) or ``BoundedIntegerField`` (a form error in words).
 
 JSON bodies are read by ``BoundedJSONProvider``: a document nested deeper than
 ``JSON_MAX_DEPTH`` is refused as ``TooDeep`` (a ValueError, so ``get_json(silent=True)`` gives
@@ -15,7 +17,9 @@ from __future__ import annotations
 
 from flask import Flask
 from flask.json.provider import DefaultJSONProvider
+from flask_babel import lazy_gettext as _l
 from werkzeug.routing import IntegerConverter
+from wtforms import IntegerField
 
 LARGEST_ID = 2**31 - 1
 # Deeper than any template's parameters or the orchestrator's answers go.
@@ -78,3 +82,28 @@ def page_number(value, default: int = 1) -> int:
     except (TypeError, ValueError):
         return default
     return max(1, min(number, LARGEST_ID))
+
+
+def whole_number(value) -> int:
+    """A whole number from a query string or a form, within -``LARGEST_ID``..``LARGEST_ID``;
+    raises ValueError otherwise (so ``args.get(name, type=whole_number)`` gives its default)."""
+    number = int(value)
+    if not -LARGEST_ID <= number <= LARGEST_ID:
+        raise ValueError(f"{value!r} is past {LARGEST_ID}")
+    return number
+
+
+class BoundedIntegerField(IntegerField):
+    """A form's whole number that refuses, in words, one past what the database holds."""
+
+    def process_formdata(self, valuelist):
+        super().process_formdata(valuelist)
+        if self.data is not None and not -LARGEST_ID <= self.data <= LARGEST_ID:
+            self.data = None
+            raise ValueError(
+                _l(
+                    "Give a number between %(least)d and %(most)d.",
+                    least=-LARGEST_ID,
+                    most=LARGEST_ID,
+                )
+            )

@@ -9,6 +9,7 @@ from pathlib import Path
 from flask import Flask
 
 from app.errors import ConfigurationError
+from app.instance import private_file, private_folder
 
 DEFAULT_SECRET_KEY = "change-me"
 
@@ -73,9 +74,11 @@ def _warn_of_unknown_variables(app: Flask, known: set[str]) -> None:
 def _derive(app: Flask) -> None:
     config = app.config
     if not config["SQLALCHEMY_DATABASE_URI"]:
-        config["SQLALCHEMY_DATABASE_URI"] = "sqlite:///" + str(
-            Path(app.instance_path) / "portal.sqlite"
-        )
+        database = Path(app.instance_path) / "portal.sqlite"
+        # SQLite would create it with the process's umask (0644): made private first.
+        private_folder(database.parent)
+        private_file(database)
+        config["SQLALCHEMY_DATABASE_URI"] = "sqlite:///" + str(database)
     config["CATALOGUE_DIR"] = config["CATALOGUE_DIR"] or str(PROJECT_ROOT / "tosca-catalog")
     config["TOSCA_TYPES_DIR"] = config["TOSCA_TYPES_DIR"] or str(
         Path(config["CATALOGUE_DIR"]) / "types"

@@ -262,7 +262,9 @@ API_MAX_FAILURES_PER_ADDRESS = 30
 API_THROTTLE_WINDOW_SECONDS = 5 * 60
 
 # Calls a minute, for the whole site, to an identity provider's userinfo endpoint about access
-# tokens the portal cannot read itself; answers are kept a minute per token.
+# tokens the portal cannot read itself; a token it vouches for gives its call back; one address
+# may spend a twentieth a minute, and a quarter is kept for addresses with no failed check that
+# minute; answers are kept a minute per token, refusals for the API window.
 API_PROVIDER_CHECKS_PER_MINUTE = 120
 
 # Audience an identity provider's access token must name to be accepted by the API (as the

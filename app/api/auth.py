@@ -73,7 +73,7 @@ def _authenticate() -> Caller:
     if not token.startswith(access_tokens.PREFIX):
         # An identity provider's own access token: the person themself, so every scope.
         try:
-            user = provider_tokens.user_for(token)
+            user = provider_tokens.user_for(token, request.remote_addr or "")
         except provider_tokens.NotAnAccessToken:
             raise _unauthenticated(
                 _(

@@ -6,7 +6,9 @@ unique index on (user, key) lets exactly one request win, whichever process it r
 others find the row and either replay the stored answer or, while the first is still under
 way, are told so (409 with ``Retry-After``) and try again. Answers that say "try again later"
 (429, an identical launch still being confirmed, 5xx, a crash) release the key, so that the
-retry can act.
+retry can act. A claim that no host settles within ``ABANDONED_AFTER`` was left by a host that
+died while answering: the next request with the key claims it again instead of being told
+"under way" for the rest of the day.
 """
 
 from __future__ import annotations
@@ -29,6 +31,10 @@ HEADER = "Idempotency-Key"
 KEY_MAX = 200
 # Seconds a client is asked to wait while the first request with its key is under way.
 IN_PROGRESS_RETRY_SECONDS = 1
+# A request is answered within a minute or so (gunicorn's worker timeout is 30 s, a launch's
+# call to the orchestrator at most ORCHESTRATOR_TIMEOUT, 5 + 30 s); a claim five minutes old and
+# still unsettled belongs to a host that is gone.
+ABANDONED_AFTER = timedelta(minutes=5)
 
 
 class IdempotentRequest(db.Model):
@@ -85,6 +91,8 @@ def claim(user_id: int, key: str, print_: str) -> IdempotentRequest | Replay:
             db.session.delete(existing)
             db.session.commit()
             existing = None
+        if existing is not None and _abandoned(existing) and _reclaimed(existing, print_):
+            return existing
         if existing is not None:
             return _answer_of(existing, print_)
         record = IdempotentRequest(user_id=user_id, key=key, fingerprint=print_)
@@ -100,6 +108,29 @@ def claim(user_id: int, key: str, print_: str) -> IdempotentRequest | Replay:
         _("A request with this Idempotency-Key is under way; try again in a moment."),
         headers={"Retry-After": str(IN_PROGRESS_RETRY_SECONDS)},
     )
+
+
+def _abandoned(existing: IdempotentRequest) -> bool:
+    return existing.status is None and existing.created_at <= utcnow() - ABANDONED_AFTER
+
+
+def _reclaimed(existing: IdempotentRequest, print_: str) -> bool:
+    """Take over an abandoned claim of the same request; True for the one process that does
+    (the row must still be the one read: unsettled, claimed at the same moment)."""
+    if existing.fingerprint != print_:
+        return False
+    now = utcnow()
+    taken = db.session.execute(
+        IdempotentRequest.__table__.update()
+        .where(
+            IdempotentRequest.id == existing.id,
+            IdempotentRequest.status.is_(None),
+            IdempotentRequest.created_at == existing.created_at,
+        )
+        .values(created_at=now)
+    ).rowcount
+    db.session.commit()
+    return taken == 1
 
 
 def _answer_of(existing: IdempotentRequest, print_: str) -> Replay:

@@ -7,7 +7,9 @@ must verify against that provider's published keys, and its audience must name
 cannot be read, so the provider is asked (its userinfo endpoint): a token it answers for belongs
 to the subject it names; its audience cannot be checked, which the README says. Either way the
 token's subject must be a person who has logged in here, still active. Answers are kept a
-minute per token (by digest), so that a busy script does not cost a provider call per request.
+minute per token (by digest), so that a busy script does not cost a provider call per request;
+a token the provider refused is also remembered in the database and never asked about again
+within the API window, and the provider calls are budgeted per address (``auth.throttle``).
 
 Access tokens only: a provider's ID token says who logged in to the portal, is addressed to the
 portal's client id and is often handed to other programs; it must not open the API. A JWT typed
@@ -54,8 +56,9 @@ class NotAnAccessToken(Exception):
     """The token is a provider's ID token, not an access token."""
 
 
-def user_for(token: str) -> User | None:
-    """The active user ``token`` (a provider's access token) stands for, or None.
+def user_for(token: str, address: str) -> User | None:
+    """The active user ``token`` (a provider's access token, sent from ``address``) stands
+    for, or None.
 
     Raises NotAnAccessToken for an ID token, ApiThrottled when the provider may not be asked
     about an unknown token now.
@@ -68,7 +71,7 @@ def user_for(token: str) -> User | None:
     if kept and kept[0] > time.monotonic():
         provider_name, subject = kept[1], kept[2]
     else:
-        provider_name, subject = _identify(token)
+        provider_name, subject = _identify(token, key, address)
         with _lock:
             if len(_remembered) > 10_000:
                 _remembered.clear()
@@ -83,18 +86,27 @@ def user_for(token: str) -> User | None:
     return user if user is not None and user.active else None
 
 
-def _identify(token: str) -> tuple[str, str | None]:
+def _identify(token: str, digest: str, address: str) -> tuple[str, str | None]:
     """(provider name, subject) of a valid token; subject None when it is not valid."""
     payload = _unverified_payload(token)
     if payload is not None:
         return _check_jwt(token, payload)
     providers = oidc.enabled_providers()
-    if providers:
-        throttle.take_provider_check()  # raises ApiThrottled when this minute's are spent
+    if not providers or throttle.refused_lately(digest):
+        return "", None
+    throttle.take_provider_check(address)  # raises ApiThrottled when a budget is spent
+    answered = 0
     for provider in providers:
-        subject = _ask_userinfo(provider, token)
+        try:
+            subject = _ask_userinfo(provider, token)
+        except _Unanswered:
+            continue
         if subject is not None:
+            throttle.give_back_provider_check(address)
             return provider.name, subject
+        answered += 1
+    if answered == len(providers):  # every provider said no; an outage proves nothing
+        throttle.remember_refused_token(digest)
     return "", None
 
 
@@ -144,13 +156,24 @@ def _check_jwt(token: str, payload: dict) -> tuple[str, str | None]:
     return provider.name, str(claims["sub"])
 
 
+class _Unanswered(Exception):
+    """The provider could not be asked, or failed to answer."""
+
+
 def _ask_userinfo(provider, token: str) -> str | None:
+    """The subject ``provider`` names for ``token``; None when it refuses the token (or has no
+    userinfo endpoint). Raises _Unanswered when it could not say."""
     try:
         client = oidc.ready_client(provider)
         if not client.server_metadata.get("userinfo_endpoint"):
             return None
         claims = client.userinfo(token={"access_token": token, "token_type": "Bearer"})
-    except (ProviderError, requests.RequestException, AuthlibBaseError, ValueError):
-        return None
+    except requests.HTTPError as error:
+        status = error.response.status_code if error.response is not None else None
+        if status in (400, 401, 403):
+            return None
+        raise _Unanswered from error
+    except (ProviderError, requests.RequestException, AuthlibBaseError, ValueError) as error:
+        raise _Unanswered from error
     subject = claims.get("sub") if isinstance(claims, dict) else None
     return str(subject) if subject else None

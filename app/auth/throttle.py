@@ -12,14 +12,23 @@ passed (an indexed delete).
 
 The API: a request whose token is refused counts against its address, and an address at
 ``API_MAX_FAILURES_PER_ADDRESS`` within ``API_THROTTLE_WINDOW_SECONDS`` is refused before its
-token is even looked at. Asking an identity provider about a token it alone can read (its
-userinfo endpoint) is counted site-wide, at most ``API_PROVIDER_CHECKS_PER_MINUTE``: a flood of
-made-up tokens cannot turn into a flood of calls to the provider.
+token is even looked at.
+
+Asking an identity provider about a token it alone can read (its userinfo endpoint) is counted
+site-wide, at most ``API_PROVIDER_CHECKS_PER_MINUTE``: a flood of made-up tokens cannot turn
+into a flood of calls to the provider. Only checks that fail keep their count (a token the
+provider vouches for gives it back), and failures cannot spend what others need: each address
+may have only a share of the minute's budget, and a reserve of it is kept for addresses with
+no check under way or failed this minute, so a real user's first check of the minute finds room
+while a few addresses send made-up tokens. A token the provider refused is remembered for
+``API_THROTTLE_WINDOW_SECONDS`` (by digest, in the database, for every process) and not asked
+about again.
 """
 
 from datetime import datetime, timedelta
 
 from flask import current_app
+from flask_babel import gettext as _
 from flask_babel import ngettext
 from sqlalchemy import case, delete, or_, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -47,6 +56,11 @@ def _window() -> timedelta:
 def _take(key: str, limit: int, now: datetime, window: timedelta | None = None) -> bool:
     """Count one attempt against ``key`` unless it is at ``limit`` within ``window`` (the
     login window when None); True if it was counted."""
+    return _take_count(key, limit, now, window) is not None
+
+
+def _take_count(key: str, limit: int, now: datetime, window: timedelta | None = None) -> int | None:
+    """As ``_take``; the count including this attempt, or None when it was not counted."""
     table = LoginFailure.__table__
     expired = table.c.window_start <= now - (window or _window())
     insert = _INSERTS[db.engine.dialect.name](table).values(key=key, failures=1, window_start=now)
@@ -58,9 +72,9 @@ def _take(key: str, limit: int, now: datetime, window: timedelta | None = None) 
         },
         where=or_(expired, table.c.failures < limit),
     ).returning(table.c.failures)
-    counted = db.session.execute(statement).first() is not None
+    row = db.session.execute(statement).first()
     db.session.commit()
-    return counted
+    return None if row is None else row.failures
 
 
 def _give_back(key: str) -> None:
@@ -167,13 +181,42 @@ def record_api_failure(address: str) -> None:
     purge_expired()
 
 
-def take_provider_check() -> None:
-    """Count one call to an identity provider about an unknown token, site-wide; raises
-    ApiThrottled when this minute's calls are spent."""
-    now, window, key = utcnow(), timedelta(minutes=1), "provider-checks"
+# An address may spend a twentieth of the providers' budget a minute, and a quarter of it is
+# kept for addresses with no check under way or failed this minute: six addresses at their
+# share leave the reserve and more untouched, so a real user's check finds room (README).
+PROVIDER_SHARE_DIVISOR = 20
+PROVIDER_RESERVE_DIVISOR = 4
+_PROVIDER_SITE_KEY = "provider-checks"
+
+
+def _provider_address_key(address: str) -> str:
+    return "provider-checks:" + (address or "unknown")[:64]
+
+
+def take_provider_check(address: str) -> None:
+    """Count one call to an identity provider about an unknown token from ``address``, against
+    the address's share and the site's budget; raises ApiThrottled when either is spent.
+
+    Give it back with ``give_back_provider_check`` when the provider vouched for the token.
+    """
+    now, window = utcnow(), timedelta(minutes=1)
     limit = current_app.config["API_PROVIDER_CHECKS_PER_MINUTE"]
-    if _take(key, limit, now, window):
+    address_key = _provider_address_key(address)
+    taken = _take_count(address_key, max(1, limit // PROVIDER_SHARE_DIVISOR), now, window)
+    if taken is None:
+        raise ApiThrottled(
+            _(
+                "Too many tokens that the identity provider did not accept came from your "
+                "address this minute. Wait a minute before trying again, or use a personal "
+                "access token from your Account page."
+            ),
+            _seconds_left(address_key, window, now),
+        )
+    # Only an address's first check of the minute may reach into the reserve.
+    reserve = max(1, limit // PROVIDER_RESERVE_DIVISOR) if taken > 1 else 0
+    if _take(_PROVIDER_SITE_KEY, max(1, limit - reserve), now, window):
         return
+    _give_back(address_key)
     raise ApiThrottled(
         ngettext(
             "The portal asks its identity provider about a token it does not know at most "
@@ -184,8 +227,37 @@ def take_provider_check() -> None:
             "use a personal access token from your Account page.",
             limit,
         ),
-        _seconds_left(key, window, now),
+        _seconds_left(_PROVIDER_SITE_KEY, window, now),
     )
+
+
+def give_back_provider_check(address: str) -> None:
+    """The provider vouched for the token: its check spends neither budget."""
+    _give_back(_provider_address_key(address))
+    _give_back(_PROVIDER_SITE_KEY)
+
+
+def _refused_token_key(digest: str) -> str:
+    return "refused-token:" + digest[:128]
+
+
+def remember_refused_token(digest: str) -> None:
+    """The provider refused the token with this ``digest``: do not ask about it again within
+    the API window, whichever process it reaches."""
+    table, now = LoginFailure.__table__, utcnow()
+    insert = _INSERTS[db.engine.dialect.name](table).values(
+        key=_refused_token_key(digest), failures=1, window_start=now
+    )
+    db.session.execute(
+        insert.on_conflict_do_update(index_elements=[table.c.key], set_={"window_start": now})
+    )
+    db.session.commit()
+
+
+def refused_lately(digest: str) -> bool:
+    """Whether the provider refused the token with this ``digest`` within the API window."""
+    record = db.session.get(LoginFailure, _refused_token_key(digest))
+    return record is not None and record.window_start > utcnow() - _api_window()
 
 
 def purge_expired() -> int:
@@ -206,4 +278,7 @@ __all__ = [
     "refuse_throttled_api_address",
     "record_api_failure",
     "take_provider_check",
+    "give_back_provider_check",
+    "remember_refused_token",
+    "refused_lately",
 ]

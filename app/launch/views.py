@@ -7,6 +7,7 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
+from app.bounds import whole_number
 from app.catalogue.forms import field_name, presets_data, tab_layout, with_preset
 from app.catalogue.loader import catalogue
 from app.deployments import operations as deployments
@@ -39,7 +40,7 @@ def _initial_form(entry, chosen: dict | None):
         return prefill.form_class(entry)(), False
     if request.args.get("defaults"):
         return prefill.initial_form(entry, defaults=True)
-    if earlier_id := request.args.get("from_deployment", type=int):
+    if earlier_id := request.args.get("from_deployment", type=whole_number):
         # Edit and relaunch: the settings of a deployment the user may see (never its secrets).
         earlier = deployments.visible_deployment(current_user, earlier_id)
         return prefill.initial_form(entry, earlier_parameters=earlier.parameters or {})
@@ -72,7 +73,7 @@ def launch(slug: str):
         form.form_errors.append(blocker)
         status = 403
     elif form.validate_on_submit() and not launch_fields["errors"]:
-        replaces = request.form.get("replaces", type=int)
+        replaces = request.form.get("replaces", type=whole_number)
         wanted = request.form.get("wait_in_line") == "1" or replaces is not None
         waits = wanted and preview.waiting_slot("launch.wait_in_line")
         try:
@@ -131,7 +132,7 @@ def launch(slug: str):
     return (
         render_template(
             "launch/launch.html",
-            replaces=request.values.get("replaces", type=int),
+            replaces=request.values.get("replaces", type=whole_number),
             entry=entry,
             page_backend=entry.serving_backend,
             parsed=entry.parsed,
@@ -163,7 +164,7 @@ def _chosen_preset(presets: list[dict]) -> dict | None:
     """The preset whose button was pressed on a form sent without scripts, if one was."""
     if request.method != "POST":
         return None
-    number = request.form.get("apply_preset", type=int)
+    number = request.form.get("apply_preset", type=whole_number)
     if number is None or not 0 <= number < len(presets):
         return None
     return presets[number]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from flask_babel import gettext as _
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from app.auth.models import User
 from app.clock import utcnow
@@ -193,10 +193,48 @@ def visible_lease(actor: User, deployment_id: int, *, override: bool) -> tuple[D
     )
     if not allowed:
         raise NotFound(_("There is no such deployment among yours."))
+    # The row as it is now, locked: not a copy this session read before another host's extend.
     lease = db.session.scalar(
-        select(Lease).where(Lease.deployment_id == deployment.id).with_for_update()
+        select(Lease)
+        .where(Lease.deployment_id == deployment.id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
     )
     return deployment, lease
+
+
+# Extends of one lease this close together are one person's one wish sent twice (a double
+# click, two tabs, a retried request without its Idempotency-Key, two hosts answering at once):
+# the first extends, the others are told so. Longer than a request takes; short enough that a
+# deliberate second extend is not held back.
+EXTENDED_TOGETHER = timedelta(seconds=10)
+
+
+def _just_extended() -> ExtendRefused:
+    return ExtendRefused(
+        _(
+            "This lease was extended a moment ago, by this or another request; it was not "
+            "extended again."
+        )
+    )
+
+
+def _count_extend(lease: Lease, now: datetime) -> None:
+    """Count this extend unless another one was counted together with it; raises ExtendRefused.
+
+    The count moves only from the value read (a compare-and-set), so that where the database
+    takes no row lock (SQLite) two extends that read the same lease cannot both succeed.
+    """
+    if lease.extends and lease.end_set_at and now - lease.end_set_at < EXTENDED_TOGETHER:
+        raise _just_extended()
+    counted = db.session.execute(
+        update(Lease)
+        .where(Lease.deployment_id == lease.deployment_id, Lease.extends == lease.extends)
+        .values(extends=lease.extends + 1)
+        .execution_options(synchronize_session=False)
+    ).rowcount
+    if counted != 1:
+        raise _just_extended()
 
 
 def extend(
@@ -229,6 +267,7 @@ def extend(
                     _("This lease cannot be extended now: %(why)s.", why=chance.refusal)
                 )
             new_end, past_cap, previous = chance.new_end, False, lease.ends_at
+        _count_extend(lease, now)
     except BaseException:
         db.session.rollback()
         raise

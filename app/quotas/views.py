@@ -24,7 +24,7 @@ from sqlalchemy import select
 from app.auth.groups import normalise_group
 from app.auth.models import User
 from app.auth.roles import role_required
-from app.bounds import page_number
+from app.bounds import page_number, whole_number
 from app.errors import NotFound
 from app.extensions import db
 from app.formatting import format_decimal
@@ -275,7 +275,7 @@ def history():
 @bp.route("/usage")
 @role_required("operator")
 def usage():
-    months = max(1, min(request.args.get("months", 6, type=int), 24))
+    months = max(1, min(request.args.get("months", 6, type=whole_number), 24))
     labels = [m.strftime("%Y-%m") for m in month_starts(months)]
     by_user, by_group = monthly_usage(months, by="user"), monthly_usage(months, by="group")
     month = request.args.get("month") or labels[-1]
@@ -293,7 +293,7 @@ def usage():
 @bp.route("/usage.csv")
 @role_required("operator")
 def usage_csv():
-    months = max(1, min(request.args.get("months", 12, type=int), 60))
+    months = max(1, min(request.args.get("months", 12, type=whole_number), 60))
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["month", "owner_kind", "owner", "resource", "hours"])

@@ -9,7 +9,7 @@ from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
 from app.auth.roles import role_required
-from app.bounds import page_number
+from app.bounds import page_number, whole_number
 from app.deployments import operations as deployments
 from app.errors import PortalError
 from app.waiting import listing, operations
@@ -54,7 +54,7 @@ def move(deployment_id: int):
         place = operations.move(
             current_user,
             deployment,
-            request.form.get("place", type=int) or 0,
+            request.form.get("place", type=whole_number) or 0,
             request.form.get("reason", ""),
         )
     except PortalError as error:

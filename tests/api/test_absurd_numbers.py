@@ -2,9 +2,15 @@
 no database integer holds in every route's address, page numbers past any page, numbers in
 forms and JSON bodies, and JSON nested 100,000 deep."""
 
+import inspect
+import re
+from pathlib import Path
+
 import pytest
 from flask import url_for
+from flask_wtf import FlaskForm
 from werkzeug.routing import IntegerConverter
+from wtforms.fields.core import UnboundField
 
 from app.bounds import JSON_MAX_DEPTH, LARGEST_ID
 from tests.api.conftest import Callers, publish_templates
@@ -221,3 +227,89 @@ def test_numbers_json_cannot_hold_exactly_are_refused_in_words(portal, number):
     assert 400 <= answer.status_code < 500, answer.get_json()
     assert answer.get_json()["detail"]
     assert portal.api.get("/api/v1/deployments").get_json()["items"] == []
+
+
+READS = re.compile(r"\b(?:args|form|values)\.get\(\s*\"([a-z_]+)\"")
+# Enough for the launch form to pass, so that what it reads only after validating is reached.
+VALID_LAUNCH = {
+    "num_cpus": "2",
+    "jupyter_password": "s3cret-passw0rd",
+    "deployment_name": "absurd numbers",
+    "reason": "checking",
+}
+
+
+def names_read_beside(view) -> set[str]:
+    """The query and form fields read by name in the package of ``view``'s module."""
+    folder = Path(inspect.getfile(inspect.unwrap(view))).parent
+    return {name for source in folder.rglob("*.py") for name in READS.findall(source.read_text())}
+
+
+def form_field_names() -> set[str]:
+    """The fields of every form class the portal has built so far."""
+    names, forms, seen = set(), [FlaskForm], set()
+    while forms:
+        form = forms.pop()
+        seen.add(form)
+        names |= {name for name, value in vars(form).items() if isinstance(value, UnboundField)}
+        forms += [sub for sub in form.__subclasses__() if sub not in seen]
+    return names - set(VALID_LAUNCH) - {"csrf_token"}
+
+
+def every_route(app, ids: dict[str, int]):
+    """(method, path, view) of every route, its ids those of records that exist."""
+    strings = {"slug": "test-notebook"}
+    for rule in app.url_map.iter_rules():
+        values = {
+            name: ids.get(name, 1) if isinstance(c, IntegerConverter) else strings.get(name, "x")
+            for name, c in rule._converters.items()
+        }
+        with app.test_request_context():
+            path = url_for(rule.endpoint, **values)
+        for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
+            yield method, path, app.view_functions[rule.endpoint]
+
+
+def test_no_route_fails_on_absurd_numbers_in_any_query_or_form_field_it_reads(portal):
+    deployment = portal.api.launch("present").get_json()["id"]
+    portal.pages.get("/catalogue/test-notebook/")  # builds the template's form class
+    fields = form_field_names()
+    assert {"number", "days", "a", "b"} <= fields
+    failed, asked = [], 0
+    for method, path, view in every_route(portal.app, {"deployment_id": deployment}):
+        # Each name read directly alone (one may hide another: "defaults" before
+        # "from_deployment"), then every form field at once (a form reports all its errors).
+        tries = [{name: str(HUGE)} for name in sorted(names_read_beside(view) | set(QUERY_NAMES))]
+        tries.append({name: str(-HUGE) for name in fields})
+        for values in tries:
+            if method == "GET":
+                answer = portal.send(method, path, query_string=values)
+            else:
+                answer = portal.send(method, path, query_string=values, data=VALID_LAUNCH | values)
+            asked += 1
+            if answer.status_code >= 500:
+                failed.append((method, path, sorted(values)[:3], answer.status_code))
+    assert asked > 500
+    assert failed == []
+
+
+def test_the_launch_form_refuses_an_absurd_request_to_replace_in_words(portal):
+    page = portal.pages.get("/catalogue/test-notebook/", query_string={"from_deployment": "9" * 23})
+    answer = portal.pages.post(
+        "/catalogue/test-notebook/", data=VALID_LAUNCH | {"replaces": "99999999999999999999999"}
+    )
+
+    assert page.status_code == 200
+    assert 200 <= answer.status_code < 500, answer.status_code
+
+
+def test_whole_numbers_from_requests_are_read_through_the_bounds_alone():
+    reads = re.compile(r"\.get\([^)]*type=int\b|coerce=int\b|\bint\(request\.")
+    app_folder = Path(__file__).parents[2] / "app"
+    found = [
+        f"{source.relative_to(app_folder)}:{number}"
+        for source in app_folder.rglob("*.py")
+        for number, line in enumerate(source.read_text().splitlines(), 1)
+        if reads.search(line)
+    ]
+    assert found == [], "read whole numbers with app.bounds.whole_number"

@@ -3,13 +3,15 @@ about tokens the portal cannot read at most so often, across worker processes: b
 429 with Retry-After and a sentence."""
 
 import multiprocessing
+import secrets
 
 import pytest
 from sqlalchemy import select
 
 from app import create_app
 from app.auth import provider_tokens
-from app.auth.models import LoginFailure
+from app.auth.models import LoginFailure, User
+from app.auth.tokens import access_token_for
 from app.clock import use_clock
 from app.extensions import db
 from tests.api.conftest import Callers
@@ -156,3 +158,53 @@ def test_worker_processes_share_the_providers_budget(make_app, oidc_config, data
         assert worker.exitcode == 0
     assert reached.value == 3
     assert statuses == [401] * 3 + [429] * (PARALLEL - 3)
+
+
+def _opaque_token_of(app, oidc_provider, person: str) -> str:
+    oidc_provider.log_in(app.test_client(), person)
+    with app.app_context():
+        user = db.session.scalar(select(User).where(User.subject == oidc_provider.sub(person)))
+        token = access_token_for(user)
+    assert token.count(".") != 2, "the provider should issue opaque access tokens"
+    return token
+
+
+def test_a_flood_of_made_up_tokens_leaves_a_real_users_provider_token_working(
+    make_app, oidc_provider, counted_userinfo, clock
+):
+    provider_tokens._remembered.clear()
+    app = make_app(OIDC_PROVIDERS=[oidc_provider.config()], API_PROVIDER_CHECKS_PER_MINUTE=40)
+    token = _opaque_token_of(app, oidc_provider, "grace")
+    flooders = [f"198.51.100.{n}" for n in range(1, 21)]
+
+    flood = [get(app, secrets.token_urlsafe(24), a).status_code for a in flooders * 3]
+    provider_tokens._remembered.clear()  # as on another worker process
+    valid = get(app, token, "203.0.113.7")
+
+    # Each address spends its share (2 a minute) and the flood as a whole stops short of the
+    # reserve (10 of 40), which the real user's first check of the minute may use.
+    assert flood.count(401) == 30 and flood.count(429) == 30
+    assert len(counted_userinfo) == 31
+    assert valid.status_code == 200, valid.get_json()
+    refused = get(app, secrets.token_urlsafe(24), flooders[0])
+    assert refused.status_code == 429
+    assert "from your address this minute" in refused.get_json()["detail"]
+    clock.move(seconds=61)
+    assert get(app, secrets.token_urlsafe(24), flooders[0]).status_code == 401
+
+
+def test_a_token_the_provider_refused_is_not_asked_about_again_from_any_process(
+    make_app, oidc_config, counted_userinfo, clock
+):
+    app = make_app(**oidc_config)
+
+    first = get(app, "made-up-once", "192.0.2.40")
+    provider_tokens._remembered.clear()  # another worker process remembers nothing itself
+    again = [get(app, "made-up-once", address) for address in ("192.0.2.40", "192.0.2.41")]
+
+    assert first.status_code == 401 and [a.status_code for a in again] == [401, 401]
+    assert counted_userinfo == ["made-up-once"]
+    clock.move(seconds=301)  # the API window (API_THROTTLE_WINDOW_SECONDS) has passed
+    provider_tokens._remembered.clear()
+    assert get(app, "made-up-once", "192.0.2.42").status_code == 401
+    assert counted_userinfo == ["made-up-once"] * 2

@@ -1,8 +1,10 @@
 """Idempotency-Key: the same key within a day gets the first answer and never acts twice, also
 when the same request arrives at once in several processes."""
 
+import json
 from datetime import timedelta
 
+from app.api import idempotency
 from app.clock import use_clock, utcnow
 from app.deployments.models import Deployment
 from app.extensions import db
@@ -10,6 +12,7 @@ from tests.api import idempotency_worker
 from tests.api.conftest import PARAMETERS
 from tests.processes import race
 
+PATH, JSON = "/api/v1/deployments", "application/json"
 BODY = {"template": "test-notebook", "name": "course", "parameters": PARAMETERS}
 
 
@@ -119,3 +122,26 @@ def test_an_identical_launch_still_being_confirmed_leaves_the_key_free(callers, 
     retried = ada.post("/api/v1/deployments", json=BODY, headers={"Idempotency-Key": "b"})
     assert retried.status_code == 201
     assert _count(app) == 2
+
+
+def test_a_key_claimed_by_a_host_that_died_may_be_claimed_again_after_minutes(callers, app):
+    ada = callers("ada")
+    body = json.dumps(BODY).encode()
+    with app.app_context():  # a host claimed the key, then died before answering
+        idempotency.claim(ada.user_id, "died", idempotency.fingerprint("POST", PATH, body))
+    sent = {"data": body, "headers": {"Idempotency-Key": "died", "Content-Type": JSON}}
+
+    soon, claimed = ada.post(PATH, **sent), utcnow()
+    with use_clock(lambda: claimed + timedelta(minutes=4)):
+        still = ada.post(PATH, **sent)
+    with use_clock(lambda: claimed + idempotency.ABANDONED_AFTER + timedelta(seconds=1)):
+        retried = ada.post(PATH, **sent)
+        replayed = ada.post(PATH, **sent)
+        other = ada.post(PATH, data=json.dumps({**BODY, "name": "x"}), headers=sent["headers"])
+
+    assert soon.status_code == still.status_code == 409
+    assert soon.get_json()["type"].endswith("/problems/idempotency-key-in-use")
+    assert retried.status_code == 201 and _count(app) == 1
+    assert replayed.headers["Idempotent-Replayed"] == "true"
+    assert replayed.get_json()["id"] == retried.get_json()["id"]
+    assert other.status_code == 422

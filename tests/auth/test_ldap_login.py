@@ -300,3 +300,30 @@ def test_a_directory_that_is_down_says_so_in_italian(ldap_app):
     html = login_form(client, "ada", PASSWORDS["ada"]).get_data(as_text=True)
     assert "La directory dell&#39;istituto non risponde in questo momento." in html
     assert UNAVAILABLE not in html
+
+
+def test_control_characters_in_directory_attributes_are_not_stored(ldap_app, slapd):
+    dn = f"uid=mallory,{PEOPLE}"
+    with slapd.admin() as conn:
+        assert conn.add(
+            dn,
+            "inetOrgPerson",
+            {
+                "cn": "Mallory\r\nMalicious\x1b[0m",
+                "sn": "Malicious",
+                "mail": "mallory@portal.test\nBcc: all@portal.test",
+                "userPassword": "mallory-pass",
+            },
+        ), conn.result
+    try:
+        app = ldap_app()
+        assert login_form(app.test_client(), "mallory", "mallory-pass").status_code == 302
+        [user] = user_records(app, provider="ldap")
+    finally:
+        with slapd.admin() as conn:
+            conn.delete(dn)
+    assert (user.username, user.display_name, user.email) == (
+        "mallory",
+        "Mallory Malicious [0m",
+        "",
+    )

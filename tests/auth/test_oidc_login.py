@@ -328,3 +328,22 @@ def test_a_refusal_at_the_provider_is_told_in_italian(client, oidc_provider):
     page = flashed_page(client)
     assert "L&#39;identity provider Mock IAM ha rifiutato l&#39;accesso (access_denied)." in page
     assert "Accedi con Mock IAM" in page and "refused the login" not in page
+
+
+def test_control_characters_in_the_providers_claims_are_not_stored(client, oidc_app, oidc_provider):
+    sub = "eve-0009"
+    oidc_provider.set_claims(
+        sub,
+        {
+            "preferred_username": "eve\r\nadmin",
+            "name": "Eve\x1b[31m Evil\u2028",
+            "email": "eve@example.org\r\nBcc: all@example.org",
+            "groups": ["physics\n", "/chem\x00istry/"],
+        },
+    )
+
+    assert oidc_provider.log_in(client, sub).status_code == 302
+
+    user = user_with_subject(oidc_app, sub)
+    assert (user.username, user.display_name, user.email) == ("eve admin", "Eve [31m Evil", "")
+    assert user.groups == ["chem istry", "physics"]

@@ -11,7 +11,6 @@ from flask_wtf.file import FileField, FileRequired
 from wtforms import (
     BooleanField,
     HiddenField,
-    IntegerField,
     SelectField,
     StringField,
     TextAreaField,
@@ -20,6 +19,7 @@ from wtforms.validators import DataRequired, Length, Optional, StopValidation, V
 
 from app.auth.groups import normalise_group
 from app.backends import registry
+from app.bounds import BoundedIntegerField, whole_number
 from app.catalogue.operations import CatalogueError, check_slug
 from app.text import OneLine
 
@@ -260,7 +260,7 @@ class EditForm(FlaskForm):
 class PublishForm(FlaskForm):
     """Publish a revision; the latest when none is given."""
 
-    number = IntegerField(_l("Revision"), validators=[Optional()])
+    number = BoundedIntegerField(_l("Revision"), validators=[Optional()])
 
 
 class ActionForm(FlaskForm):
@@ -303,8 +303,8 @@ class CompareForm(FlaskForm):
     class Meta:
         csrf = False
 
-    a = SelectField(_l("From revision"), coerce=int)
-    b = SelectField(_l("To revision"), coerce=int)
+    a = SelectField(_l("From revision"), coerce=whole_number)
+    b = SelectField(_l("To revision"), coerce=whole_number)
 
 
 def pattern_list(form, field) -> None:
