@@ -14,9 +14,9 @@ The rule, per site (``site_verdict``):
   also when every known number is enough but one of those holds;
 - **fits**: every resource the request needs is known free in enough amount, on fresh numbers.
 
-Capacity never refuses a launch: only the quota does (``combined``). A site that "does not
-fit" is not offered as a choice, but the portal may still send a launch to the orchestrator,
-which places it where it can.
+The quota's verdict comes first (``combined``). A site that "does not fit" is not offered as a
+choice; a launch is held back only when every known site "does not fit" (``app.capacity.room``),
+otherwise the orchestrator places it where it can.
 """
 
 from __future__ import annotations

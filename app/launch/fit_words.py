@@ -30,6 +30,8 @@ def launch_reason(summary: dict, tabs: list[tuple[int, str]]) -> str:
         return _(
             "Launch is off while requests in line come first for what this needs: wait in line."
         )
+    if summary.get("no_room") and summary.get("fits") and not summary.get("refusal"):
+        return _("Launch is off while no known site has room for this: wait in line.")
     if summary.get("refusal") or not tabs:
         return _(
             "Launch is off until the request fits your quota: choose smaller sizes, or delete "

@@ -25,6 +25,7 @@ from app.deployments.timeline import actor_source, record_event
 from app.errors import PortalError
 from app.extensions import db
 from app.launch import workflow
+from app.launch.decision import NoSiteRoom
 from app.leases import operations as lease_operations
 from app.locks import lock_rows
 from app.quotas.errors import KeptForLine, QuotaExceeded
@@ -131,7 +132,7 @@ def wait_or_launch(
             on_recorded=lambda d: lease_operations.choose(d, minutes=lease_minutes),
             site=site,
         )
-    except QuotaExceeded:
+    except (QuotaExceeded, NoSiteRoom):
         pass
     return join(
         user,
@@ -228,8 +229,8 @@ def join(
                     on_recorded=lambda d: lease_operations.choose(d, minutes=lease_minutes),
                     site=site,
                 )
-            except KeptForLine:
-                # Someone joined the line since: this one comes behind them.
+            except (KeptForLine, NoSiteRoom):
+                # Someone joined the line since, or the sites filled: this one waits.
                 kept = ahead.line_ahead(user.id, deployment.group_name, deployment.charge)
                 deployment, full = workflow.prepare(
                     user, entry, full, name=name, group=group, generated=generated, site=site
