@@ -32,15 +32,10 @@ from app.quotas.errors import KeptForLine, QuotaExceeded
 from app.quotas.fit import could_wait, refusal_message
 from app.quotas.operations import assess_launch, uncountable_refusal
 from app.quotas.usage_history import recent_gpu_hours
-from app.waiting import ahead, fairness, lines, settings, wording
+from app.waiting import ahead, changing, fairness, lines, settings, wording
 from app.waiting.capacity import capacity_known, room_checker
+from app.waiting.changing import NotWaiting
 from app.waiting.models import LineEntry
-
-
-class NotWaiting(PortalError):
-    """The request no longer waits in line (it started, or left it)."""
-
-    status_code = 409
 
 
 class CannotWait(QuotaExceeded):
@@ -148,12 +143,14 @@ def wait_or_launch(
 
 
 def _change(user: User, entry: Entry, parameters: dict, replaces: int, **options) -> Deployment:
-    earlier = db.session.get(LineEntry, replaces)
-    if earlier is None or earlier.user_id != user.id:
-        raise NotWaiting(_("This request no longer waits in line: it has started, or left it."))
+    earlier = changing.claim(replaces, user.id)  # a second change (another tab) is refused
     place = (earlier.enqueued_at, earlier.fair_at, earlier.placed_at, earlier.recent_gpu_hours)
-    with ahead.taking_place_of(replaces):
-        changed = wait_or_launch(user, entry, parameters, **options)
+    try:
+        with ahead.taking_place_of(replaces):
+            changed = wait_or_launch(user, entry, parameters, **options)
+    except BaseException:
+        changing.release(replaces, user.id)
+        raise
     if changed.status == Status.WAITING:
         # The change keeps the place of the request it changes, fair share and any operator's
         # move included: GPU-hours held since it joined do not move it back.
