@@ -14,7 +14,7 @@ from app.catalogue.models import TemplateRevision
 from app.deployments.errors import LaunchError
 from app.extensions import db
 from app.launch import decision, fit_words, sites
-from app.quotas.fit import misfit_sentence
+from app.quotas.fit import misfit_sentence, yours_hold
 from app.tosca.yamlsafe import Limits
 
 # The line's slots, asked here by the launch view too.
@@ -90,6 +90,7 @@ def with_words(box: dict, tabs: list) -> dict:
         for bar in assessment.misfits()
     ]
     box["misfit_fields"] = fields
+    box["yours_hold"] = yours_hold(box["assessments"])
     # A form of one tab shows no tabs to name.
     shown_tabs = len(tabs) > 1 and not box["fits"]
     box["misfit_tabs"] = fit_words.misfit_tabs(tabs, fields) if shown_tabs else []

@@ -130,10 +130,19 @@ def test_the_box_checks_the_pool_of_the_group_charged_and_only_a_group_of_mine(s
     quotas.hold(colleague, charge(gpus=2), group_name="physics", name="colleague's run")
     box = post_summary(client, group="physics")
     assert "Pool of group physics" in box
-    assert "It needs 1 GPU, but deployment" in box
-    assert "already holds 2 GPUs of the pool of group physics, limited to 2 GPUs" in box
-    assert "Fits" in post_summary(client)
-    assert "Fits" in post_summary(client, group="chemistry")
+    assert (
+        "It needs 1 GPU, but the members of group physics already hold 2 GPUs of its pool, "
+        "limited to 2 GPUs (1 GPU over)." in box
+    )
+    # Someone else's deployment is neither named nor linked, and deleting is not advised.
+    assert "colleague" not in box and "/deployments/" not in box
+    assert "delete a deployment" not in box
+    assert "Choose smaller sizes: none of what holds it is yours." in box
+    # No group named: the launch charges the first of mine, and so does the box.
+    assert "Pool of group physics" in post_summary(client)
+    # Not a group of mine: its pool is never counted (the launch refuses the choice).
+    chemistry = post_summary(client, group="chemistry")
+    assert "Pool of group chemistry" not in chemistry and "Pool of group physics" in chemistry
 
 
 def test_the_inputs_behind_each_resource_are_named_for_a_refusal():
