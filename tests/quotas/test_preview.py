@@ -43,6 +43,17 @@ def test_the_box_shows_the_cost_and_fits_without_limits(setup):
     assert "1 × T4" in box
 
 
+def test_a_batch_job_that_asks_for_no_disk_says_so_rather_than_a_dash(setup):
+    client, quotas, user = setup
+    quotas.update_user(user, groups=["gpu-users"])  # the batch-job template is theirs
+    form = "/catalogue/chronos-gpu-job/"
+    token = csrf_from(client.get(form).get_data(as_text=True))
+    answer = client.post(form + "summary", data={"csrf_token": token})
+    box = " ".join(html.unescape(answer.get_data(as_text=True)).split())
+    disk = box.split("Disk</dt>", 1)[1].split("</dd>", 1)[0]
+    assert disk.endswith("none asked for") and "\u2014" not in disk
+
+
 def test_the_box_shows_bars_and_a_plain_fit_within_the_limit(setup):
     client, quotas, user = setup
     quotas.limit("user", user, gpus="2", cores="64")
