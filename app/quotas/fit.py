@@ -261,9 +261,13 @@ def refusal_message(assessment: Assessment, misfits: list[Bar]) -> str:
 
 
 def yours_hold(assessments: list[Assessment]) -> bool:
-    """Whether the person's own deployments hold any of what does not fit: then deleting one
-    of them is advice that fits."""
-    return any(bar.holders for assessment in assessments for bar in assessment.misfits())
+    """Whether deleting one of the person's own deployments is advice that fits: what does not
+    fit is their own limit, or their deployments hold some of a group's pool."""
+    return any(
+        assessment.group is None or bar.holders
+        for assessment in assessments
+        for bar in assessment.misfits()
+    )
 
 
 def _bare(bar: Bar, amount: float) -> str:
