@@ -150,12 +150,15 @@ def get_deployment(deployment_id: int):
         "where to deploy (one of the dry run's sites; null leaves it to the portal): an "
         "unknown site, or one the template's service does not reach, is refused (422, "
         "launch-refused, errors.site); so is a launch the template's service refuses, with "
-        "its reason (422, launch-refused). Only the quota refuses for lack of room. With "
-        "wait=true a launch short only of what running deployments hold waits in line: 202, status "
-        "WAITING, and its place under queue (201 when it fits now). Without it, over-quota "
-        "says can_wait, and a launch that fits but would take what requests already waiting "
-        "in line wait for is refused with line-ahead (409, can_wait true; the dry run's "
-        "line_ahead says so beforehand)."
+        "its reason (422, launch-refused). The dry run's outcome and kind say what the launch "
+        "would do, charging the same group (the first of the caller's when none is given). "
+        "With wait=true a launch short only of what running deployments hold, or that no "
+        "known site has room for, waits in line: 202, status WAITING, and its place under "
+        "queue (201 when it fits now). Without it, over-quota says can_wait; a launch that "
+        "fits but would take what requests already waiting in line wait for is refused with "
+        "line-ahead, and one that every known site whose numbers are fresh says does not fit "
+        "with no-site-room (409, can_wait true; the dry run's line_ahead and no_room say so "
+        "beforehand). Stale or unknown numbers never hold a launch back."
     ),
     response=schemas.DeploymentDetail,
     status=201,
@@ -170,6 +173,7 @@ def get_deployment(deployment_id: int):
         "launch-refused",
         "over-quota",
         "line-ahead",
+        "no-site-room",
         "launch-pending",
         "idempotency-key-in-use",
         "idempotency-key-reused",
@@ -224,6 +228,7 @@ def _dry_run() -> bool:
         "launch-refused",
         "over-quota",
         "line-ahead",
+        "no-site-room",
         "launch-pending",
         "idempotency-key-in-use",
         "idempotency-key-reused",

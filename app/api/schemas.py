@@ -211,7 +211,7 @@ class SiteVerdict(Out):
         validate=validate.OneOf(["fits", "may-not-fit", "does-not-fit"]),
         metadata={
             "description": "For this request at this site; stale numbers, maintenance or a "
-            "failed read give may-not-fit, never a refusal (only the quota refuses)"
+            "failed read give may-not-fit, never a refusal"
         },
     )
     binding = fields.String(
@@ -254,6 +254,17 @@ class DryRun(Out):
             "needs: why, in words (a launch would answer 409 line-ahead; it may wait in line)"
         },
     )
+    no_room = fields.String(
+        allow_none=True,
+        metadata={"description": "When no known site has room: why (launch: 409 no-site-room)"},
+    )
+    outcome = fields.String(
+        required=True,
+        validate=validate.OneOf(["start", "wait", "refuse"]),
+        metadata={"description": "What the launch would do; wait: refused, but wait=true waits"},
+    )
+    kind = fields.String(allow_none=True, metadata={"description": "The launch's problem kind"})
+    can_wait = fields.Boolean(required=True, metadata={"description": "Whether wait=true waits"})
 
 
 class Quota(Out):

@@ -19,9 +19,9 @@ quota of machines: there the request fits only when each of its machines finds a
 room for all it needs (``app.capacity.placement``), and the sentence says what one node lacks.
 Sites known through quotas are judged on their sums alone.
 
-Capacity never refuses a launch: only the quota does (``combined``). A site that "does not
-fit" is not offered as a choice, but the portal may still send a launch to the orchestrator,
-which places it where it can.
+The quota's verdict comes first (``combined``). A site that "does not fit" is not offered as a
+choice; a launch is held back only when every known site "does not fit" (``app.capacity.room``),
+otherwise the orchestrator places it where it can.
 """
 
 from __future__ import annotations

@@ -102,7 +102,7 @@ def _error(answer: requests.Response) -> ApiError:
     for field, messages in (problem.get("errors") or {}).items():
         message += f"\n  {field or 'request'}: {' '.join(messages)}"
     if problem.get("can_wait"):
-        message += "\nIt could wait in line for them: launch again with --wait-in-line."
+        message += "\nIt may wait in line instead: launch again with --wait-in-line."
     if answer.status_code == 404:
         return NotFound(message, problem)
     if answer.status_code == 405:

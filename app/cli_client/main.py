@@ -2,7 +2,8 @@
 
 Exit codes: 0 done; 1 failed (the portal or the orchestrator failed, it could not be reached, or
 a deployment waited for with --wait failed or took too long); 2 wrong usage or no settings;
-3 refused by the portal (token, scope, invalid values, quota, rate limit); 4 not found;
+3 refused by the portal (token, scope, invalid values, quota, the line, no site with room,
+rate limit; a dry run of a launch that would be refused); 4 not found;
 5 not available on this portal.
 """
 
@@ -198,7 +199,8 @@ def _wait(portal: Portal, deployment_id: int, interval: float, timeout: float, g
 @click.option(
     "--wait-in-line",
     is_flag=True,
-    help="When running deployments hold what it needs, wait in line for them (prints its place).",
+    help="When what it needs is held or kept for the line, or no site has room, wait in line "
+    "(prints its place).",
 )
 @click.option("--key", default=None, help="Idempotency-Key: the same key never launches twice.")
 @click.option("--interval", default=5.0, show_default=True, help="Seconds between checks.")
@@ -236,15 +238,19 @@ def launch(
             click.echo("Fits your quota." if fit["fits"] else "Does NOT fit your quota:")
             for line in [*fit["problems"], *([fit["refusal"]] if fit["refusal"] else [])]:
                 click.echo(f"  {line}")
-            if d.get("line_ahead"):
-                click.echo(f"  {d['line_ahead']} (--wait-in-line)")
+            for held in (d.get("line_ahead"), d.get("no_room")):
+                if held:
+                    click.echo(f"  {held}")
+            if outcome := _outcome_line(d):
+                click.echo(outcome)
             # The portal's own sentence, in units people read (the JSON keeps the raw figures).
             click.echo(f"Request: {d['cost'].get('summary') or 'nothing that counts'}")
             for line in site_lines(d.get("sites") or [], d.get("placement")):
                 click.echo(line)
 
         _print(data, as_json, human)
-        if not data["fit"]["fits"]:
+        # The launch itself would be refused: the same exit code as its refusal.
+        if data.get("outcome", "start" if data["fit"]["fits"] else "refuse") != "start":
             sys.exit(3)
         return
     data = _post_retrying(portal, "/deployments", body, key or str(uuid.uuid4()))
@@ -253,6 +259,16 @@ def launch(
     if wait:
         data = _wait(portal, data["id"], interval, timeout, gone=False)
     _print(data, as_json, lambda d: click.echo("\n".join(deployment_lines(d))))
+
+
+def _outcome_line(dry: dict) -> str:
+    """What the launch would do, in a line (the dry run's ``outcome``)."""
+    outcome = dry.get("outcome")
+    if outcome == "start":
+        return "A launch would start now."
+    if outcome == "wait":
+        return "A launch would be refused now; it may wait in line (--wait-in-line)."
+    return "A launch would be refused." if outcome else ""
 
 
 @cli.command("list")

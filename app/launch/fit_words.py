@@ -30,13 +30,28 @@ def launch_reason(summary: dict, tabs: list[tuple[int, str]]) -> str:
         return _(
             "Launch is off while requests in line come first for what this needs: wait in line."
         )
+    if summary.get("no_room") and summary.get("fits") and not summary.get("refusal"):
+        return _("Launch is off while no known site has room for this: wait in line.")
+    yours = summary.get("yours_hold", True)
     if summary.get("refusal") or not tabs:
+        if not yours:
+            return _("Launch is off until the request fits your quota: choose smaller sizes.")
         return _(
             "Launch is off until the request fits your quota: choose smaller sizes, or delete "
             "a deployment you no longer need."
         )
     # Named apart: a call inside ngettext's arguments hides its plural from extraction.
     names = _listed([_("\u201c%(name)s\u201d", name=name) for _number, name in tabs])
+    if not yours:
+        # None of what holds it is the person's: deleting is not theirs to do.
+        return ngettext(
+            "Launch is off until the request fits your quota: choose smaller sizes on the "
+            "%(tabs)s tab.",
+            "Launch is off until the request fits your quota: choose smaller sizes on the "
+            "%(tabs)s tabs.",
+            len(tabs),
+            tabs=names,
+        )
     return ngettext(
         "Launch is off until the request fits your quota: choose smaller sizes on the "
         "%(tabs)s tab, or delete a deployment you no longer need.",

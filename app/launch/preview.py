@@ -2,7 +2,7 @@
 and whether it fits the person's quotas (priced and checked by ``app.quotas.preview``, told in
 words by ``app.launch.fit_words``), with the tabs holding what does not fit."""
 
-from flask import current_app, url_for
+from flask import url_for
 from flask_login import current_user
 from markupsafe import Markup
 from sqlalchemy import select
@@ -11,11 +11,14 @@ from app.caches import cached, remembering
 from app.catalogue.forms import field_name, tab_layout
 from app.catalogue.loader import Entry
 from app.catalogue.models import TemplateRevision
+from app.deployments.errors import LaunchError
 from app.extensions import db
-from app.launch import fit_words, sites
-from app.quotas.fit import misfit_sentence
-from app.quotas.preview import launch_preview
+from app.launch import decision, fit_words, sites
+from app.quotas.fit import misfit_sentence, yours_hold
 from app.tosca.yamlsafe import Limits
+
+# The line's slots, asked here by the launch view too.
+waiting_slot = decision.waiting_slot
 
 # Loaded TOSCA documents kept per app, one per revision (revisions never change).
 DOCUMENTS = 256
@@ -38,8 +41,9 @@ def summary(
     entry: Entry, form, user=None, group_name: str | None = None, site: str | None = None
 ) -> dict:
     """What launching with the form's current values would cost ``user``, whether it fits
-    their quota (see ``app.quotas.preview``), and at which sites (``sites``: a SiteOffer, or
-    None when no site of the template's backend has been read; ``site`` the one picked).
+    their quota and what the launch would do (``app.launch.decision``), and at which sites
+    (``sites``: a SiteOffer, or None when no site of the template's backend has been read;
+    ``site`` the one picked).
 
     Values that are not valid yet count as the template's defaults, so the box stays useful
     while the user is still typing. Raises TemplateError when the template cannot be read.
@@ -60,37 +64,16 @@ def _summary(entry: Entry, form, user, group_name: str | None, site: str | None)
         except ValueError:
             continue
     user = user or current_user
-    box = launch_preview(
-        user,
-        template_document(entry.revision_id),
-        parameters,
-        group_name=group_name,
-        incomplete=any(f.errors for f in form),
-    )
+    document = template_document(entry.revision_id)
+    incomplete = any(f.errors for f in form)
+    try:
+        box = decision.decide(user, document, parameters, group_name, incomplete=incomplete)
+    except LaunchError:
+        # Not one of the person's groups (the form says so beside the field): the box counts
+        # the group the launch would charge without it.
+        box = decision.decide(user, document, parameters, None, incomplete=incomplete)
     box["sites"] = sites.site_offer(entry, box["charge"], box["fits"], site)
-    # Fits, but requests already waiting come first for what it needs: it waits its turn.
-    line_ahead = waiting_slot("launch.line_ahead")
-    box["kept"] = (
-        line_ahead(user, box["group_name"], box["charge"])
-        if line_ahead and box["fits"] and not box["refusal"]
-        else None
-    )
-    can_wait = waiting_slot("launch.can_wait")
-    # Short only of what running deployments hold, or of a site with room: the form offers
-    # to wait in line.
-    box["can_wait"] = bool(box["kept"]) or bool(
-        can_wait and not box["refusal"] and can_wait(user, box["group_name"], box["charge"])
-    )
     return with_words(box, tab_layout(entry.parsed))
-
-
-def waiting_slot(name: str):
-    """What the line (a floor above, ``app.waiting``) put in the slot ``name``: the verb that
-    waits in line or launches at once (``launch.wait_in_line``), or the question whether a
-    launch that does not fit could wait (``launch.can_wait``). None while lines are off."""
-    if not current_app.config.get("QUEUE_ENABLED"):
-        return None
-    return current_app.extensions.get(name)
 
 
 def _holder_link(holder) -> Markup:
@@ -104,8 +87,8 @@ def with_words(box: dict, tabs: list) -> dict:
     """``box`` with what the page says of a misfit: one sentence per resource
     (``misfit_lines``, HTML), the form fields and tabs behind it (``misfit_fields``,
     ``misfit_tabs``: [(number, name)]), whether Launch is off (``blocked``: it does not fit,
-    or is ``kept`` for those waiting) and why (``reason``, empty when it is on). The launch
-    page and its live box show the same."""
+    is ``kept`` for those waiting, or no site has room) and why (``reason``, empty when it is
+    on). The launch page and its live box show the same."""
     fields = [field_name(name) for name in box["misfit_inputs"]]
     box["misfit_lines"] = [
         misfit_sentence(assessment, bar, link=_holder_link)
@@ -113,9 +96,12 @@ def with_words(box: dict, tabs: list) -> dict:
         for bar in assessment.misfits()
     ]
     box["misfit_fields"] = fields
+    box["yours_hold"] = yours_hold(box["assessments"])
     # A form of one tab shows no tabs to name.
     shown_tabs = len(tabs) > 1 and not box["fits"]
     box["misfit_tabs"] = fit_words.misfit_tabs(tabs, fields) if shown_tabs else []
-    box["blocked"] = bool(not box["fits"] or box["refusal"] or box.get("kept"))
+    box["blocked"] = bool(
+        not box["fits"] or box["refusal"] or box.get("kept") or box.get("no_room")
+    )
     box["reason"] = fit_words.launch_reason(box, box["misfit_tabs"]) if box["blocked"] else ""
     return box

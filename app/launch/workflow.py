@@ -55,14 +55,13 @@ from app.deployments.timeline import record_event
 from app.deployments.words import N_
 from app.errors import ConfigurationError
 from app.extensions import db
-from app.launch import prefill
+from app.launch import decision, prefill
 from app.launch.checks import LaunchPending as LaunchPending  # callers catch it here
 from app.launch.checks import check_pending, check_rate, chosen_group
 from app.launch.sites import chosen_site, placement_options
-from app.quotas.operations import charge_for, reserve, uncounted_charge
+from app.quotas.operations import reserve
 from app.tosca.inputs import generate_password
 from app.tosca.parsed import ParsedTemplate
-from app.tosca.yamlsafe import Limits, TemplateError
 
 log = logging.getLogger(__name__)
 
@@ -138,15 +137,6 @@ def _template_text(entry: Entry) -> str:
     return text
 
 
-def _charge(text: str, parameters: dict) -> dict:
-    try:
-        document, _lines = Limits().load(text)
-    except TemplateError as error:
-        # Counting nothing would let the launch past every limit: it is of unknown cost.
-        return uncounted_charge(f"the template could not be read ({error.message})")
-    return charge_for(document, parameters)
-
-
 def prepare(
     user: User,
     entry: Entry,
@@ -197,7 +187,7 @@ def prepare(
         secrets_sealed=seal(kept),
         group_name=charged_group,
         request_options=options,
-        charge=_charge(text, parameters),
+        charge=decision.charge_of(text, parameters),
         outputs={},
         reference_secret=secrets.token_urlsafe(32),
         submitted_at=utcnow(),
@@ -225,13 +215,15 @@ def launch(
     launch. ``generated`` and ``site``: see ``prepare``. ``on_recorded(deployment)`` runs once
     it is recorded, before it is submitted, for what other features record with it (a lease);
     it commits. Returns the deployment, creating, or UNCONFIRMED when the answer was lost.
-    Raises LaunchError (nothing launched; LaunchPending, TooManyLaunches) or QuotaExceeded.
+    Raises LaunchError (nothing launched; LaunchPending, TooManyLaunches, NoSiteRoom) or
+    QuotaExceeded.
     """
     deployment, parameters = prepare(
         user, entry, parameters, name=name, group=group, generated=generated, site=site
     )
     record_event(deployment, Status.SUBMITTING, source="launch", reason=RECORDED, actor=user)
     reserve(user, deployment.group_name, deployment.charge, deployment)
+    decision.check_room(deployment.charge)  # its quotas let it start; a site must have room
     db.session.commit()  # step 1: recorded and reserved, before anything leaves
     if on_recorded is not None:
         on_recorded(deployment)

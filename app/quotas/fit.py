@@ -184,7 +184,20 @@ def misfit_sentence(assessment: Assessment, bar: Bar, link: Callable | None = No
         values = {key: escape(value) for key, value in values.items()}
     mine = assessment.group is None
     holders = bar.holders if bar.used else []
-    if holders:
+    if holders and not mine:
+        # A pool's holders are the person's own only (``assess_launch``): the group's total.
+        values["deployments"] = _holder_list(holders, link)
+        text = ngettext(
+            "It needs %(needs)s, but the members of group %(group)s already hold %(used)s of "
+            "its pool, limited to %(limit)s (%(over)s over); your deployment %(deployments)s "
+            "is one of them.",
+            "It needs %(needs)s, but the members of group %(group)s already hold %(used)s of "
+            "its pool, limited to %(limit)s (%(over)s over); your deployments %(deployments)s "
+            "are among them.",
+            len(holders),
+            **values,
+        )
+    elif holders:
         values["deployments"] = _holder_list(holders, link)
         if mine:
             text = ngettext(
@@ -234,11 +247,27 @@ def refusal_message(assessment: Assessment, misfits: list[Bar]) -> str:
         lead = _("This launch does not fit your quota.")
     else:
         lead = _("This launch does not fit the pool of group %(group)s.", group=assessment.group)
-    advice = _(
-        "Nothing was launched; delete a deployment or choose smaller sizes, then launch again."
-    )
+    if yours_hold([assessment]):
+        advice = _(
+            "Nothing was launched; delete a deployment or choose smaller sizes, then launch again."
+        )
+    else:
+        advice = _(
+            "Nothing was launched; none of what holds it is yours: choose smaller sizes, or "
+            "launch again once the group's members hand some back."
+        )
     # Whole sentences, one after the other.
     return " ".join([lead, *(misfit_sentence(assessment, bar) for bar in misfits), advice])
+
+
+def yours_hold(assessments: list[Assessment]) -> bool:
+    """Whether deleting one of the person's own deployments is advice that fits: what does not
+    fit is their own limit, or their deployments hold some of a group's pool."""
+    return any(
+        assessment.group is None or bar.holders
+        for assessment in assessments
+        for bar in assessment.misfits()
+    )
 
 
 def _bare(bar: Bar, amount: float) -> str:

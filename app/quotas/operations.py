@@ -128,7 +128,8 @@ def _assess_launch(user, group_name: str | None, charge: dict, excluding: int | 
                 pool,
                 usage_of(group_name=group_name, models=models, excluding=excluding),
                 charge,
-                lambda: holders_of(group_name=group_name),
+                # Only the person's own are named: others' are not theirs to see or delete.
+                lambda: holders_of(group_name=group_name, user_id=user.id),
             )
         )
     return found

@@ -53,6 +53,8 @@ class Holder:
 
 
 def _owned_by(user_id: int | None, group_name: str | None):
+    if group_name is not None and user_id is not None:
+        return (Deployment.group_name == group_name) & (Deployment.user_id == user_id)
     if group_name is not None:
         return Deployment.group_name == group_name
     return Deployment.user_id == user_id
@@ -164,7 +166,8 @@ def usage_of_many(
 
 
 def holders_of(*, user_id: int | None = None, group_name: str | None = None) -> list[Holder]:
-    """The deployments holding resources for ``user_id`` (or ``group_name``), oldest first."""
+    """The deployments holding resources for ``user_id`` (or ``group_name``; with both, the
+    person's own in the group's pool), oldest first."""
     rows = db.session.execute(
         select(
             Deployment.id,

@@ -25,21 +25,17 @@ from app.deployments.timeline import actor_source, record_event
 from app.errors import PortalError
 from app.extensions import db
 from app.launch import workflow
+from app.launch.decision import NoSiteRoom
 from app.leases import operations as lease_operations
 from app.locks import lock_rows
 from app.quotas.errors import KeptForLine, QuotaExceeded
 from app.quotas.fit import could_wait, refusal_message
 from app.quotas.operations import assess_launch, uncountable_refusal
 from app.quotas.usage_history import recent_gpu_hours
-from app.waiting import ahead, fairness, lines, settings, wording
+from app.waiting import ahead, changing, fairness, lines, settings, wording
 from app.waiting.capacity import capacity_known, room_checker
+from app.waiting.changing import NotWaiting
 from app.waiting.models import LineEntry
-
-
-class NotWaiting(PortalError):
-    """The request no longer waits in line (it started, or left it)."""
-
-    status_code = 409
 
 
 class CannotWait(QuotaExceeded):
@@ -131,7 +127,7 @@ def wait_or_launch(
             on_recorded=lambda d: lease_operations.choose(d, minutes=lease_minutes),
             site=site,
         )
-    except QuotaExceeded:
+    except (QuotaExceeded, NoSiteRoom):
         pass
     return join(
         user,
@@ -147,12 +143,14 @@ def wait_or_launch(
 
 
 def _change(user: User, entry: Entry, parameters: dict, replaces: int, **options) -> Deployment:
-    earlier = db.session.get(LineEntry, replaces)
-    if earlier is None or earlier.user_id != user.id:
-        raise NotWaiting(_("This request no longer waits in line: it has started, or left it."))
+    earlier = changing.claim(replaces, user.id)  # a second change (another tab) is refused
     place = (earlier.enqueued_at, earlier.fair_at, earlier.placed_at, earlier.recent_gpu_hours)
-    with ahead.taking_place_of(replaces):
-        changed = wait_or_launch(user, entry, parameters, **options)
+    try:
+        with ahead.taking_place_of(replaces):
+            changed = wait_or_launch(user, entry, parameters, **options)
+    except BaseException:
+        changing.release(replaces, user.id)
+        raise
     if changed.status == Status.WAITING:
         # The change keeps the place of the request it changes, fair share and any operator's
         # move included: GPU-hours held since it joined do not move it back.
@@ -228,8 +226,8 @@ def join(
                     on_recorded=lambda d: lease_operations.choose(d, minutes=lease_minutes),
                     site=site,
                 )
-            except KeptForLine:
-                # Someone joined the line since: this one comes behind them.
+            except (KeptForLine, NoSiteRoom):
+                # Someone joined the line since, or the sites filled: this one waits.
                 kept = ahead.line_ahead(user.id, deployment.group_name, deployment.charge)
                 deployment, full = workflow.prepare(
                     user, entry, full, name=name, group=group, generated=generated, site=site

@@ -43,6 +43,17 @@ def test_the_box_shows_the_cost_and_fits_without_limits(setup):
     assert "1 × T4" in box
 
 
+def test_a_batch_job_that_asks_for_no_disk_says_so_rather_than_a_dash(setup):
+    client, quotas, user = setup
+    quotas.update_user(user, groups=["gpu-users"])  # the batch-job template is theirs
+    form = "/catalogue/chronos-gpu-job/"
+    token = csrf_from(client.get(form).get_data(as_text=True))
+    answer = client.post(form + "summary", data={"csrf_token": token})
+    box = " ".join(html.unescape(answer.get_data(as_text=True)).split())
+    disk = box.split("Disk</dt>", 1)[1].split("</dd>", 1)[0]
+    assert disk.endswith("none asked for") and "\u2014" not in disk
+
+
 def test_the_box_shows_bars_and_a_plain_fit_within_the_limit(setup):
     client, quotas, user = setup
     quotas.limit("user", user, gpus="2", cores="64")
@@ -130,10 +141,19 @@ def test_the_box_checks_the_pool_of_the_group_charged_and_only_a_group_of_mine(s
     quotas.hold(colleague, charge(gpus=2), group_name="physics", name="colleague's run")
     box = post_summary(client, group="physics")
     assert "Pool of group physics" in box
-    assert "It needs 1 GPU, but deployment" in box
-    assert "already holds 2 GPUs of the pool of group physics, limited to 2 GPUs" in box
-    assert "Fits" in post_summary(client)
-    assert "Fits" in post_summary(client, group="chemistry")
+    assert (
+        "It needs 1 GPU, but the members of group physics already hold 2 GPUs of its pool, "
+        "limited to 2 GPUs (1 GPU over)." in box
+    )
+    # Someone else's deployment is neither named nor linked, and deleting is not advised.
+    assert "colleague" not in box and "/deployments/" not in box
+    assert "delete a deployment" not in box
+    assert "Choose smaller sizes: none of what holds it is yours." in box
+    # No group named: the launch charges the first of mine, and so does the box.
+    assert "Pool of group physics" in post_summary(client)
+    # Not a group of mine: its pool is never counted (the launch refuses the choice).
+    chemistry = post_summary(client, group="chemistry")
+    assert "Pool of group chemistry" not in chemistry and "Pool of group physics" in chemistry
 
 
 def test_the_inputs_behind_each_resource_are_named_for_a_refusal():

@@ -134,11 +134,31 @@ def test_a_group_pool_limits_the_deployments_charged_to_the_group(quotas):
     quotas.hold(bob, charge(gpus=5), name="bob's own")
     error = try_reserve(quotas, bob, charge(gpus=2), group_name="physics")
     assert "This launch does not fit the pool of group physics." in error.message
-    assert "already holds 2 GPUs of the pool of group physics, limited to 3 GPUs" in error.message
-    assert "alice's run" in error.message and "bob's own" not in error.message
+    assert (
+        "the members of group physics already hold 2 GPUs of its pool, limited to 3 GPUs"
+        in error.message
+    )
+    # Alice's deployment is hers: Bob is told how much the group holds, not what she runs.
+    assert "alice's run" not in error.message and "bob's own" not in error.message
+    assert "none of what holds it is yours" in error.message
+    assert "delete a deployment" not in error.message
     assert isinstance(try_reserve(quotas, bob, charge(gpus=1), group_name="physics"), int)
     # Uncharged to the group, the pool does not apply.
     assert isinstance(try_reserve(quotas, bob, charge(gpus=2)), int)
+
+
+def test_a_pool_refusal_names_only_the_persons_own_deployments_in_it(quotas):
+    alice, bob = quotas.user(groups=["physics"]), quotas.user(groups=["physics"])
+    quotas.limit("group", "physics", gpus="3")
+    quotas.hold(alice, charge(gpus=2), group_name="physics", name="alice's run")
+    quotas.hold(bob, charge(gpus=1), group_name="physics", name="bob's run")
+    error = try_reserve(quotas, bob, charge(gpus=1), group_name="physics")
+    assert (
+        "the members of group physics already hold 3 GPUs of its pool, limited to 3 GPUs "
+        "(1 GPU over); your deployment “bob's run” is one of them." in error.message
+    )
+    assert "alice's run" not in error.message
+    assert "delete a deployment or choose smaller sizes" in error.message
 
 
 def test_a_launch_of_unknown_cost_is_refused_for_a_user_with_limits(quotas):
@@ -186,12 +206,12 @@ def test_a_deployment_already_stored_by_the_caller_is_not_counted_twice(quotas):
 
 def test_a_launch_whose_template_can_no_longer_be_read_is_of_unknown_cost(quotas):
     """Counting nothing for it would let it past every limit."""
-    from app.launch.workflow import _charge
+    from app.launch.decision import charge_of
 
     limited = quotas.user()
     quotas.limit("user", limited, cores="100")
     with quotas.app.app_context():
-        charged = _charge("topology_template: [never closed", {})
+        charged = charge_of("topology_template: [never closed", {})
     assert charged["uncounted"] and "could not be read" in charged["uncounted"][0]
     error = try_reserve(quotas, limited, charged)
     assert isinstance(error, QuotaExceeded) and "cannot be computed" in error.message

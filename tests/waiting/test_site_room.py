@@ -110,14 +110,32 @@ def test_with_no_site_free_the_api_offers_the_line_and_a_waiting_request_starts_
     assert ada.get(f"/api/v1/deployments/{data['id']}").get_json()["status"] != "WAITING"
 
 
-def test_without_wait_a_request_no_site_has_room_for_is_still_launched(make_app):
+def test_without_wait_a_request_no_site_has_room_for_is_held_and_offered_the_line(make_app):
+    from app.deployments.models import Deployment
     from tests.api.conftest import Callers
 
     app = _api_portal(make_app)
     add_site(app, "RECAS-BARI", gpus={"A100": 0})
     ada = Callers(app)("ada")
     body = {"template": "gpu-machine", "parameters": {"num_gpus": 1}, "group": "physics"}
-    # Only the quota refuses; the sites' numbers may be wrong.
+    answer = ada.post("/api/v1/deployments", json=body)
+    assert answer.status_code == 409, answer.get_json()
+    problem = answer.get_json()
+    assert problem["type"].endswith("/no-site-room")
+    assert problem["can_wait"] is True
+    assert "No known site has room for this now" in problem["detail"]
+    with app.app_context():
+        assert db.session.scalar(db.select(db.func.count(Deployment.id))) == 0
+
+
+def test_stale_numbers_never_hold_a_launch_back(make_app):
+    from tests.api.conftest import Callers
+
+    app = _api_portal(make_app)
+    add_site(app, "RECAS-BARI", gpus={"A100": 0}, minutes_old=60 * 24)
+    ada = Callers(app)("ada")
+    body = {"template": "gpu-machine", "parameters": {"num_gpus": 1}, "group": "physics"}
+    # A day-old "nothing free" may be wrong: only fresh numbers hold a launch back.
     assert ada.post("/api/v1/deployments", json=body).status_code == 201
 
 
