@@ -316,6 +316,10 @@ def headline(summary: Summary) -> str:
             fitting,
             total=len(summary.sites),
         )
+    if all(v.verdict is Verdict.DOES_NOT_FIT for v in summary.sites):
+        # Every site's fresh numbers say no: the launch is held for that (app.capacity.room),
+        # so nothing here may promise that it could still be placed.
+        return _("Fits your quota, but no known site has room for it now.")
     return _(
         "Fits your quota, but no site is known to have room for it now; it may still be "
         "placed somewhere, or it may fail."

@@ -215,7 +215,11 @@ def test_only_the_quota_refuses(ctx):
     nowhere = site_verdicts(charge(cores=999), [free("A"), free("B")], NOW)
     summary = combined(True, nowhere)
     assert summary.launchable and summary.verdict is Verdict.MAY_NOT_FIT
-    assert "no site is known to have room" in summary.headline()
+    assert summary.headline() == "Fits your quota, but no known site has room for it now."
+    unsure = combined(
+        True, site_verdicts(charge(cores=999), [free("A"), free("B", maintenance=True)], NOW)
+    )
+    assert "it may still be placed somewhere" in unsure.headline()
     refused = combined(False, site_verdicts(charge(), [free()], NOW))
     assert not refused.launchable and refused.verdict is Verdict.DOES_NOT_FIT
 

@@ -93,7 +93,7 @@ def test_log_resources_and_template_are_fetched_on_demand(emulated):
     resources = as_user(emulated, ada, deployment_id, operations.fetch_resources)
     template = as_user(emulated, ada, deployment_id, operations.fetch_template)
 
-    assert isinstance(log, str) and log
+    assert isinstance(log.text, str) and log.text
     assert isinstance(resources, list)
     assert template == emulated.row(deployment_id).template_text
 
