@@ -90,6 +90,18 @@ def format_decimal(value: int | float | Decimal, format: str | None = None) -> s
     return _decimal(type(value), value, format, get_locale())
 
 
+def plural_count(amount: int | float | Decimal) -> int:
+    """The number gettext picks a plural form by, for an amount that may be a fraction.
+
+    gettext's plural rules take whole numbers only (a float is deprecated, and an error under
+    warnings-as-errors). A fraction reads as the many form ("2.5 cores", "2,5 core"): CLDR's
+    "other" in English and Italian, which 2 selects.
+    """
+    if float(amount).is_integer():
+        return int(amount)
+    return 2
+
+
 @lru_cache(maxsize=_KEPT)
 def _decimal(_kind: type, value, format: str | None, locale) -> str:
     return numbers.format_decimal(value, format=format, locale=locale)

@@ -9,7 +9,7 @@ from flask_babel import gettext as _
 from flask_babel import ngettext
 
 from app.capacity.placement import Shortfall
-from app.formatting import number, size
+from app.formatting import number, plural_count, size
 
 
 def amount_text(key: str, model: str | None, amount: float) -> str:
@@ -22,8 +22,9 @@ def amount_text(key: str, model: str | None, amount: float) -> str:
             if key == "memory"
             else _("%(size)s of disk", size=shown)
         )
-    count = int(amount) if float(amount).is_integer() else amount
-    text = number(count)
+    shown = int(amount) if float(amount).is_integer() else amount
+    text = number(shown)
+    count = plural_count(shown)
     if key == "gpus" and model:
         return ngettext(
             "%(amount)s %(model)s GPU",

@@ -6,7 +6,7 @@ from babel.lists import format_list as babel_format_list
 from flask_babel import get_locale, ngettext
 from flask_babel import gettext as _
 
-from app.formatting import format_decimal
+from app.formatting import format_decimal, plural_count
 from app.tosca.units import format_size
 
 
@@ -25,19 +25,20 @@ def amount_text(key: str, amount: float, model: str | None = None) -> str:
         return format_size(int(amount))
     shown = number_of(amount)
     number = format_decimal(shown)
+    count = plural_count(shown)
     if key == "cores":
-        return ngettext("%(amount)s core", "%(amount)s cores", shown, amount=number)
+        return ngettext("%(amount)s core", "%(amount)s cores", count, amount=number)
     if key == "deployments":
-        return ngettext("%(amount)s deployment", "%(amount)s deployments", shown, amount=number)
+        return ngettext("%(amount)s deployment", "%(amount)s deployments", count, amount=number)
     if model:
         return ngettext(
             "%(amount)s %(model)s GPU",
             "%(amount)s %(model)s GPUs",
-            shown,
+            count,
             amount=number,
             model=model,
         )
-    return ngettext("%(amount)s GPU", "%(amount)s GPUs", shown, amount=number)
+    return ngettext("%(amount)s GPU", "%(amount)s GPUs", count, amount=number)
 
 
 def amount_phrase(key: str, amount: float, model: str | None = None) -> str:

@@ -189,3 +189,19 @@ def test_the_launch_box_can_link_the_holders_inside_the_sentence_with_names_esca
         f"{escape('<b>alpha</b>')}</a> usa già 1 GPU del tuo limite di 2 GPU "
         "(1 GPU oltre il limite)."
     )
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [("en", ["2.5 cores", "0.5 cores", "1 core"]), ("it", ["2,5 core", "0,5 core", "1 core"])],
+)
+def test_a_fraction_of_a_core_takes_the_many_form_without_a_warning(make_app, language, expected):
+    """gettext's plural rules take whole numbers only: a fraction used to warn, a 500 under
+    warnings-as-errors, on the usage panel of someone holding half a core."""
+    from app.capacity.amounts import amount_text as capacity_amount
+    from app.quotas.amounts import amount_text
+
+    app = make_app(DEFAULT_LOCALE=language)
+    with app.test_request_context():
+        assert [amount_text("cores", n) for n in (2.5, 0.5, 1.0)] == expected
+        assert capacity_amount("cores", None, 2.5) == expected[0]
