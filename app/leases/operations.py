@@ -219,13 +219,16 @@ def _just_extended() -> ExtendRefused:
     )
 
 
-def _count_extend(lease: Lease, now: datetime) -> None:
+def _count_extend(lease: Lease, now: datetime, *, override: bool) -> None:
     """Count this extend unless another one was counted together with it; raises ExtendRefused.
 
     The count moves only from the value read (a compare-and-set), so that where the database
-    takes no row lock (SQLite) two extends that read the same lease cannot both succeed.
+    takes no row lock (SQLite) two extends that read the same lease cannot both succeed. An
+    operator's override is a decision with its reason, never a wish sent twice: it is not held
+    back by an extend a moment before it.
     """
-    if lease.extends and lease.end_set_at and now - lease.end_set_at < EXTENDED_TOGETHER:
+    recent = lease.end_set_at and now - lease.end_set_at < EXTENDED_TOGETHER
+    if not override and lease.extends and recent:
         raise _just_extended()
     counted = db.session.execute(
         update(Lease)
@@ -267,7 +270,7 @@ def extend(
                     _("This lease cannot be extended now: %(why)s.", why=chance.refusal)
                 )
             new_end, past_cap, previous = chance.new_end, False, lease.ends_at
-        _count_extend(lease, now)
+        _count_extend(lease, now, override=override)
     except BaseException:
         db.session.rollback()
         raise

@@ -133,3 +133,23 @@ def test_a_policy_with_no_extend_step_allows_no_extends(emulated, leases, clock)
     assert _refusal(emulated, ada, deployment_id).endswith("policy allows no extends.")
     with emulated.app.app_context():
         assert resolve("test-notebook", "physics").extend_step is None
+
+
+def test_an_operators_override_right_after_the_owners_extend_is_not_taken_for_a_repeat(
+    emulated, leases, clock, running
+):
+    from app.auth.operations import grant_role
+
+    ada, deployment_id = running
+    olga = emulated.user("olga")
+    with emulated.app.app_context():
+        grant_role(db.session.get(User, olga), "operator", granted_by="test")
+        db.session.commit()
+    clock.move(hours=23)
+    first = _extend(emulated, ada, deployment_id)
+    clock.move(seconds=2)
+
+    lease = _extend(emulated, olga, deployment_id, override=True, by=60, reason="Conference")
+
+    assert lease.ends_at - first.ends_at == timedelta(hours=1)
+    assert lease.extends == first.extends + 1
