@@ -37,14 +37,20 @@ class ChangeUnderway(PortalError):
     status_code = 409
 
 
-def _locked(deployment_id: int, user_id: int) -> LineEntry | None:
+def locked_request(deployment_id: int) -> tuple[LineEntry | None, Deployment | None]:
+    """Lock ``deployment_id``'s row for this transaction; its line entry and its record, read
+    fresh (what another process changed before the lock counts)."""
     lock_rows(select(Deployment.id).where(Deployment.id == deployment_id))
     entry = db.session.scalar(
         select(LineEntry)
         .where(LineEntry.deployment_id == deployment_id)
         .execution_options(populate_existing=True)
     )
-    deployment = db.session.get(Deployment, deployment_id, populate_existing=True)
+    return entry, db.session.get(Deployment, deployment_id, populate_existing=True)
+
+
+def _locked(deployment_id: int, user_id: int) -> LineEntry | None:
+    entry, deployment = locked_request(deployment_id)
     waiting = deployment is not None and deployment.status == Status.WAITING
     if entry is None or entry.user_id != user_id or not waiting or deployment.deleted:
         return None

@@ -27,7 +27,6 @@ from app.extensions import db
 from app.launch import workflow
 from app.launch.decision import NoSiteRoom
 from app.leases import operations as lease_operations
-from app.locks import lock_rows
 from app.quotas.errors import KeptForLine, QuotaExceeded
 from app.quotas.fit import could_wait, refusal_message
 from app.quotas.operations import assess_launch, uncountable_refusal
@@ -288,13 +287,7 @@ def held_entry(deployment_id: int) -> LineEntry:
 
     Raises NotWaiting (rolled back) when it no longer waits.
     """
-    lock_rows(select(Deployment.id).where(Deployment.id == deployment_id))
-    entry = db.session.scalar(
-        select(LineEntry)
-        .where(LineEntry.deployment_id == deployment_id)
-        .execution_options(populate_existing=True)
-    )
-    deployment = db.session.get(Deployment, deployment_id, populate_existing=True)
+    entry, deployment = changing.locked_request(deployment_id)
     if entry is not None and (deployment.status != Status.WAITING or deployment.deleted):
         # Left some other way (deleted from its page): its place goes too.
         db.session.delete(entry)
