@@ -40,8 +40,10 @@ def _init_logging(app: Flask) -> None:
 
 
 def _init_extensions(app: Flask) -> None:
-    # Features start from the bottom floor up: a feature may fill a slot a lower one offers
-    # (the quotas' usage panel on My deployments, the launch's cost box on the admin preview).
+    # Features start from the bottom floor up: a feature may plug into a point a lower one
+    # offers (app.extension_points: the quotas' usage panel on My deployments, the launch's
+    # cost box on the admin preview).
+    from app.api import init_api
     from app.auth import init_auth
     from app.backends.registry import demo_notice
     from app.capacity import init_capacity
@@ -56,11 +58,10 @@ def _init_extensions(app: Flask) -> None:
     from app.quotas import init_quotas
     from app.security import init_security
     from app.templating import init_templating
-    from app.transactions import init_transactions
     from app.waiting import init_waiting
 
     db.init_app(app)
-    init_transactions(app)
+    _register_listeners(app)
     # Batch mode lets Alembic alter SQLite tables, which lack ALTER COLUMN.
     migrate.init_app(app, db, directory=app.config["MIGRATIONS_DIR"], render_as_batch=True)
     csrf.init_app(app)
@@ -76,14 +77,46 @@ def _init_extensions(app: Flask) -> None:
     init_leases(app)
     init_capacity(app)
     init_waiting(app)
+    init_api(app)
     init_templating(app)
     # Every page warns while a demo backend is in use, where the page concerns it.
     app.add_template_global(demo_notice)
     register_error_handlers(app)
 
 
+def _register_listeners(app: Flask) -> None:
+    """Every database listener of the portal, registered here and nowhere else, in this order.
+
+    Right after ``db.init_app``: the engines' listeners must be there before any connection is
+    opened (a connection opened earlier would never read outside transactions). Listeners on
+    the same event run in the order registered; only one event has two: ``before_flush`` on
+    the portal's sessions, where the outbox comes before the lease's clock. The outbox then
+    tells of the timeline entries the flush began with; the lease listener's own entries
+    (``lease-chosen``) are flushed with them and tell nobody. A lease entry that should tell
+    someone would need the lease listener first. The other listeners are alone on their
+    event; they are listed from the bottom floor up. The session's and the models' listeners
+    are process-wide: registering them again for another app changes nothing.
+    """
+    from app import transactions
+    from app.auth import logins
+    from app.deployments import stamps, timeline
+    from app.leases import hooks as lease_hooks
+    from app.notifications import listener as outbox
+    from app.quotas import charges
+
+    transactions.listen(app)  # the engines: reads outside transactions on PostgreSQL
+    logins.listen()  # a request that writes forgets what its login check read
+    timeline.listen()  # what waits for a commit runs after it, never after a rollback
+    stamps.listen()  # a change to what a row shows bumps its version (the list's polls)
+    charges.listen()  # the charge tables follow Deployment.charge
+    outbox.listen()  # a timeline entry worth telling its owner becomes a notification
+    lease_hooks.listen()  # a deployment becoming ready, failed or gone moves its lease
+
+
 def _register_blueprints(app: Flask) -> None:
-    from app.api import init_api
+    """Every blueprint of the portal, registered here and nowhere else. Each feature's
+    ``init_*`` has run: a blueprint's routes are all defined before it is registered."""
+    from app.api import bp as api_bp
     from app.auth import token_views  # noqa: F401  (token routes on the two blueprints below)
     from app.auth.account import bp as account_bp
     from app.auth.admin_views import bp as users_admin_bp
@@ -94,10 +127,22 @@ def _register_blueprints(app: Flask) -> None:
     from app.catalogue.views import bp as catalogue_bp
     from app.deployments.callbacks import bp as deployment_callbacks_bp
     from app.deployments.views import bp as deployments_bp
+    from app.launch.views import bp as launch_bp
     from app.leases.views import bp as leases_bp
     from app.main.views import bp as main_bp
+    from app.metrics.views import bp as metrics_bp
+    from app.notifications.views import bp as notifications_bp
+    from app.quotas.views import bp as quotas_bp
+    from app.waiting.views import bp as waiting_bp
 
+    # In the order they have always been registered: where two rules match one address
+    # equally, the first registered answers.
     for blueprint in (
+        metrics_bp,
+        quotas_bp,
+        launch_bp,
+        notifications_bp,
+        waiting_bp,
         main_bp,
         auth_bp,
         account_bp,
@@ -109,9 +154,9 @@ def _register_blueprints(app: Flask) -> None:
         deployment_callbacks_bp,
         leases_bp,
         capacity_bp,
+        api_bp,
     ):
         app.register_blueprint(blueprint)
-    init_api(app)
 
 
 def _register_cli(app: Flask) -> None:

@@ -12,7 +12,9 @@ from typing import Any
 from cachetools import LRUCache
 from flask import current_app, g, has_app_context
 
-_KEY = "portal_caches"
+from app.extension_points import StateKey
+
+_KEY = StateKey("caches")
 _REMEMBERED = "portal_remembered"
 _lock = threading.Lock()
 

@@ -2,15 +2,15 @@
 
 import logging
 
-from flask import Flask, current_app, render_template, request
+from flask import Flask, render_template, request
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
 
+from app.extension_points import JSON_ERROR_ANSWERS
+
 log = logging.getLogger(__name__)
-# Extension slot: a callable (error) -> response or None, set by a face that answers in JSON.
-JSON_ANSWER = "errors.json_answer"
 
 
 class ConfigurationError(RuntimeError):
@@ -65,7 +65,7 @@ def render_error(status: int, message: str | None = None):
 def _api_answer(error: Exception):
     """The JSON answer for ``error`` when a face registered one for this request (the API's
     problem+json, see ``app.api.init_api``), else None for the HTML page."""
-    answer_for = current_app.extensions.get(JSON_ANSWER)
+    answer_for = JSON_ERROR_ANSWERS.one()
     return answer_for(error) if answer_for is not None else None
 
 

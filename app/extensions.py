@@ -8,6 +8,7 @@ from flask_migrate import Migrate
 from flask_sqlalchemy import SQLAlchemy
 from flask_talisman import Talisman
 from flask_wtf.csrf import CSRFProtect
+from sqlalchemy import event
 from sqlalchemy.orm import DeclarativeBase
 
 
@@ -26,3 +27,11 @@ talisman = Talisman()
 babel = Babel()
 # Notifications by e-mail (app.notifications): composition and the SMTP conversation.
 mail = Mail()
+
+
+def listen_once(target, identifier: str, listener) -> None:
+    """``sqlalchemy.event.listen``, once per process: listeners on ``db.session``, on
+    ``Session`` and on the models are process-wide (every app shares them), while
+    ``create_app``, which registers them (in the order it states), runs once per app."""
+    if not event.contains(target, identifier, listener):
+        event.listen(target, identifier, listener)

@@ -17,13 +17,15 @@ from flask_login import current_user, user_logged_in, user_logged_out
 from jinja2 import pass_eval_context
 from markupsafe import Markup, escape
 
+from app.extension_points import StateKey
+
 # The languages the portal speaks, by code, each named in itself (as the switch shows them).
 LANGUAGES = {"en": "English", "it": "Italiano"}
 # The language the words are written in (code and templates): it needs no catalogue. Another
 # language is offered only when its catalogue loads (app.catalogues), so that a page never
 # claims a language it is not written in.
 SOURCE_LOCALE = "en"
-_OFFERED = "i18n.offered"
+_OFFERED = StateKey("offered languages")
 # Outside a request (flask commands, the workers) the portal speaks English whatever
 # DEFAULT_LOCALE says: operators' scripts read what commands print, and operators quote it in
 # tickets. What is written for a person outside their requests (e-mails) goes through read_by,

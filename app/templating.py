@@ -5,21 +5,14 @@ from flask_babel import get_locale
 
 from app import formatting
 from app.clock import utcnow
+from app.extension_points import NAVIGATION_MENUS
 from app.i18n import offered_languages, timezone_groups
-
-# Features lend the navigation bar menus of their own (the notifications bell): each fills this
-# slot at start with a template, drawn before the person's own menu.
-NAVIGATION_MENUS = "navigation.menus"
-
-
-def add_navigation_menu(app: Flask, template: str) -> None:
-    """Draw ``template`` in the navigation bar of logged-in people."""
-    app.extensions.setdefault(NAVIGATION_MENUS, []).append(template)
 
 
 def _page_globals() -> dict:
     return {
-        "navigation_menus": current_app.extensions.get(NAVIGATION_MENUS, ()),
+        # Features lend the bar menus of their own (the notifications bell).
+        "navigation_menus": NAVIGATION_MENUS.each(),
         # The language the page is written in, for <html lang> and the switch.
         "current_locale": str(get_locale() or current_app.config["DEFAULT_LOCALE"]),
         "languages": offered_languages(),

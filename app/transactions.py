@@ -36,7 +36,7 @@ _READS_OUTSIDE = "reads_outside_transactions"
 _LOCKING = re.compile(r"\bFOR\s+(?:NO\s+KEY\s+)?(?:UPDATE|SHARE|KEY\s+SHARE)\b", re.IGNORECASE)
 
 
-def init_transactions(app: Flask) -> None:
+def listen(app: Flask) -> None:
     """Let the app's PostgreSQL engines read outside transactions."""
     from app.extensions import db
 

@@ -13,14 +13,14 @@ bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
 
 def init_api(app: Flask) -> None:
-    """Register the API: its routes, its error answers, no CSRF (nothing is a browser form)."""
+    """Ready the API: its routes on its blueprint (registered by ``app.create_app``), its
+    error answers, no CSRF (nothing is a browser form)."""
     from app.api import deployments, quota, reference, templates  # noqa: F401  (routes)
-    from app.errors import JSON_ANSWER
+    from app.extension_points import JSON_ERROR_ANSWERS
     from app.extensions import csrf
 
     csrf.exempt(bp)
-    app.register_blueprint(bp)
-    app.extensions[JSON_ANSWER] = _answer_if_api
+    JSON_ERROR_ANSWERS.add(app, _answer_if_api)
 
 
 def _answer_if_api(error: Exception):

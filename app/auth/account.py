@@ -1,9 +1,7 @@
 """The person's own account: who they are to the portal, where they are logged in, and their
 access tokens (whose create and revoke views are in ``token_views``)."""
 
-from collections.abc import Callable
-
-from flask import Blueprint, Flask, current_app, flash, redirect, render_template, request, url_for
+from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import ngettext
 from flask_login import current_user, login_required
@@ -12,19 +10,9 @@ from app.auth import access_tokens, logins
 from app.auth.errors import LoginFailed, LoginThrottled, PasswordRefused
 from app.auth.forms import ChangePasswordForm, TokenForm
 from app.auth.passwords import change_own_password
+from app.extension_points import ACCOUNT_SECTIONS
 
 bp = Blueprint("account", __name__, url_prefix="/account")
-
-# Features above this one lend the page sections of their own (what to get by e-mail): each
-# fills this slot at start with a template and a context function of the user, so the page
-# shows them without this feature knowing theirs.
-SECTIONS = "account.sections"
-
-
-def add_account_section(app: Flask, template: str, context_of: Callable) -> None:
-    """Show ``template`` on the Account page, below the sessions, with ``context_of(user)``
-    as ``section`` in its context."""
-    app.extensions.setdefault(SECTIONS, []).append((template, context_of))
 
 
 def render_account(
@@ -40,9 +28,9 @@ def render_account(
         "auth/account.html",
         user=current_user,
         sessions=logins.sessions_of(current_user, logins.current_id()),
+        # Features above this one lend the page sections of their own (what to get by e-mail).
         sections=[
-            (template, context_of(current_user))
-            for template, context_of in current_app.extensions.get(SECTIONS, ())
+            (template, context_of(current_user)) for template, context_of in ACCOUNT_SECTIONS.each()
         ],
         tokens=access_tokens.tokens_of(current_user),
         token_form=token_form or TokenForm(formdata=None),

@@ -21,39 +21,34 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from flask import Flask, current_app, g, has_app_context, request, session
+from flask import current_app, g, has_app_context, request, session
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import bindparam, delete, event, or_, select, update
+from sqlalchemy import bindparam, delete, or_, select, update
 from sqlalchemy.orm import joinedload
 
 from app.auth.models import User, UserSession
 from app.caches import cached
 from app.clock import utcnow
-from app.extensions import db
+from app.extension_points import LOGIN_READINGS
+from app.extensions import db, listen_once
 
 SESSION_KEY = "login_token"
 # A script logging in again and again must not make the account page unreadable.
 SHOWN_AT_MOST = 100
-# Features above this one read what every page of a logged-in person shows (the navigation
-# bar's count of unread notices) in the login's own query: each fills this slot at start with
-# ``add_login_reading``, and finds its value with ``login_reading``.
-LOGIN_READINGS = "auth.login_readings"
 _READ = "auth_login_readings"  # on ``g``: this request's readings, by name
 
 
 @dataclass(frozen=True)
 class LoginReading:
+    """What features above this one read in the login's own query (the navigation bar's count
+    of unread notices), plugged into ``LOGIN_READINGS`` at start: ``column_for(User.id)`` (a
+    scalar subquery about the person) is read with every login check of a request for which
+    ``wanted()`` holds, and ``login_reading(name)`` gives it."""
+
+    name: str
     column_for: Callable[[Any], Any]  # the user id column -> a scalar subquery
     wanted: Callable[[], bool]  # whether this request needs it
-
-
-def add_login_reading(
-    app: Flask, name: str, column_for: Callable[[Any], Any], wanted: Callable[[], bool]
-) -> None:
-    """Read ``column_for(User.id)`` (a scalar subquery about the person) with every login
-    check of a request for which ``wanted()`` holds; ``login_reading(name)`` gives it."""
-    app.extensions.setdefault(LOGIN_READINGS, {})[name] = LoginReading(column_for, wanted)
 
 
 def login_reading(name: str) -> Any | None:
@@ -63,17 +58,22 @@ def login_reading(name: str) -> Any | None:
 
 
 def _readings_wanted() -> dict[str, LoginReading]:
-    slot = current_app.extensions.get(LOGIN_READINGS, {})
-    return {name: reading for name, reading in slot.items() if reading.wanted()}
+    # A later reading of a name replaces an earlier one.
+    plugged = {reading.name: reading for reading in LOGIN_READINGS.each()}
+    return {name: reading for name, reading in plugged.items() if reading.wanted()}
 
 
-@event.listens_for(db.session, "after_flush")
+def listen() -> None:
+    """Forget a request's readings once it writes (see ``login_reading``)."""
+    listen_once(db.session, "after_flush", _forget_readings_after_flush)
+    listen_once(db.session, "do_orm_execute", _forget_readings_before_writing)
+
+
 def _forget_readings_after_flush(*_args) -> None:
     if has_app_context():
         g.pop(_READ, None)
 
 
-@event.listens_for(db.session, "do_orm_execute")
 def _forget_readings_before_writing(state) -> None:
     if has_app_context() and not state.is_select:
         g.pop(_READ, None)
@@ -112,7 +112,7 @@ def logged_in_user(user_id: int, session_version: int) -> User | None:
     """The person behind this request's cookie while their login stands, or None.
 
     One query reads the account, its grants and the login record together, and what features
-    read with it (``add_login_reading``): every page, poll and partial asks this first, and on
+    read with it (``LOGIN_READINGS``): every page, poll and partial asks this first, and on
     a busy host each round trip to the database counts. The login is marked as seen at most
     once per SESSION_TOUCH_SECONDS, and never for background htmx requests: a page left
     polling does not keep a login alive.

@@ -27,10 +27,11 @@ from app.auth.errors import (
 from app.auth.identity import Identity
 from app.auth.provider_calls import BoundedOAuth, BoundedOAuth2App, BoundedOAuth2Session
 from app.errors import ConfigurationError
+from app.extension_points import StateKey
 
 log = logging.getLogger(__name__)
 
-EXTENSION_KEY = "portal.oidc"
+_PROVIDERS = StateKey("OIDC providers")
 DEFAULT_SCOPES = "openid profile email offline_access"
 DEFAULT_GROUPS_CLAIM = "groups"
 DEFAULT_TIMEOUT = 10
@@ -78,7 +79,7 @@ def init_oidc(app: Flask) -> None:
                 "default_timeout": provider.timeout,
             },
         )
-    app.extensions[EXTENSION_KEY] = {
+    app.extensions[_PROVIDERS] = {
         "providers": {p.name: p for p in providers},
         "registry": registry,
     }
@@ -140,7 +141,7 @@ def standalone_client(provider: Provider) -> FlaskOAuth2App:
 
 
 def _state() -> dict:
-    return current_app.extensions[EXTENSION_KEY]
+    return current_app.extensions[_PROVIDERS]
 
 
 def enabled_providers() -> list[Provider]:

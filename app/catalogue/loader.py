@@ -17,6 +17,7 @@ from app.auth.groups import normalise_groups
 from app.backends import registry
 from app.catalogue.models import CatalogueTemplate, CatalogueVersion, TemplateRevision
 from app.catalogue.routing import serving_backend
+from app.extension_points import StateKey
 from app.extensions import db
 from app.tosca.parsed import ParsedTemplate
 
@@ -135,6 +136,9 @@ def load_published() -> dict[str, Entry]:
     }
 
 
+_CATALOGUE = StateKey("catalogue")
+
+
 def catalogue() -> Catalogue:
     """This worker's catalogue, created at first use."""
-    return current_app.extensions.setdefault("portal_catalogue", Catalogue())
+    return current_app.extensions.setdefault(_CATALOGUE, Catalogue())

@@ -27,12 +27,13 @@ from app.backends.base import Backend, Caller
 from app.deployments.errors import DeploymentError
 from app.deployments.models import Deployment
 from app.errors import ConfigurationError
+from app.extension_points import StateKey
 from app.extensions import db
 
 SERVICE = "service"
 # The backend that made every deployment before there were several.
 DEFAULT = "paas"
-_SERVICE_KEY = "portal.service_identity"
+_SERVICE_KEY = StateKey("service identity")
 _service_lock = threading.Lock()
 
 

@@ -41,14 +41,14 @@ from app.deployments.models import (
 from app.deployments.polling import on_postgres
 from app.deployments.status import Status
 from app.deployments.timeline import change_status, record_event
+from app.extension_points import StateKey
 from app.extensions import db
 
 log = logging.getLogger(__name__)
-
 CALLBACK_PATH = re.compile(r"/deployments/callback/(\d+)/([A-Za-z0-9_-]+)$")
 # Statuses of rows the orchestrator is expected to hold.
 _NOT_THERE = frozenset({NOT_LAUNCHED, VANISHED, SUBMITTING, UNCONFIRMED, Status.DELETED})
-_ENSURED_KEY = "deployment_listings_ensured"
+_ENSURED_KEY = StateKey("deployment listings ensured")
 # How far apart the portal's and the orchestrator's clocks may put one submission.
 _MATCH_WINDOW = timedelta(minutes=3)
 

@@ -1,9 +1,9 @@
 """What other features show on the deployment pages, without this package knowing them.
 
-A feature registers a panel at start-up: the templates to include in a list row and on a
-deployment's page, and ``load(deployments) -> {deployment id: value}``, called once per page
-with the deployments shown (one query, not one per row). Views pass them on as
-``deployment_panels``; templates
+A feature plugs a ``Panel`` into ``app.extension_points.DEPLOYMENT_PANELS`` at start-up: the
+templates to include in a list row and on a deployment's page, and
+``load(deployments) -> {deployment id: value}``, called once per page with the deployments
+shown (one query, not one per row). Views pass them on as ``deployment_panels``; templates
 include each panel's template with ``item`` set to the value for the deployment at hand.
 """
 
@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from flask import current_app
-
 from app.deployments.models import Deployment
+from app.extension_points import DEPLOYMENT_PANELS
 
 
 @dataclass(frozen=True)
@@ -25,14 +24,7 @@ class Panel:
     detail_template: str | None = None
 
 
-def register_panel(app, panel: Panel) -> None:
-    app.extensions.setdefault("deployments.panels", []).append(panel)
-
-
 def panels_for(deployments: Iterable[Deployment]) -> list[tuple[Panel, dict[int, object]]]:
-    """Each registered panel with its values for ``deployments``."""
+    """Each panel plugged in with its values for ``deployments``."""
     shown = list(deployments)
-    return [
-        (panel, panel.load(shown) if shown else {})
-        for panel in current_app.extensions.get("deployments.panels", [])
-    ]
+    return [(panel, panel.load(shown) if shown else {}) for panel in DEPLOYMENT_PANELS.each()]

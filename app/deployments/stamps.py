@@ -20,12 +20,13 @@ from importlib import metadata
 
 from flask import Flask, request
 from flask_login import current_user
-from sqlalchemy import String, cast, event, func, select
+from sqlalchemy import String, cast, func, select
 from sqlalchemy.orm import attributes
 
-from app.auth.logins import add_login_reading, login_reading
+from app.auth.logins import LoginReading, login_reading
 from app.deployments.models import Deployment
-from app.extensions import db
+from app.extension_points import LOGIN_READINGS
+from app.extensions import db, listen_once
 
 READING = "deployments_stamp"
 
@@ -51,7 +52,11 @@ SHOWN = (
 )
 
 
-@event.listens_for(Deployment, "before_update")
+def listen() -> None:
+    """Bump a deployment's ``shown_version`` whenever a column its row shows changes."""
+    listen_once(Deployment, "before_update", _bump_when_shown_changes)
+
+
 def _bump_when_shown_changes(_mapper, _connection, deployment: Deployment) -> None:
     if any(attributes.get_history(deployment, name).has_changes() for name in SHOWN):
         # An expression, not a value read earlier: two writers never lose a bump.
@@ -76,7 +81,7 @@ def stamp(user_id: int) -> tuple[int, int, int]:
 
 def stamp_as_text(user_id_column):
     """The stamp as one text, "rows.versions.highest", in a scalar subquery: what the login
-    check reads for the pages that need it (see app.auth.logins.add_login_reading)."""
+    check reads for the pages that need it (see app.auth.logins.LoginReading)."""
     count, versions, highest = (cast(figure, String) for figure in _figures())
     return (
         select(count + "." + versions + "." + highest)
@@ -93,7 +98,9 @@ def stamp_from_text(text: str) -> tuple[int, int, int]:
 
 def read_with_login(app: Flask, endpoints: tuple[str, ...]) -> None:
     """Have the login check of requests to ``endpoints`` read the person's stamp."""
-    add_login_reading(app, READING, stamp_as_text, lambda: request.endpoint in endpoints)
+    LOGIN_READINGS.add(
+        app, LoginReading(READING, stamp_as_text, lambda: request.endpoint in endpoints)
+    )
 
 
 def own_etag(*parts: object) -> str:

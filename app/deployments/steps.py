@@ -3,25 +3,22 @@
 Entries keep what happened (statuses, a kind and its details, a reason); the words come now,
 in the reader's language: the portal's own stored sentences are translated (``words.said``),
 the orchestrator's reasons are shown as it gave them, and features above this one word the
-kinds of entry they record (a lease's start, extension, end) through the
-``deployments.event_words`` slot, filled at start-up with ``register_event_words``.
+kinds of entry they record (a lease's start, extension, end) through the ``EVENT_WORDS``
+extension point (``app.extension_points``), filled at start-up.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from flask import current_app
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from app.deployments.models import Deployment, DeploymentEvent
 from app.deployments.presenters import status_look
 from app.deployments.words import said
-
-SLOT = "deployments.event_words"
+from app.extension_points import EVENT_WORDS
 
 SOURCE_WORDS = {
     "launch": _l("launch"),
@@ -31,10 +28,6 @@ SOURCE_WORDS = {
     "admin": _l("administrator"),
     "portal": _l("the portal"),
 }
-
-# ``(event) -> (title, text or None)``, or None when the entry is not of its feature's kinds.
-# For an entry that changes the status, the status names the step and the text says why.
-EventWords = Callable[[DeploymentEvent], tuple[str, str | None] | None]
 
 
 @dataclass(frozen=True)
@@ -48,15 +41,10 @@ class Step:
     reason: str | None = None
 
 
-def register_event_words(app, words: EventWords) -> None:
-    """Have ``words`` name the timeline entries of a feature above this one."""
-    app.extensions.setdefault(SLOT, []).append(words)
-
-
 def timeline(deployment: Deployment, people: dict[int, str] | None = None, looks=None) -> list:
     """The deployment's events as steps, oldest first; ``people`` names actors by id, and
     ``looks`` words a status (``status_look`` unless given, e.g. a batch job's words)."""
-    wordings = current_app.extensions.get(SLOT, [])
+    wordings = EVENT_WORDS.each()
     return [_step(e, people or {}, looks or status_look, wordings) for e in deployment.events]
 
 

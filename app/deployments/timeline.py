@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sqlalchemy import event, update
+from sqlalchemy import update
 from sqlalchemy.orm import Session
 
 from app.auth.models import User
 from app.deployments.models import Deployment, DeploymentEvent
 from app.deployments.status import Status
-from app.extensions import db
+from app.extensions import db, listen_once
 from app.instruments import observe_ready
 
 SOURCES = frozenset({"launch", "callback", "sync", "user", "admin", "portal"})
@@ -94,13 +94,17 @@ def _after_commit(callback: Callable[[], None]) -> None:
     db.session.info.setdefault(_PENDING, []).append(callback)
 
 
-@event.listens_for(Session, "after_commit")
+def listen() -> None:
+    """Run what ``_after_commit`` kept once its transaction commits; drop it on a rollback."""
+    listen_once(Session, "after_commit", _run_pending)
+    listen_once(Session, "after_soft_rollback", _drop_pending)
+
+
 def _run_pending(session: Session) -> None:
     for callback in session.info.pop(_PENDING, []):
         callback()
 
 
-@event.listens_for(Session, "after_soft_rollback")
 def _drop_pending(session: Session, previous_transaction) -> None:
     if not previous_transaction.nested:
         session.info.pop(_PENDING, None)

@@ -37,6 +37,7 @@ from app.deployments import (
 from app.deployments import status as statuses
 from app.deployments.models import NAME_MAX_LENGTH, Deployment
 from app.errors import NotFound, PortalError
+from app.extension_points import DEPLOYMENT_LIST_PANELS
 from app.extensions import db
 from app.tosca import display
 
@@ -122,11 +123,12 @@ def index():
 
 
 def _list_panels() -> list[tuple[str, dict]]:
-    """The panels features above this one lend the list (the quotas' usage panel): each fills
-    the ``deployments.list_panels`` slot at start with a template and a context function, so
-    the page shows them without this feature knowing theirs."""
-    slot = current_app.extensions.get("deployments.list_panels", [])
-    return [(template, context_of(current_user)) for template, context_of in slot]
+    """The panels features above this one lend the list (the quotas' usage panel), through
+    ``DEPLOYMENT_LIST_PANELS``: the page shows them without this feature knowing theirs."""
+    return [
+        (template, context_of(current_user))
+        for template, context_of in DEPLOYMENT_LIST_PANELS.each()
+    ]
 
 
 @bp.get("/rows")

@@ -10,10 +10,9 @@ from flask import Flask
 
 
 def init_launch(app: Flask) -> None:
-    """Register the launch pages, and fill the catalogue's cost-preview slot (the admins'
+    """Plug the launch form's cost box into the catalogue's ``COST_PREVIEW`` (the admins'
     preview of a revision shows the same box as the launch form)."""
+    from app.extension_points import COST_PREVIEW
     from app.launch import preview
-    from app.launch.views import bp
 
-    app.register_blueprint(bp)
-    app.extensions["catalogue.cost_preview"] = preview.summary
+    COST_PREVIEW.add(app, preview.summary)

@@ -3,17 +3,16 @@ policy, and deleted by the portal when it ends (see README, "Leases")."""
 
 
 def init_leases(app) -> None:
-    """Start-up: listen to status changes, show leases on the deployment pages and word their
-    timeline entries, and have the sync worker run the expiry pass."""
-    from app.deployments.panels import Panel, register_panel
-    from app.deployments.steps import register_event_words
+    """Start-up: show leases on the deployment pages and word their timeline entries, and have
+    the sync worker run the expiry pass. (Its listener to status changes is registered with
+    the others, by ``app.create_app``.)"""
+    from app.deployments.panels import Panel
     from app.deployments.sync import register_pass
+    from app.extension_points import DEPLOYMENT_PANELS, EVENT_WORDS
     from app.leases import expiry, presenters
-    from app.leases.hooks import init_hooks
     from app.leases.wording import event_words
 
-    init_hooks()
-    register_panel(
+    DEPLOYMENT_PANELS.add(
         app,
         Panel(
             "lease",
@@ -23,5 +22,5 @@ def init_leases(app) -> None:
         ),
     )
     register_pass(app, "leases", expiry.expire_once)
-    register_event_words(app, event_words)
+    EVENT_WORDS.add(app, event_words)
     app.add_template_global(presenters.countdown_words, "lease_countdown_words")

@@ -12,11 +12,9 @@ these happens once too.
 
 from __future__ import annotations
 
-from sqlalchemy import event
-
 from app.deployments.models import Deployment, DeploymentEvent
 from app.deployments.status import Status, finished_for_good
-from app.extensions import db
+from app.extensions import db, listen_once
 
 _WATCHED = (Status.READY, Status.FAILED, Status.DELETED)
 
@@ -51,7 +49,6 @@ def _before_flush(session, _context, _instances) -> None:
             operations.finished(deployment, session)
 
 
-def init_hooks() -> None:
-    """Listen to the portal's sessions once per process (every app shares ``db``)."""
-    if not event.contains(db.session, "before_flush", _before_flush):
-        event.listen(db.session, "before_flush", _before_flush)
+def listen() -> None:
+    """Watch the portal's sessions for the status changes a lease follows."""
+    listen_once(db.session, "before_flush", _before_flush)

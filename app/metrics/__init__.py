@@ -16,11 +16,9 @@ _STARTED = "portal.metrics.started"
 
 
 def init_metrics(app: Flask) -> None:
-    """Serve /metrics and measure every request the app answers. The clock starts before any
-    other before-request function, so refusals made there (unreadable forms) are timed too."""
-    from app.metrics.views import bp
-
-    app.register_blueprint(bp)
+    """Measure every request the app answers (``/metrics`` is served by its blueprint). The
+    clock starts before any other before-request function, so refusals made there (unreadable
+    forms) are timed too."""
     app.before_request_funcs.setdefault(None, []).insert(0, _start_clock)
     app.after_request(_count_request)
 

@@ -11,34 +11,29 @@ from app.errors import ConfigurationError
 
 
 def init_notifications(app: Flask) -> None:
-    from app.auth.account import add_account_section
-    from app.auth.logins import add_login_reading
+    from app.auth.logins import LoginReading
+    from app.extension_points import ACCOUNT_SECTIONS, LOGIN_READINGS, NAVIGATION_MENUS
     from app.extensions import mail
     from app.notifications import models  # noqa: F401  (registers the tables)
-    from app.notifications.listener import init_listener
     from app.notifications.views import (
         UNREAD_READING,
-        bp,
         draws_the_menu,
         email_choices_context,
         navigation_menu,
         unread_with_login,
     )
-    from app.templating import add_navigation_menu
 
     _check_settings(app)
     # SMTP always: Flask-Mailman would otherwise keep mail in memory when TESTING is on, and
     # the tests talk to a real SMTP server.
     app.config["MAIL_BACKEND"] = "smtp"
     mail.init_app(app)
-    init_listener()
-    app.register_blueprint(bp)
     app.context_processor(lambda: {"notifications_menu": navigation_menu})
-    add_navigation_menu(app, "notifications/_menu.html")
+    NAVIGATION_MENUS.add(app, "notifications/_menu.html")
     # Every page a logged-in person sees draws the menu's count: it comes with the login check
     # rather than in a round trip of its own.
-    add_login_reading(app, UNREAD_READING, unread_with_login, draws_the_menu)
-    add_account_section(app, "notifications/_email_choices.html", email_choices_context)
+    LOGIN_READINGS.add(app, LoginReading(UNREAD_READING, unread_with_login, draws_the_menu))
+    ACCOUNT_SECTIONS.add(app, ("notifications/_email_choices.html", email_choices_context))
 
 
 def _check_settings(app: Flask) -> None:

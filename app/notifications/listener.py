@@ -8,7 +8,6 @@ events (deployments, leases) need not know this one exists.
 from __future__ import annotations
 
 from flask import current_app
-from sqlalchemy import event as sqlalchemy_event
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -17,7 +16,7 @@ from app.clock import utcnow
 from app.deployments import presenters
 from app.deployments.jobs import is_job
 from app.deployments.models import Deployment, DeploymentEvent
-from app.extensions import db
+from app.extensions import db, listen_once
 from app.i18n import LANGUAGES
 from app.notifications import kinds
 from app.notifications.models import MAIL_NONE, MAIL_QUEUED, Notification
@@ -25,10 +24,9 @@ from app.notifications.preferences import email_kinds
 from app.tosca.display import is_private_key
 
 
-def init_listener() -> None:
-    """Watch the portal's sessions for new timeline entries (once, however many apps exist)."""
-    if not sqlalchemy_event.contains(db.session, "before_flush", _write_outbox):
-        sqlalchemy_event.listen(db.session, "before_flush", _write_outbox)
+def listen() -> None:
+    """Watch the portal's sessions for new timeline entries."""
+    listen_once(db.session, "before_flush", _write_outbox)
 
 
 def _write_outbox(session: Session, _context, _instances) -> None:

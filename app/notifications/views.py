@@ -52,7 +52,7 @@ def navigation_menu() -> dict:
 
 
 def unread_with_login(user_id_column):
-    """The unread count as the login check reads it (``app.auth.logins.add_login_reading``)."""
+    """The unread count as the login check reads it (``app.auth.logins.LoginReading``)."""
     return outbox.unread_count_of(user_id_column).scalar_subquery()
 
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import delete, event, insert
+from sqlalchemy import delete, insert
 from sqlalchemy.orm import attributes
 
 from app.deployments.models import Deployment
+from app.extensions import listen_once
 from app.quotas.models import QuotaCharge, QuotaGpuCharge
 
 
@@ -52,12 +53,10 @@ def _write(connection, deployment: Deployment) -> None:
         connection.execute(insert(QuotaGpuCharge), gpu_rows)
 
 
-def register_charge_listeners() -> None:
-    """Keep the charge tables in step with every write of ``Deployment.charge`` (called by the
-    quotas feature's init; ORM listeners are process-wide, so registering twice is a no-op)."""
-    for name, listener in (("after_insert", _inserted), ("after_update", _updated)):
-        if not event.contains(Deployment, name, listener):
-            event.listen(Deployment, name, listener)
+def listen() -> None:
+    """Keep the charge tables in step with every write of ``Deployment.charge``."""
+    listen_once(Deployment, "after_insert", _inserted)
+    listen_once(Deployment, "after_update", _updated)
 
 
 def _inserted(_mapper, connection, deployment: Deployment) -> None:

@@ -15,20 +15,18 @@ from flask import Flask
 def init_waiting(app: Flask) -> None:
     """Start-up: check the settings, fill the launch form's "wait in line" slot, show places
     on the deployment pages, word the timeline, and have the sync worker run admission."""
-    from app.deployments.panels import Panel, register_panel
-    from app.deployments.steps import register_event_words
+    from app.deployments.panels import Panel
     from app.deployments.sync import register_pass
+    from app.extension_points import DEPLOYMENT_PANELS, EVENT_WORDS
     from app.waiting import admission, models, operations, presenters, settings  # noqa: F401
-    from app.waiting.views import bp
     from app.waiting.wording import event_words
 
     settings.check(app.config)
-    app.register_blueprint(bp)
     app.extensions["launch.wait_in_line"] = operations.wait_or_launch
     app.extensions["launch.can_wait"] = operations.can_wait
     app.extensions["launch.line_ahead"] = operations.kept_for_line
     app.extensions["quotas.line_ahead"] = operations.kept_for_line
-    register_panel(
+    DEPLOYMENT_PANELS.add(
         app,
         Panel(
             "line",
@@ -38,4 +36,4 @@ def init_waiting(app: Flask) -> None:
         ),
     )
     register_pass(app, "lines", admission.admit_once)
-    register_event_words(app, event_words)
+    EVENT_WORDS.add(app, event_words)

@@ -27,6 +27,7 @@ from app.deployments.errors import LaunchError
 from app.deployments.models import DeploymentEvent
 from app.deployments.secrets import unseal
 from app.deployments.status import Status
+from app.extension_points import StateKey
 from app.extensions import db
 from app.launch import workflow
 from app.leases import operations as lease_operations
@@ -111,7 +112,7 @@ def plan_now() -> tuple[int, fairness.Plan]:
 # A pass that started nothing is repeated in full only once something it read may have changed
 # (a timeline entry, a limit, the line itself), or this long after, whichever comes first.
 REPLAN_SECONDS = 60
-_IDLE = "waiting.idle"
+_IDLE = StateKey("admission idle")
 
 
 def _stamp() -> tuple:

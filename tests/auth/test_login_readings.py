@@ -6,8 +6,9 @@ from flask import request
 from flask_login import current_user, login_required
 from sqlalchemy import event, func, select, update
 
-from app.auth.logins import add_login_reading, login_reading
+from app.auth.logins import LoginReading, login_reading
 from app.auth.models import User, UserSession
+from app.extension_points import LOGIN_READINGS
 from app.extensions import db
 
 
@@ -30,7 +31,9 @@ def reading_app(make_app):
     """An app whose login check reads ``twins`` on requests without ``?skip``, with a route
     that tells what was read before and after the writes its query string asks for."""
     app = make_app()
-    add_login_reading(app, "twins", _users_named_like_me, lambda: "skip" not in request.args)
+    LOGIN_READINGS.add(
+        app, LoginReading("twins", _users_named_like_me, lambda: "skip" not in request.args)
+    )
 
     @app.get("/test/reading")
     @login_required

@@ -13,7 +13,7 @@ from datetime import timedelta
 from flask import Blueprint, current_app, jsonify
 
 from app.capacity.emulators.faults import before_answer
-from app.capacity.emulators.world import EmulatedSite
+from app.capacity.emulators.world import WORLD, EmulatedSite
 from app.clock import utcnow
 
 bp = Blueprint("cluster_stats", __name__)
@@ -24,7 +24,7 @@ _RESOURCES = ("cpu", "gpu", "ram", "disk")
 
 @bp.get("/papi/<site>/v1/deployments/stats/cluster")
 def stats(site: str):
-    world = current_app.extensions["capacity_world"]
+    world = current_app.extensions[WORLD]
     if (answer := before_answer(world, "cluster-stats")) is not None:
         return answer
     at, sites = world.seen()

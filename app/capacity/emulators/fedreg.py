@@ -11,7 +11,7 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify, request
 
 from app.capacity.emulators.faults import before_answer
-from app.capacity.emulators.world import EmulatedSite
+from app.capacity.emulators.world import WORLD, EmulatedSite
 
 bp = Blueprint("fedreg", __name__)
 _NUMBERS = {"cores", "instances", "ram", "gpus", "gigabytes", "volumes", "per_volume_gigabytes"}
@@ -19,7 +19,7 @@ _NUMBERS = {"cores", "instances", "ram", "gpus", "gigabytes", "volumes", "per_vo
 
 @bp.get("/api/v1/projects")
 def projects():
-    world = current_app.extensions["capacity_world"]
+    world = current_app.extensions[WORLD]
     if (answer := before_answer(world, "fedreg")) is not None:
         return answer
     full = request.headers.get("Authorization", "").startswith("Bearer ") or current_app.config.get(

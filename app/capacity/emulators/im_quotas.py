@@ -9,13 +9,14 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify, request
 
 from app.capacity.emulators.faults import before_answer
+from app.capacity.emulators.world import WORLD
 
 bp = Blueprint("im_quotas", __name__)
 
 
 @bp.get("/clouds/<cloud_id>/quotas")
 def quotas(cloud_id: str):
-    world = current_app.extensions["capacity_world"]
+    world = current_app.extensions[WORLD]
     if (answer := before_answer(world, "im", cloud_id)) is not None:
         return answer
     if not request.headers.get("Authorization"):

@@ -11,7 +11,7 @@ from flask import Flask
 from werkzeug.serving import BaseWSGIServer, make_server
 
 from app.capacity.emulators import cluster_stats, fedreg, im_quotas
-from app.capacity.emulators.world import World
+from app.capacity.emulators.world import WORLD, World
 
 
 def create_emulator(world: World, *, open_to_anonymous: bool = False) -> Flask:
@@ -19,7 +19,7 @@ def create_emulator(world: World, *, open_to_anonymous: bool = False) -> Flask:
     numbers without a token too (the demo, whose portal has no service identity)."""
     app = Flask(__name__)
     app.config["FEDREG_OPEN_TO_ANONYMOUS"] = open_to_anonymous
-    app.extensions["capacity_world"] = world
+    app.extensions[WORLD] = world
     app.register_blueprint(fedreg.bp, url_prefix="/fedreg")
     app.register_blueprint(im_quotas.bp, url_prefix="/im")
     app.register_blueprint(cluster_stats.bp)

@@ -16,6 +16,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from app.clock import utcnow
+from app.extension_points import StateKey
+
+# Where the emulators' app keeps the one World its answers describe.
+WORLD = StateKey("capacity world")
 
 
 @dataclass

@@ -35,6 +35,7 @@ from app.catalogue.models import TemplateRevision
 from app.catalogue.operations import CatalogueError
 from app.catalogue.routing import serving_backend
 from app.errors import NotFound
+from app.extension_points import COST_PREVIEW
 from app.extensions import db
 from app.i18n import LANGUAGES
 from app.tosca.parsed import ParsedTemplate, TemplateError
@@ -170,10 +171,10 @@ def preview(slug: str, number: int):
 def _summary(revision: TemplateRevision, parsed: ParsedTemplate, form) -> dict:
     """The launch page's resource box, with the defaults; a message when it can't be computed.
 
-    The box is the launch feature's (it prices against quotas): it fills the
-    ``catalogue.cost_preview`` slot at start; without it the preview shows no box.
+    The box is the launch feature's (it prices against quotas): it plugs into
+    ``COST_PREVIEW`` at start; without it the preview shows no box.
     """
-    cost_preview = current_app.extensions.get("catalogue.cost_preview")
+    cost_preview = COST_PREVIEW.one()
     if cost_preview is None:
         return None
     template = revision.template

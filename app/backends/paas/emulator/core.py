@@ -37,8 +37,10 @@ from app.backends.paas.emulator.rules import (
     sorted_rows,
 )
 from app.backends.paas.emulator.store import EmulatorStore, Stored
+from app.extension_points import StateKey
 
 __all__ = ["Emulator", "Faults", "Identity", "create_emulator", "emulator_of", "static_tokens"]
+_STATE = StateKey("orchestrator emulator")  # the emulator's state on its own app
 
 
 def static_tokens(tokens: dict[str, Identity]) -> Verifier:
@@ -48,7 +50,7 @@ def static_tokens(tokens: dict[str, Identity]) -> Verifier:
 
 def emulator_of(app: Flask) -> Emulator:
     """The state of an emulator app built by ``create_emulator`` (tests flip its faults)."""
-    return app.extensions["orchestrator_emulator"]
+    return app.extensions[_STATE]
 
 
 def create_emulator(
@@ -77,7 +79,7 @@ def create_emulator(
         group_rule,
         control_secret,
     )
-    app.extensions["orchestrator_emulator"] = state
+    app.extensions[_STATE] = state
     app.wsgi_app = FaultMiddleware(app.wsgi_app, state)
 
     @app.before_request

@@ -27,12 +27,13 @@ from app.backends.paas.connect import Caller
 from app.backends.paas.emulator.core import Faults, Identity, create_emulator, emulator_of
 from app.backends.paas.emulator.faults import ConnectionDropped, ConnectionHung
 from app.backends.paas.emulator.store import EmulatorStore
+from app.extension_points import StateKey
 
 DEMO_BASE_URL = "http://orchestrator.demo.invalid"
 _ISSUER_PREFIX = "demo:"
 TOKEN_SECONDS = 300
 _SALT = "demo-orchestrator-token"
-_EXTENSION_KEY = "orchestrator_demo"
+_EMULATOR = StateKey("demo orchestrator")
 _create_lock = threading.Lock()
 
 
@@ -129,7 +130,7 @@ def demo_emulator(app: Flask) -> Flask:
     (default 3) or ORCHESTRATOR_DEMO_COMPLETE_AFTER_SECONDS (default 20), whichever comes first.
     """
     with _create_lock:
-        emulator = app.extensions.get(_EXTENSION_KEY)
+        emulator = app.extensions.get(_EMULATOR)
         if emulator is None:
             folder = Path(app.instance_path)
             folder.mkdir(parents=True, exist_ok=True)
@@ -140,7 +141,7 @@ def demo_emulator(app: Flask) -> Flask:
                 complete_after_polls=config["ORCHESTRATOR_DEMO_COMPLETE_AFTER_POLLS"],
                 complete_after_seconds=config["ORCHESTRATOR_DEMO_COMPLETE_AFTER_SECONDS"],
             )
-            app.extensions[_EXTENSION_KEY] = emulator
+            app.extensions[_EMULATOR] = emulator
         return emulator
 
 
