@@ -16,7 +16,6 @@ Who commits: this workflow, in exactly two documented steps, and nothing it call
 
 from __future__ import annotations
 
-import logging
 import secrets
 from typing import Any
 
@@ -43,8 +42,6 @@ from app.launch.submitting import submit
 from app.leases import operations as lease_operations
 from app.tosca.inputs import generate_password
 from app.waiting import joining, wording
-
-log = logging.getLogger(__name__)
 
 RECORDED = N_("Recorded; submitting.")
 

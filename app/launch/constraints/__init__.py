@@ -9,8 +9,9 @@ decides; the form's box, the API's dry run and ``rcp launch --dry-run`` ask the 
 without taking anything.
 
 Adding a constraint (a budget over a period, a group's pool) is one module in this package,
-with a function ``held(claim) -> Hold | None``, plus its line in ``CONSTRAINTS``; nothing
-else changes: the launch, the line, the API's problem kinds and the form's box read the hold.
+with a function ``held(claim) -> Hold | None``, plus its line in ``CONSTRAINTS``: the launch,
+the line, the form's box and the dry run read the hold, whatever constraint made it (a new
+problem kind for the API is published in ``app.api.problems``, as every kind is).
 A constraint reads; it never writes, commits or raises for a launch it holds back.
 """
 
