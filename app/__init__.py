@@ -72,11 +72,11 @@ def _init_extensions(app: Flask) -> None:
     init_auth(app)
     init_catalogue(app)
     init_quotas(app)
-    init_launch(app)
     init_notifications(app)
     init_leases(app)
     init_capacity(app)
     init_waiting(app)
+    init_launch(app)
     init_api(app)
     init_templating(app)
     # Every page warns while a demo backend is in use, where the page concerns it.
@@ -167,6 +167,7 @@ def _register_cli(app: Flask) -> None:
     from app.capacity.cli import capacity_cli, sites_cli
     from app.catalogue.cli import catalogue_cli
     from app.deployments.cli import deployments_cli
+    from app.launch import cli as launch_cli  # noqa: F401  (adds "admit" to ``flask lines``)
     from app.leases.cli import leases_cli
     from app.notifications.cli import notifications_cli
     from app.quotas.cli import quota_cli

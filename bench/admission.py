@@ -160,7 +160,8 @@ def timed(app, rounds: int) -> dict:
     """Median wall and CPU ms of a full pass (planned from scratch, as after any change: the
     remembered idle plan forgotten before each round) and of a pass that finds nothing
     changed since its last full one started nothing."""
-    from app.waiting.admission import _IDLE, admit_once
+    from app.launch.admission import admit_once
+    from app.waiting.admission import _IDLE
 
     figures = {}
     with app.app_context():

@@ -33,8 +33,8 @@ MAX_LINES = 400
 FLOORS = {
     "api": 8,
     "cli_client": 8,
-    "waiting": 7,
-    "launch": 6,
+    "launch": 7,
+    "waiting": 6,
     "main": 6,
     "metrics": 6,
     "quotas": 5,

@@ -1,9 +1,15 @@
 """The top floor: launching and relaunching. The only package that knows the catalogue (what
-can be launched), the deployments (what was launched) and the quotas (how much may be) together.
+can be launched), the deployments (what was launched), the quotas (how much may be) and the
+line (who waits) together.
 
-``views`` are the pages, ``prefill`` the form as first shown, ``preview`` its cost box (in the
-words of ``fit_words``), and ``workflow`` the submit (record, reserve, submit; it says who
-commits), after the checks of ``checks``.
+A launch is one value (``request.LaunchRequest``), built once by whoever asks: the form
+(``views``), the API, a relaunch (``relaunching``), a change of a waiting request
+(``changing``). ``workflow`` checks it and builds its row once (after the checks of
+``checks``; it says who commits), ``decision`` decides start, wait or refuse by asking the
+``constraints`` in order under the quotas' locks, ``submitting`` sends it to its backend, and
+``admission`` starts the requests the line's admission pass planned. ``prefill`` is the form
+as first shown, ``preview`` its cost box (in the words of ``fit_words``), showing the same
+decision without taking it.
 """
 
 from flask import Flask
@@ -11,8 +17,11 @@ from flask import Flask
 
 def init_launch(app: Flask) -> None:
     """Plug the launch form's cost box into the catalogue's ``COST_PREVIEW`` (the admins'
-    preview of a revision shows the same box as the launch form)."""
+    preview of a revision shows the same box as the launch form), and have the sync worker run
+    the admission pass, which starts requests from the line."""
+    from app.deployments.sync import register_pass
     from app.extension_points import COST_PREVIEW
-    from app.launch import preview
+    from app.launch import admission, preview
 
     COST_PREVIEW.add(app, preview.summary)
+    register_pass(app, "lines", admission.admit_once)

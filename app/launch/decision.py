@@ -1,27 +1,32 @@
-"""What a launch would do now: start, or be held (over a limit, behind the line, or no known
-site has room), and whether it may wait in line instead.
+"""The launch decision: start, wait in line, or refuse, taken once for each request.
 
-One computation for everything that says so beforehand: the launch form's cost box, the API's
-dry run (and so ``rcp launch --dry-run``) and the body of the API's refusal. It charges what the
-launch charges: the same group (``checks.chosen_group``, the person's first group when none is
-chosen), the same price (``charge_for``) and the same rules in the same order as the launch
-itself, which asks them again at submit (the quotas and the line under the quotas' locks in
-``reserve``, then ``held_for_room``).
+The constraints (``app.launch.constraints``: the quotas, those already waiting in line, the
+sites' room) are asked in one order and the first that holds the launch back decides: it
+waits in the line that hold names when the person wants to wait and the hold offers a line,
+else it is refused in the hold's words. ``take`` takes the decision under the quotas' locks
+(held to the caller's commit, so no racing launch can pass a limit) and records the row when
+it starts; ``decide`` shows the same decision without taking it: the launch form's cost box,
+the API's dry run (and so ``rcp launch --dry-run``) and the body of the API's refusal.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from flask import current_app
-from flask_babel import gettext as _
 
-from app.capacity.room import has_room
-from app.deployments.errors import LaunchError
+from app.deployments.status import Status
+from app.deployments.timeline import record_event
+from app.errors import PortalError
 from app.extensions import db
 from app.launch.checks import chosen_group
-from app.quotas.operations import charge_for, uncounted_charge
+from app.launch.constraints import CONSTRAINTS, line, room
+from app.launch.constraints.hold import Claim, Hold
+from app.launch.constraints.room import NoSiteRoom as NoSiteRoom  # callers catch it here
+from app.quotas.errors import QuotaExceeded
+from app.quotas.operations import charge_for, lock_for_launch, reserve, uncounted_charge
 from app.quotas.preview import launch_preview
 from app.tosca.yamlsafe import Limits, TemplateError
 
@@ -29,48 +34,60 @@ from app.tosca.yamlsafe import Limits, TemplateError
 START, WAIT, REFUSE = "start", "wait", "refuse"
 
 
-class NoSiteRoom(LaunchError):
-    """Every known site whose numbers are fresh says the request does not fit: it is not
-    submitted, and may wait in the "free at a site" line instead. Nothing was recorded."""
-
-    status_code = 409
+class CannotWait(QuotaExceeded):
+    """The request is over a limit by itself: it could never fit, so it may not wait."""
 
 
-def waiting_slot(name: str):
-    """What the line (a floor above, ``app.waiting``) put in the slot ``name``: the verb that
-    waits in line or launches at once (``launch.wait_in_line``), the question whether a
-    launch that does not fit could wait (``launch.can_wait``), or why one that fits is kept
-    for those already waiting (``launch.line_ahead``). None while lines are off."""
-    if not current_app.config.get("QUEUE_ENABLED"):
-        return None
-    return current_app.extensions.get(name)
+@dataclass(frozen=True)
+class Decision:
+    """What a launch does now: ``outcome`` (START, WAIT: held but it may wait in line, or
+    REFUSE) and the ``hold`` behind it (None when it starts)."""
+
+    outcome: str
+    hold: Hold | None = None
+
+    @property
+    def kind(self) -> str | None:
+        """The API's problem kind when it does not start."""
+        return self.hold.kind if self.hold else None
+
+    def refusal(self, wanted_to_wait: bool = False) -> PortalError:
+        """The named error that refuses it, in the hold's words; when the person wanted to
+        wait and may not, the sentence says why it cannot wait (CannotWait)."""
+        if wanted_to_wait and self.outcome == REFUSE:
+            return CannotWait(self.hold.cannot_wait or self.hold.sentence)
+        return self.hold.error(self.hold.sentence)
+
+
+def weigh(claim: Claim) -> Decision:
+    """Ask every constraint in order (see the module's docstring); writes nothing."""
+    for held in CONSTRAINTS:
+        hold = held(claim)
+        if hold is not None:
+            return Decision(WAIT if hold.line is not None else REFUSE, hold)
+    return Decision(START)
+
+
+def take(claim: Claim, deployment, **started) -> Decision:
+    """Take the decision for ``deployment`` (populated) under the quotas' locks, which stay
+    held until the caller commits or rolls back. When it starts, its timeline entry to
+    SUBMITTING (``started``: the keywords of ``record_event``) is added and the quotas reserve
+    it (the row added to the session and flushed); otherwise nothing is recorded, and the
+    caller puts it in line (under the same locks) or rolls back and refuses it. Does not
+    commit."""
+    if deployment in db.session.new:
+        db.session.expunge(deployment)
+    lock_for_launch(claim.user.id, claim.group_name)
+    decision = weigh(claim)
+    if decision.outcome == START:
+        record_event(deployment, Status.SUBMITTING, **started)
+        reserve(claim.user, claim.group_name, claim.charge, deployment)
+    return decision
 
 
 def lines_open() -> bool:
-    """Whether the portal has lines to wait in."""
-    return waiting_slot("launch.can_wait") is not None
-
-
-def no_room_sentence() -> str:
-    return _(
-        "No known site has room for this now: every site whose numbers are fresh says it does "
-        "not fit. Nothing was launched; wait in line and it starts when a site has room."
-    )
-
-
-def held_for_room(charge: dict) -> bool:
-    """Whether a launch its quotas let start is held because no known site has room for it
-    (``app.capacity.room``). Only while there is a line to offer instead: stale or unknown
-    numbers never hold anyone back."""
-    return lines_open() and not has_room(charge)
-
-
-def check_room(charge: dict) -> None:
-    """Raises NoSiteRoom, with the session rolled back (nothing recorded, the quotas' locks
-    let go), when ``held_for_room``."""
-    if held_for_room(charge):
-        db.session.rollback()
-        raise NoSiteRoom(no_room_sentence())
+    """Whether the portal offers lines to wait in (QUEUE_ENABLED)."""
+    return bool(current_app.config.get("QUEUE_ENABLED"))
 
 
 def charge_of(text: str, parameters: Mapping[str, Any]) -> dict:
@@ -93,11 +110,10 @@ def decide(
     incomplete: bool = False,
 ) -> dict:
     """The quotas' box (``app.quotas.preview.launch_preview``) for a launch by ``user`` charged
-    to ``group`` (or, when None, the group the launch would charge), with what the launch would
-    then do: ``kept`` (the sentence when requests in line come first), ``no_room`` (the sentence
-    when no known site has room), ``can_wait``, ``outcome`` (START, WAIT: held but it may wait
-    in line, REFUSE) and ``kind`` (None, "over-quota", "line-ahead" or "no-site-room": the API's
-    problem kind for the refusal).
+    to ``group`` (or, when None, the group the launch would charge), with the decision the
+    launch would take now (``weigh``): ``kept`` (the sentence when requests in line come
+    first), ``no_room`` (the sentence when no known site has room), ``can_wait``, ``outcome``
+    (START, WAIT, REFUSE) and ``kind`` (None, or the API's problem kind for the refusal).
 
     Raises LaunchError (on the field "group") when ``group`` is not one of the person's.
     """
@@ -108,22 +124,10 @@ def decide(
         group_name=chosen_group(user, group),
         incomplete=incomplete,
     )
-    charged, charge = box["group_name"], box["charge"]
-    quota_fits = box["fits"] and not box["refusal"]
-    line_ahead = waiting_slot("launch.line_ahead")
-    box["kept"] = line_ahead(user, charged, charge) if quota_fits and line_ahead else None
-    box["no_room"] = (
-        no_room_sentence() if quota_fits and not box["kept"] and held_for_room(charge) else None
-    )
-    can_wait = waiting_slot("launch.can_wait")
-    box["can_wait"] = bool(box["kept"] or box["no_room"]) or bool(
-        can_wait and not box["refusal"] and not box["fits"] and can_wait(user, charged, charge)
-    )
-    if quota_fits and not box["kept"] and not box["no_room"]:
-        box["outcome"], box["kind"] = START, None
-    else:
-        box["outcome"] = WAIT if box["can_wait"] else REFUSE
-        box["kind"] = (
-            "line-ahead" if box["kept"] else "no-site-room" if box["no_room"] else "over-quota"
-        )
+    decision = weigh(Claim(user, box["group_name"], box["charge"]))
+    said = {decision.kind: decision.hold.sentence} if decision.hold else {}
+    box["kept"] = said.get(line.KIND)
+    box["no_room"] = said.get(room.KIND)
+    box["can_wait"] = decision.outcome == WAIT
+    box["outcome"], box["kind"] = decision.outcome, decision.kind
     return box

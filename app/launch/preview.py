@@ -17,9 +17,6 @@ from app.launch import decision, fit_words, sites
 from app.quotas.fit import misfit_sentence, yours_hold
 from app.tosca.yamlsafe import Limits
 
-# The line's slots, asked here by the launch view too.
-waiting_slot = decision.waiting_slot
-
 # Loaded TOSCA documents kept per app, one per revision (revisions never change).
 DOCUMENTS = 256
 

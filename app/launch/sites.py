@@ -60,7 +60,7 @@ def chosen_site(entry: Entry, name: str | None) -> Site | None:
     Raises SiteRefused, a LaunchError (on the field "site"), when no site has that name, when
     the site is reached through another backend, or when this template's backend cannot be
     told where to deploy. A site with no room is still a valid choice here (a launch is held
-    only when no known site has room: ``decision.check_room``).
+    only when no known site has room: ``constraints.room``).
     """
     name = (name or "").strip()
     if not name:

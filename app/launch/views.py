@@ -1,7 +1,6 @@
 """The launch pages: the form of a catalogue template (with its live cost box), and relaunching
-a deployment. Each translates HTTP and calls one verb of ``app.launch.workflow``."""
-
-from functools import partial
+a deployment. Each translates HTTP into one request (``request.LaunchRequest``) and calls one
+verb: ``workflow.launch``, ``changing.change`` or ``relaunching.relaunch``."""
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
@@ -14,9 +13,9 @@ from app.deployments import operations as deployments
 from app.deployments.models import NAME_MAX_LENGTH
 from app.deployments.status import Status
 from app.errors import PortalError
-from app.launch import prefill, preview, workflow
+from app.launch import changing, decision, prefill, preview, relaunching, workflow
+from app.launch.request import LaunchRequest, LeaseChoice
 from app.leases import launching as lease_launching
-from app.leases import operations as lease_operations
 from app.quotas.errors import QuotaExceeded
 from app.text import one_line_problem
 
@@ -75,33 +74,22 @@ def launch(slug: str):
     elif form.validate_on_submit() and not launch_fields["errors"]:
         replaces = request.form.get("replaces", type=whole_number)
         wanted = request.form.get("wait_in_line") == "1" or replaces is not None
-        waits = wanted and preview.waiting_slot("launch.wait_in_line")
+        asked = LaunchRequest(
+            current_user,
+            entry,
+            form.to_parameters(),
+            name=launch_fields["name"],
+            group=launch_fields["group"],
+            site=launch_fields["site"],
+            generated=frozenset(prefill.generated_inputs(form)),
+            lease=LeaseChoice(lease.minutes),
+            remember=True,
+        )
         try:
-            if waits:
-                deployment = waits(
-                    current_user,
-                    entry,
-                    form.to_parameters(),
-                    name=launch_fields["name"],
-                    group=launch_fields["group"],
-                    generated=prefill.generated_inputs(form),
-                    remember=True,
-                    lease_minutes=lease.minutes,
-                    site=launch_fields["site"],
-                    **({"replaces": replaces} if replaces is not None else {}),
-                )
+            if replaces is not None and decision.lines_open():
+                deployment = changing.change(asked, replaces)
             else:
-                deployment = workflow.launch(
-                    current_user,
-                    entry,
-                    form.to_parameters(),
-                    name=launch_fields["name"],
-                    group=launch_fields["group"],
-                    generated=prefill.generated_inputs(form),
-                    remember=True,
-                    on_recorded=partial(lease_operations.choose, minutes=lease.minutes),
-                    site=launch_fields["site"],
-                )
+                deployment = workflow.launch(asked, wait=wanted and decision.lines_open())
         except workflow.LaunchPending as error:
             form.form_errors.append(error.message)
             launch_fields["pending_id"] = error.deployment_id
@@ -238,7 +226,7 @@ def relaunch(deployment_id: int):
         flash(_("Give the new deployment a name; nothing was launched."), "danger")
         return redirect(url_for("deployments.detail", deployment_id=deployment.id))
     try:
-        launched = workflow.relaunch(current_user, deployment, name=name)
+        launched = relaunching.relaunch(current_user, deployment, name=name)
     except PortalError as error:
         if request.headers.get("HX-Request"):
             return render_template("deployments/_problem.html", problem=error.message), 200

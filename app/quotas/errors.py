@@ -14,7 +14,7 @@ class QuotaExceeded(PortalError):
 
 class KeptForLine(QuotaExceeded):
     """A launch its limits let start, but what it needs is kept for requests already waiting
-    in line for it (``app.waiting``): it may wait in line for its turn."""
+    in line for it (the launch decision's line constraint): it may wait in line for its turn."""
 
 
 class InvalidLimit(PortalError):

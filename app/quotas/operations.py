@@ -22,7 +22,7 @@ from app.caches import remembered, value_key
 from app.extensions import db
 from app.quotas.accounting import ANY_GPU_MODEL, AccountingError, count_resources
 from app.quotas.anchors import lock_limit_row
-from app.quotas.errors import KeptForLine, QuotaExceeded
+from app.quotas.errors import QuotaExceeded
 from app.quotas.fit import Assessment, assess, refusal_message
 from app.quotas.flavours import flavours_for
 from app.quotas.limits import limits_for, pool_limits
@@ -32,7 +32,14 @@ from app.quotas.usage_history import month_starts, monthly_usage, per_month
 
 log = logging.getLogger(__name__)
 
-__all__ = ["assess_launch", "charge_for", "reserve", "uncounted_charge", "usage_panel_context"]
+__all__ = [
+    "assess_launch",
+    "charge_for",
+    "lock_for_launch",
+    "reserve",
+    "uncounted_charge",
+    "usage_panel_context",
+]
 
 
 def uncounted_charge(reason: str) -> dict:
@@ -156,30 +163,25 @@ def uncountable_refusal(user, group_name: str | None, charge: dict) -> str | Non
     )
 
 
-def reserve(
-    user, group_name: str | None, charge: dict, deployment, *, behind_line: bool = True
-) -> None:
+def reserve(user, group_name: str | None, charge: dict, deployment) -> None:
     """Check ``charge`` against ``user``'s limits (and ``group_name``'s pool) and add
     ``deployment`` (populated, status SUBMITTING) to the session, flushed under the locks.
     Does not commit: the caller commits, which releases the locks.
 
     The transaction takes row locks on the user's and the pool's quota rows on PostgreSQL (an
-    immediate transaction on SQLite), so concurrent reservations for the same user or pool run
-    one after the other and each sees the others' deployments once they commit.
-
-    A launch comes ``behind_line``: when requests wait in line for what it needs, the slot
-    ``quotas.line_ahead`` (filled by ``app.waiting``) may keep it for them. Only the line's own
-    admission, which plans in the line's order, comes before them.
+    immediate transaction on SQLite: ``lock_for_launch``), so concurrent reservations for the
+    same user or pool run one after the other and each sees the others' deployments once they
+    commit. The launch decision (``app.launch.decision``) takes the same locks first and asks
+    its other constraints (the line, the sites) under them before it reserves.
 
     Raises QuotaExceeded, with the session rolled back and nothing recorded, when a limit would
-    be exceeded or the charge cannot be counted and the site refuses that (KeptForLine when it
-    fits but is kept for those waiting).
+    be exceeded or the charge cannot be counted and the site refuses that.
     """
     if deployment in db.session.new:
         db.session.expunge(deployment)
     deployment.charge = charge
     try:
-        _lock(user.id, group_name)
+        lock_for_launch(user.id, group_name)
         refusal = uncountable_refusal(user, group_name, charge)
         if refusal:
             raise QuotaExceeded(refusal)
@@ -187,10 +189,6 @@ def reserve(
             misfits = assessment.misfits()
             if misfits:
                 raise QuotaExceeded(refusal_message(assessment, misfits))
-        line_ahead = current_app.extensions.get("quotas.line_ahead") if behind_line else None
-        kept = line_ahead(user, group_name, charge) if line_ahead else None
-        if kept:
-            raise KeptForLine(kept)
         db.session.add(deployment)
         db.session.flush()
     except BaseException:
@@ -198,8 +196,9 @@ def reserve(
         raise
 
 
-def _lock(user_id: int, group_name: str | None) -> None:
-    """Serialise reservations touching the same user or group pool (see ``reserve``)."""
+def lock_for_launch(user_id: int, group_name: str | None) -> None:
+    """Serialise launches touching the same user or group pool until the transaction ends
+    (see ``reserve``)."""
     # Always the user's row first, then the pool's: one order everywhere, so no deadlock.
     lock_limit_row(USER, str(user_id))
     if group_name:

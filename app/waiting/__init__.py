@@ -1,31 +1,29 @@
 """Waiting in line: a launch that does not fit only because running deployments hold what it
 needs waits, charged nothing, and starts by itself when they hand it back (README, "Waiting in
-line"). Above the launch floor: it launches as a person's launch does.
+line"). Below the launch floor: this package keeps the line's books, and the launch decision
+(``app.launch.decision``) says who waits, and starts them.
 
-``operations`` are what people and operators do (wait, leave, move, remove); ``ahead`` keeps
-a launch behind those already waiting; ``reading`` what a plan reads; ``lines`` which
-line a request is in and its place; ``fairness`` the written-down order; ``admission`` the
-worker pass; ``capacity`` whether a site has room ("no site has the GPUs free now" is the
-second reason to wait); ``presenters``, ``listing``, ``views`` and ``cli`` its faces.
+``joining`` records a request in line; ``operations`` are what people and operators do once
+it waits (leave, move, remove); ``changing`` one change at a time; ``ahead`` whether a launch
+comes behind those already waiting; ``reading`` what a plan reads; ``lines`` which line a
+request is in and its place; ``fairness`` the written-down order; ``admission`` the worker
+pass, in the line's order; ``capacity`` whether a site has room ("no site has the GPUs free
+now" is the second reason to wait); ``presenters``, ``listing``, ``views`` and ``cli`` its faces.
 """
 
 from flask import Flask
 
 
 def init_waiting(app: Flask) -> None:
-    """Start-up: check the settings, fill the launch form's "wait in line" slot, show places
-    on the deployment pages, word the timeline, and have the sync worker run admission."""
+    """Start-up: check the settings, show places on the deployment pages and word the
+    timeline. (The sync worker's admission pass is registered by ``init_launch``, which starts
+    the requests.)"""
     from app.deployments.panels import Panel
-    from app.deployments.sync import register_pass
     from app.extension_points import DEPLOYMENT_PANELS, EVENT_WORDS
-    from app.waiting import admission, models, operations, presenters, settings  # noqa: F401
+    from app.waiting import models, presenters, settings  # noqa: F401
     from app.waiting.wording import event_words
 
     settings.check(app.config)
-    app.extensions["launch.wait_in_line"] = operations.wait_or_launch
-    app.extensions["launch.can_wait"] = operations.can_wait
-    app.extensions["launch.line_ahead"] = operations.kept_for_line
-    app.extensions["quotas.line_ahead"] = operations.kept_for_line
     DEPLOYMENT_PANELS.add(
         app,
         Panel(
@@ -35,5 +33,4 @@ def init_waiting(app: Flask) -> None:
             detail_template="waiting/_panel.html",
         ),
     )
-    register_pass(app, "lines", admission.admit_once)
     EVENT_WORDS.add(app, event_words)

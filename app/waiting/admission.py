@@ -4,7 +4,8 @@ Run by the sync worker after each of its passes (``flask deployments sync --loop
 with ``flask lines admit``. One pass drops the requests that waited too long, reads every
 waiting request with what its owners hold and may hold (a few grouped queries, whatever the
 number of deployments), plans in the written-down order (``fairness.plan``), then starts the
-planned ones one by one, each exactly as a person's launch (``workflow.admit``).
+planned ones one by one with the ``start`` it is given: the launch's own start of a waiting
+request (``app.launch.admission``), a floor above, which takes the launch decision for it.
 
 Exactly once and never over a limit, with several workers on several hosts: a request is
 started only under the lock of its own row, still WAITING (``operations.held_entry``), and
@@ -16,27 +17,20 @@ next one plans again, so that no one behind is started ahead of it.
 
 from __future__ import annotations
 
-import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from flask import current_app
 from sqlalchemy import func, select
 
-from app.deployments.errors import LaunchError
 from app.deployments.models import DeploymentEvent
-from app.deployments.secrets import unseal
 from app.deployments.status import Status
 from app.extension_points import StateKey
 from app.extensions import db
-from app.launch import workflow
-from app.leases import operations as lease_operations
-from app.quotas.errors import QuotaExceeded
 from app.quotas.models import QuotaChange
 from app.waiting import capacity, fairness, operations, overdue, reading, wording
 from app.waiting.models import LineEntry
-
-log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -60,8 +54,10 @@ class AdmissionResult:
         )
 
 
-def admit_once() -> AdmissionResult:
-    """One pass (see the module's docstring); commits what it does."""
+def admit_once(start: Callable[[int], str]) -> AdmissionResult:
+    """One pass (see the module's docstring); commits what it does. ``start(deployment_id)``
+    starts one planned request and says how it went: "admitted", "gone" (it no longer waits),
+    "short" (its quotas no longer have room: the plan is out of date) or "failed"."""
     result = AdmissionResult(dropped=overdue.drop_overdue())
     stamp = _stamp()
     if _unchanged_since_idle(stamp):
@@ -77,7 +73,7 @@ def admit_once() -> AdmissionResult:
     for deployment_id in plan.never_fit:
         result.never_fit += _drop_never_fitting(deployment_id)
     for deployment_id in plan.admit:
-        outcome = admit(deployment_id)
+        outcome = start(deployment_id)
         if outcome == "short":
             result.raced += 1
             break  # the plan is out of date: the next pass plans again, in order
@@ -142,34 +138,6 @@ def _unchanged_since_idle(stamp: tuple) -> bool:
 
 def _remember_idle(stamp: tuple) -> None:
     current_app.extensions[_IDLE] = (stamp, time.monotonic())
-
-
-def admit(deployment_id: int) -> str:
-    """Start one waiting request as a person's launch would; "admitted", "gone" (it no longer
-    waits), "short" (its quotas no longer have room) or "failed" (its submit failed)."""
-    try:
-        entry = operations.held_entry(deployment_id)
-    except operations.NotWaiting:
-        return "gone"
-    deployment = entry.deployment
-    parameters = unseal(entry.inputs_sealed)
-    minutes = (entry.options or {}).get("lease_minutes")
-    db.session.delete(entry)
-    try:
-        workflow.admit(
-            deployment,
-            parameters,
-            reason=wording.STARTED,
-            kind=wording.STARTED_KIND,
-            on_recorded=lambda d: lease_operations.choose(d, minutes=minutes),
-        )
-    except QuotaExceeded:
-        return "short"
-    except LaunchError as error:
-        log.warning("Request %s admitted but not launched: %s", deployment_id, error.message)
-        return "failed"
-    log.info("Request %s admitted from the line", deployment_id)
-    return "admitted"
 
 
 def _drop_never_fitting(deployment_id: int) -> int:

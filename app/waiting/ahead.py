@@ -4,9 +4,9 @@ A launch that fits its quotas may still not start at once: when requests already
 would then be kept from what they wait for (rule 5 of ``fairness``: no request takes what one
 ahead of it waits for), it waits its turn too. ``line_ahead`` plans as the admission pass
 does, over the waiting requests that share the launch's limits (its person's and its group's
-pool), with the launch last, and says which line holds it back. The quotas' reservation asks
-it under their locks (the slot ``quotas.line_ahead``: every launch but the admission pass's
-own); the form, the API and ``operations.join`` ask it to offer the line instead.
+pool), with the launch last, and says which line holds it back. The launch decision asks it
+(``app.launch.constraints.line``) under the quotas' locks for every launch but the admission
+pass's own, and the form's box and the API's dry run ask it to offer the line instead.
 
 A changed request keeps its place (``taking_place_of``): it is planned where the request it
 changes stands, and that one is left out.

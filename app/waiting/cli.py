@@ -1,4 +1,5 @@
-"""``flask lines``: run the admission pass, list the lines, move or remove a request."""
+"""``flask lines``: list the lines, move or remove a request (``flask lines admit``, the
+admission pass, is the launch's: ``app.launch.cli``)."""
 
 from __future__ import annotations
 
@@ -8,19 +9,12 @@ from flask.cli import with_appcontext
 from app.auth.models import User
 from app.errors import PortalError
 from app.extensions import db
-from app.waiting import admission, listing, operations
+from app.waiting import listing, operations
 
 
 @click.group("lines", help="Requests waiting in line for resources held now.")
 def lines_cli() -> None:
     pass
-
-
-@lines_cli.command("admit")
-@with_appcontext
-def admit_command() -> None:
-    """Run one admission pass (the sync worker runs it after each of its passes)."""
-    click.echo(str(admission.admit_once()))
 
 
 @lines_cli.command("list")

@@ -11,6 +11,7 @@ from app.backends.paas.emulator.demo import demo_emulator
 from app.catalogue.loader import catalogue
 from app.catalogue.operations import publish, save_revision
 from app.extensions import db
+from app.launch.request import LaunchRequest
 from app.launch.workflow import launch
 
 TEMPLATE = """\
@@ -102,7 +103,7 @@ def launch_as(app):
         with app.app_context():
             user = db.session.get(User, user_id)
             entry = catalogue().get("test-notebook")
-            return launch(user, entry, dict(parameters or PARAMETERS)).id
+            return launch(LaunchRequest(user, entry, dict(parameters or PARAMETERS))).id
 
     return run
 
@@ -228,7 +229,7 @@ class Emulated:
         with self.app.app_context():
             user = db.session.get(User, user_id)
             entry = catalogue().get(slug)
-            return launch(user, entry, dict(parameters or PARAMETERS), **options).id
+            return launch(LaunchRequest(user, entry, dict(parameters or PARAMETERS), **options)).id
 
     def row(self, deployment_id: int):
         """The deployment as stored now, with its timeline loaded (detached)."""

@@ -12,6 +12,7 @@ from app.catalogue.loader import catalogue
 from app.catalogue.operations import publish, save_revision
 from app.deployments.models import Deployment
 from app.extensions import db
+from app.launch.request import LaunchRequest
 from app.launch.workflow import launch
 from tests.deployments.conftest import PARAMETERS, SIDECAR, TEMPLATE
 
@@ -79,7 +80,9 @@ def test_a_launch_from_an_italian_request_records_the_default_language_name(app,
     with app.app_context():
         user = db.session.get(User, user_id)
         with force_locale("it"):
-            deployment = launch(user, catalogue().get("test-notebook"), dict(PARAMETERS))
+            deployment = launch(
+                LaunchRequest(user, catalogue().get("test-notebook"), dict(PARAMETERS))
+            )
             assert deployment.shown_template_name == "Notebook di prova"
         assert deployment.template_name == "Test notebook"
         assert deployment.name.startswith("Notebook di prova ")  # the person's own name for it

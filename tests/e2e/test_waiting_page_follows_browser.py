@@ -11,8 +11,9 @@ from playwright.sync_api import expect
 from app.catalogue.loader import catalogue
 from app.clock import use_clock
 from app.extensions import db
-from app.waiting import operations
-from app.waiting.admission import admit_once
+from app.launch import workflow
+from app.launch.admission import admit_once
+from app.launch.request import LaunchRequest
 from tests.e2e.conftest import log_in
 from tests.quotas.conftest import Quotas, charge
 
@@ -53,9 +54,10 @@ def waiting(app, people):
         from app.auth.models import User
 
         user = db.session.get(User, user_id)
-        request = operations.wait_or_launch(
+        asked = LaunchRequest(
             user, catalogue().get("jupyter-ml-gpu"), {"num_gpus": 2}, name="Thesis analysis"
         )
+        request = workflow.launch(asked, wait=True)
         assert request.status == "WAITING"
         return request.id, holder
 

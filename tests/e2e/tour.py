@@ -57,12 +57,15 @@ class Tour:
         from app.deployments.status import Status
         from app.deployments.timeline import record_event
         from app.deployments.tracking import apply_state
+        from app.launch.request import LaunchRequest
         from app.launch.workflow import launch
 
         with self.app.app_context():
             user = db.session.get(User, self.users[username])
             deployment = launch(
-                user, catalogue().get(slug), dict(parameters), name=name, remember=remember
+                LaunchRequest(
+                    user, catalogue().get(slug), dict(parameters), name=name, remember=remember
+                )
             )
             if state == Status.SUBMITTING:
                 deployment.uuid = None

@@ -10,7 +10,7 @@ from app.deployments.errors import DeploymentError, LaunchError
 from app.deployments.models import Deployment
 from app.errors import NotFound
 from app.extensions import db
-from app.launch import workflow
+from app.launch import relaunching
 from tests.deployments.conftest import PARAMETERS
 
 
@@ -62,7 +62,7 @@ def test_relaunching_sends_the_same_settings_under_a_new_name_and_new_secrets(em
     settings = {k: v for k, v in PARAMETERS.items() if k != "jupyter_password"}
     first = emulated.launch(ada, slug="secret-notebook", parameters=settings)
 
-    second = as_user(emulated, ada, first, workflow.relaunch, name="Again").id
+    second = as_user(emulated, ada, first, relaunching.relaunch, name="Again").id
 
     old, new = emulated.row(first), emulated.row(second)
     sent = {
@@ -79,7 +79,7 @@ def test_relaunching_needs_the_form_when_a_typed_secret_is_required(emulated):
     first = emulated.launch(ada)
 
     with pytest.raises(LaunchError) as refused:
-        as_user(emulated, ada, first, workflow.relaunch)
+        as_user(emulated, ada, first, relaunching.relaunch)
 
     assert "Edit and relaunch" in refused.value.message
     assert emulated.posts() == 1

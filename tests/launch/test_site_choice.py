@@ -158,7 +158,7 @@ def test_a_relaunch_goes_to_the_same_site(emulated):
     first = emulated.launch(ada, "secret-notebook", site="RECAS-BARI")
     with emulated.app.app_context():
         from app.auth.models import User
-        from app.launch.workflow import relaunch
+        from app.launch.relaunching import relaunch
 
         again = relaunch(db.session.get(User, ada), db.session.get(Deployment, first), name="b")
         assert again.request_options["site"] == "RECAS-BARI"

@@ -78,7 +78,7 @@ def test_a_launch_the_orchestrator_never_received_says_so_in_the_readers_languag
 
 
 def test_a_portal_not_set_up_for_the_orchestrator_says_so_in_the_readers_language(app):
-    from app.launch.workflow import NOT_SET_UP
+    from app.launch.submitting import NOT_SET_UP
 
     english, italian = told(app, NOT_SET_UP)
     assert english == NOT_SET_UP

@@ -1,13 +1,12 @@
 """Leases against the emulator over HTTP, with a clock the tests move instead of waiting."""
 
 from datetime import UTC, datetime, timedelta
-from functools import partial
 
 import pytest
 
 from app.clock import use_clock
 from app.extensions import db
-from app.leases import operations
+from app.launch.request import LeaseChoice
 from app.leases.editing import parse_field, set_policy
 from app.leases.expiry import expire_once
 from app.leases.models import Lease
@@ -53,9 +52,7 @@ class Leases:
             return set_policy(None, template, group, changes, reason)
 
     def launch(self, user_id: int, duration: int | None = None, **options) -> int:
-        return self.emulated.launch(
-            user_id, on_recorded=partial(operations.choose, minutes=duration), **options
-        )
+        return self.emulated.launch(user_id, lease=LeaseChoice(duration), **options)
 
     def ready(self, deployment_id: int) -> None:
         """The orchestrator finishes creating it; the sync worker learns it."""

@@ -8,6 +8,7 @@ from app.auth.models import User
 from app.catalogue.loader import catalogue
 from app.catalogue.operations import publish, save_revision
 from app.extensions import db
+from app.launch.request import LaunchRequest
 from app.launch.workflow import launch
 from tests.deployments.conftest import PARAMETERS, SIDECAR, TEMPLATE
 
@@ -36,7 +37,9 @@ def launch_as(app):
     def run(user_id: int, **options) -> int:
         with app.app_context():
             user = db.session.get(User, user_id)
-            return launch(user, catalogue().get(SLUG), dict(PARAMETERS), **options).id
+            return launch(
+                LaunchRequest(user, catalogue().get(SLUG), dict(PARAMETERS), **options)
+            ).id
 
     return run
 

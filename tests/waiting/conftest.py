@@ -1,8 +1,6 @@
 """A portal on the emulator with a GPU template, a group pool of A100s, and helpers to fill it,
 wait in line, and move time."""
 
-from functools import partial
-
 import pytest
 
 from app.auth.models import User
@@ -10,10 +8,10 @@ from app.catalogue.loader import catalogue
 from app.catalogue.operations import publish, save_revision
 from app.deployments.models import Deployment
 from app.extensions import db
-from app.leases import operations as lease_operations
+from app.launch import workflow
+from app.launch.admission import admit_once
+from app.launch.request import LaunchRequest, LeaseChoice
 from app.quotas.editing import parse_limit, set_limits
-from app.waiting import operations
-from app.waiting.admission import admit_once
 from tests.deployments.conftest import (  # noqa: F401 - fixtures shared with deployments
     app,
     closed_port_url,
@@ -84,7 +82,7 @@ class Line:
             "gpu-machine",
             {"num_gpus": gpus, "gpu_model": model},
             group="physics",
-            on_recorded=partial(lease_operations.choose, minutes=minutes),
+            lease=LeaseChoice(minutes),
             **options,
         )
 
@@ -92,14 +90,15 @@ class Line:
         """Wait in line (or launch at once); returns the deployment, detached."""
         with self.app.app_context():
             user = db.session.get(User, user_id)
-            deployment = operations.wait_or_launch(
+            asked = LaunchRequest(
                 user,
                 catalogue().get("gpu-machine"),
                 {"num_gpus": gpus, "gpu_model": model},
                 name=name,
                 group="physics",
-                lease_minutes=minutes,
+                lease=LeaseChoice(minutes),
             )
+            deployment = workflow.launch(asked, wait=True)
             db.session.refresh(deployment)
             db.session.expunge(deployment)
             return deployment

@@ -7,7 +7,8 @@ from app.auth.models import User
 from app.catalogue.loader import catalogue
 from app.catalogue.operations import publish, save_revision
 from app.extensions import db
-from app.waiting import operations
+from app.launch import workflow
+from app.launch.request import LaunchRequest
 
 CATALOGUE = Path(__file__).resolve().parents[2] / "tosca-catalog"
 JOB = {"num_gpus": 1, "command": "python train.py", "schedule": "R1//P1D"}
@@ -27,12 +28,13 @@ def test_a_batch_job_waits_for_the_gpu_another_job_holds_and_starts_after_it(lin
     line.pool(gpus="1")
     first = line.emulated.launch(ada, "chronos-gpu-job", JOB, group="physics")
     with line.app.app_context():
-        waiting = operations.wait_or_launch(
+        asked = LaunchRequest(
             db.session.get(User, ada),
             catalogue().get("chronos-gpu-job"),
             dict(JOB),
             group="physics",
         )
+        waiting = workflow.launch(asked, wait=True)
         second = waiting.id
         assert waiting.status == "WAITING" and waiting.runs_once
     assert line.admit().admitted == 0

@@ -10,20 +10,22 @@ from app.auth.models import User
 from app.catalogue.loader import catalogue
 from app.deployments.models import Deployment
 from app.extensions import db
-from app.waiting import operations
+from app.launch import workflow
+from app.launch.changing import change
+from app.launch.request import LaunchRequest
 from app.waiting.changing import ChangeUnderway
 
 
 def _change(app, user_id, replaces, name):
     with app.app_context():
-        return operations.wait_or_launch(
+        asked = LaunchRequest(
             db.session.get(User, user_id),
             catalogue().get("gpu-machine"),
             {"num_gpus": 1, "gpu_model": "A100"},
             name=name,
             group="physics",
-            replaces=replaces,
-        ).id
+        )
+        return change(asked, replaces).id
 
 
 def test_a_second_change_while_the_first_is_under_way_is_refused_and_one_request_stays(
@@ -38,15 +40,16 @@ def test_a_second_change_while_the_first_is_under_way_is_refused_and_one_request
     # The first tab's change is held just after it claimed the request, in its own thread
     # (its own session and connection), while the second tab's change runs.
     claimed, go_on = threading.Event(), threading.Event()
-    original = operations.wait_or_launch
+    original = workflow.launch
 
     def held(*args, **kwargs):
-        if "replaces" not in kwargs and threading.current_thread().name == "first-tab":
+        # Called by the change once it claimed the request.
+        if threading.current_thread().name == "first-tab":
             claimed.set()
             assert go_on.wait(60)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(operations, "wait_or_launch", held)
+    monkeypatch.setattr(workflow, "launch", held)
     outcome = {}
 
     def first_tab():
@@ -80,14 +83,10 @@ def test_a_second_change_while_the_first_is_under_way_is_refused_and_one_request
     # A change that fails lets go of the request: the next change is not refused.
     with line.app.app_context():
         db_id = db.session.scalar(select(Deployment.id).where(Deployment.name == waiting[0]))
-    monkeypatch.setattr(
-        operations,
-        "wait_or_launch",
-        lambda *a, **k: original(*a, **k) if "replaces" in k else _fail(),
-    )
+    monkeypatch.setattr(workflow, "launch", lambda *a, **k: _fail())
     with pytest.raises(RuntimeError):
         _change(line.app, ada, db_id, "broken")
-    monkeypatch.setattr(operations, "wait_or_launch", original)
+    monkeypatch.setattr(workflow, "launch", original)
     changed = _change(line.app, ada, db_id, "mended")
     assert line.status(changed) == "WAITING"
 

@@ -11,8 +11,9 @@ from app.auth.models import User
 from app.catalogue.loader import catalogue
 from app.deployments.models import Deployment
 from app.extensions import db
+from app.launch.changing import change
+from app.launch.request import LaunchRequest
 from app.quotas.errors import KeptForLine
-from app.waiting import operations
 from app.waiting.lines import position
 from app.waiting.models import LineEntry
 from tests.api.conftest import Callers
@@ -102,12 +103,14 @@ def test_a_changed_request_keeps_its_place_and_is_not_held_behind_itself(line):
     line.launch(ada)
     first = line.wait(bea, gpus=2)
     with line.app.app_context():
-        changed = operations.wait_or_launch(
-            db.session.get(User, bea),
-            catalogue().get("gpu-machine"),
-            {"num_gpus": 1, "gpu_model": "A100"},
-            group="physics",
-            replaces=first.id,
+        changed = change(
+            LaunchRequest(
+                db.session.get(User, bea),
+                catalogue().get("gpu-machine"),
+                {"num_gpus": 1, "gpu_model": "A100"},
+                group="physics",
+            ),
+            first.id,
         )
         assert changed.status != "WAITING"  # first in line, and one GPU is free
         assert db.session.get(LineEntry, first.id) is None
@@ -120,12 +123,14 @@ def test_a_change_of_a_later_request_stays_behind_the_earlier_one(line):
     first = line.wait(bea, gpus=2)
     later = line.wait(cy, gpus=2)
     with line.app.app_context():
-        changed = operations.wait_or_launch(
-            db.session.get(User, cy),
-            catalogue().get("gpu-machine"),
-            {"num_gpus": 1, "gpu_model": "A100"},
-            group="physics",
-            replaces=later.id,
+        changed = change(
+            LaunchRequest(
+                db.session.get(User, cy),
+                catalogue().get("gpu-machine"),
+                {"num_gpus": 1, "gpu_model": "A100"},
+                group="physics",
+            ),
+            later.id,
         )
         assert changed.status == "WAITING"
         assert position(db.session.get(LineEntry, changed.id)) == 2
@@ -201,12 +206,14 @@ def test_a_change_keeps_its_fair_share_place_however_long_its_owner_has_held_gpu
     # back four minutes, behind bea. Her change keeps the place her request had.
     clock.move(hours=2)
     with line.app.app_context():
-        changed = operations.wait_or_launch(
-            db.session.get(User, ada),
-            catalogue().get("gpu-machine"),
-            {"num_gpus": 1, "gpu_model": "A100"},
-            group="physics",
-            replaces=first.id,
+        changed = change(
+            LaunchRequest(
+                db.session.get(User, ada),
+                catalogue().get("gpu-machine"),
+                {"num_gpus": 1, "gpu_model": "A100"},
+                group="physics",
+            ),
+            first.id,
         )
         assert changed.status == "WAITING"
         assert position(db.session.get(LineEntry, changed.id)) == 1

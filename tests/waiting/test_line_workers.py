@@ -38,7 +38,7 @@ WORKER = """
 import json, sys, time
 from pathlib import Path
 from app import create_app
-from app.waiting.admission import admit_once
+from app.launch.admission import admit_once
 
 config, instance, folder, name = json.loads(sys.argv[1]), *sys.argv[2:5]
 folder = Path(folder)
@@ -161,16 +161,18 @@ def test_two_portal_processes_admit_thirty_waiting_requests_once_each_in_order(l
     line.own(full, gpus="1")
     with app.app_context():
         from app.catalogue.loader import catalogue
+        from app.launch.request import LaunchRequest, LeaseChoice
         from app.launch.workflow import launch
-        from app.leases.operations import choose
 
         owner = db.session.get(User, full)
         elsewhere = launch(
-            owner,
-            catalogue().get("gpu-machine"),
-            {"num_gpus": 1, "gpu_model": "A100"},
-            group="chemistry",
-            on_recorded=lambda d: choose(d, minutes=24 * 60),
+            LaunchRequest(
+                owner,
+                catalogue().get("gpu-machine"),
+                {"num_gpus": 1, "gpu_model": "A100"},
+                group="chemistry",
+                lease=LeaseChoice(24 * 60),
+            )
         ).id
     _ready(line, [elsewhere])
 

@@ -81,7 +81,7 @@ def _api_portal(make_app):
 
 
 def test_with_no_site_free_the_api_offers_the_line_and_a_waiting_request_starts_later(make_app):
-    from app.waiting.admission import admit_once
+    from app.launch.admission import admit_once
     from tests.api.conftest import Callers
 
     app = _api_portal(make_app)

@@ -1,0 +1,42 @@
+"""A claim a launch makes, and a constraint's answer when it holds the launch back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.auth.models import User
+from app.errors import PortalError
+from app.waiting.lines import Line
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What a launch asks: ``user``'s launch of ``charge`` charged to ``group_name``.
+    ``excluding`` is its own row when it has one (a request admitted from the line), left out
+    of what is held; ``from_line``: the line's own admission, which planned in the line's
+    order and by the sites' room itself, so only the limits are asked again."""
+
+    user: User
+    group_name: str | None
+    charge: dict
+    excluding: int | None = None
+    from_line: bool = False
+
+
+@dataclass(frozen=True)
+class Hold:
+    """Why a launch does not start now.
+
+    ``kind`` is the API's problem kind; ``sentence`` what the person is told when it is
+    refused; ``error`` the named error that refusal raises. ``line``: where it may wait instead
+    (None: it may not wait, and ``cannot_wait`` says why when waiting was asked for);
+    ``reason``: why it waits, kept with its place; ``joined``: its timeline entry on joining.
+    """
+
+    kind: str
+    sentence: str
+    error: type[PortalError]
+    line: Line | None = None
+    reason: str = ""
+    joined: str = ""
+    cannot_wait: str = ""
