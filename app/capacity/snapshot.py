@@ -14,6 +14,7 @@ from datetime import datetime
 from flask import current_app
 from sqlalchemy import select
 
+from app.caches import remembered
 from app.clock import utcnow
 from app.extensions import db
 
@@ -72,7 +73,13 @@ class SiteFree:
 
 def current() -> list[SiteFree]:
     """Every known site's latest snapshot, read from the database (never calls a source).
-    A site no source has told about yet has none, and is left out. One query."""
+    A site no source has told about yet has none, and is left out. One query, asked once
+    inside ``app.caches.remembering`` (the launch box asks it for the room check and for
+    the sites it offers)."""
+    return remembered("capacity.current", None, _read)
+
+
+def _read() -> list[SiteFree]:
     from app.capacity.models import CapacitySnapshot as Row
     from app.capacity.models import Site
 

@@ -31,7 +31,7 @@ def is_job(deployment: Deployment) -> bool:
     list leaves its text unloaded for its cost and asks the database instead (``job_hint``)."""
     if deployment.deployment_type:
         return deployment.deployment_type == "CHRONOS"
-    if "template_text" in inspect(deployment).unloaded:
+    if "template_text" not in inspect(deployment).dict:  # not loaded
         return bool(deployment.job_hint)
     return holds_job(deployment.template_text)
 

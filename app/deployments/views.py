@@ -25,6 +25,7 @@ from flask_login import current_user, login_required
 
 from app.deployments import (
     jobs,
+    list_rows,
     operations,
     panels,
     presenters,
@@ -85,14 +86,13 @@ def _list_context(filters: queries.Filters) -> dict:
     owners = {d.user_id for d in listed.deployments} if listed.owners_shown else set()
     in_progress = {d.id for d in listed.deployments if d.in_progress}
     empty = not listed.deployments and not filters.narrowed
+    links = {key: presenters.main_link(value) for key, value in outputs.items()}
     return {
         "had_some": empty and queries.has_past_deployments(current_user, filters),
         "filters": filters,
         "listed": listed,
-        "outputs": outputs,
-        "links": {key: presenters.main_link(value) for key, value in outputs.items()},
+        "rows": list_rows.rows_for(listed.deployments, outputs, links, in_progress),
         "owners": queries.usernames(owners),
-        "in_progress": in_progress,
         "deployment_panels": panels.panels_for(listed.deployments),
         "polling": bool(in_progress),
         "row_urls": {

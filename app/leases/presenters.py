@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 
 from flask_babel import get_translations, ngettext
 from flask_babel import gettext as _
 from flask_login import current_user
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from app.clock import utcnow
 from app.extensions import db
@@ -155,10 +156,16 @@ def view(lease: Lease, policy: Policy, now: datetime) -> LeaseView:
     )
 
 
+@cache
+def _leases_of():
+    """The leases of a page's deployments ("ids"): built once, as every list page asks it."""
+    return select(Lease).where(Lease.deployment_id.in_(bindparam("ids", expanding=True)))
+
+
 def load(deployments) -> dict[int, LeaseView]:
     """The lease of each deployment that has one worth showing, in one query."""
     ids = [d.id for d in deployments]
-    leases = db.session.scalars(select(Lease).where(Lease.deployment_id.in_(ids))).all()
+    leases = db.session.scalars(_leases_of(), {"ids": ids}).all()
     by_id = {d.id: d for d in deployments}
     policies: dict[tuple, Policy] = {}
     now = utcnow()

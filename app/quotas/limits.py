@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from flask_babel import gettext as _
-from sqlalchemy import and_, or_, select
+from sqlalchemy import and_, bindparam, or_, select
 
 from app.extensions import db
 from app.quotas.models import GROUP, LIMIT_KEYS, MEMBER, SITE, USER, QuotaLimit
@@ -99,17 +100,27 @@ def rows_for(keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], dict]:
     subjects: dict[str, list[str]] = {}
     for scope, subject in keys:
         subjects.setdefault(scope, []).append(subject)
-    rows = db.session.execute(
-        select(QuotaLimit.scope, QuotaLimit.subject, QuotaLimit.limits).where(
-            or_(
-                *(
-                    and_(QuotaLimit.scope == scope, QuotaLimit.subject.in_(names))
-                    for scope, names in subjects.items()
+    scopes = tuple(subjects)
+    values = {f"subjects{n}": subjects[scope] for n, scope in enumerate(scopes)}
+    rows = db.session.execute(_limits_statement(scopes), values)
+    return {(scope, subject): limits or {} for scope, subject, limits in rows}
+
+
+@lru_cache(maxsize=64)
+def _limits_statement(scopes: tuple[str, ...]):
+    """The query of ``rows_for`` for these scopes, their subjects left as parameters
+    ("subjects0", "subjects1"...): built once, as every page that shows a quota asks it."""
+    return select(QuotaLimit.scope, QuotaLimit.subject, QuotaLimit.limits).where(
+        or_(
+            *(
+                and_(
+                    QuotaLimit.scope == scope,
+                    QuotaLimit.subject.in_(bindparam(f"subjects{n}", expanding=True)),
                 )
+                for n, scope in enumerate(scopes)
             )
         )
     )
-    return {(scope, subject): limits or {} for scope, subject, limits in rows}
 
 
 def limits_for(user) -> Limits:

@@ -1,0 +1,137 @@
+"""What each row of My deployments shows, worked out once per page in Python.
+
+A page shows fifty rows, and each row the same dozen things: the words of its status, its
+template's name, when it was made, what it holds, how to reach it. Asked for from the
+template, each was a filter or a property call through Jinja, and the sentences naming a row
+("Delete %(name)s") a translation looked up again for every row; together they were most of
+the page. Here the words every row shares are translated once, what depends on a few values
+only (a status, a revision, a charge) is worked out once per value, and the template only
+places the results. Nothing is kept beyond the page: each row is read from the database for
+the request that shows it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask_babel import gettext as _
+from markupsafe import Markup
+
+from app.deployments import jobs, presenters, words
+from app.deployments.models import Deployment
+from app.deployments.presenters import ShownOutput, StatusLook
+from app.formatting import when
+
+# How much of a failure's reason a row shows under its status (the page shows it all), and
+# by how much a reason may pass that before it is cut (Jinja's ``truncate`` and its leeway).
+REASON_SHOWN = 80
+REASON_LEEWAY = 5
+# Outputs to copy a row shows beside its main link, at most.
+COPIES_SHOWN = 2
+# Statuses whose rows offer no delete: it has begun or is done.
+_NOT_DELETABLE = frozenset({"deleting", "deleted"})
+
+
+@dataclass(slots=True)
+class Copy:
+    """An output a row offers to copy: ``text`` as copied (an SSH address with its ``ssh``)."""
+
+    label: str
+    text: str
+    action: Markup  # "Copy <label>", for screen readers
+
+
+@dataclass(slots=True)
+class Row:
+    """One row of the list, as the template places it."""
+
+    id: int
+    deployment: Deployment
+    name: str
+    template: str
+    look: StatusLook
+    busy: bool
+    reason: str | None
+    reason_cut: str | None
+    created: str
+    resources: Markup
+    link: ShownOutput | None
+    open_link: Markup | None
+    copy_link: Markup | None
+    copies: list[Copy]
+    delete: Markup | None
+
+
+def _cut(text: str, length: int = REASON_SHOWN) -> str:
+    """``text`` cut to ``length`` characters at a word, "..." marking the cut: what Jinja's
+    ``truncate`` filter does with its defaults."""
+    if len(text) <= length + REASON_LEEWAY:
+        return text
+    kept = text[: length - 3].rsplit(" ", 1)[0]
+    return kept + "..."
+
+
+def rows_for(
+    deployments: list[Deployment],
+    outputs: dict[int, list[ShownOutput]],
+    links: dict[int, ShownOutput | None],
+    in_progress: set[int],
+) -> list[Row]:
+    """The rows of ``deployments``, in their order, with ``outputs`` (each one's outputs as
+    shown, none once it cannot be reached), ``links`` (its main link) and ``in_progress``."""
+    open_words = Markup(_("Open %(name)s"))  # noqa: S704 (the portal's own words)
+    copy_link_words = Markup(_("Copy the %(name)s address"))  # noqa: S704
+    copy_words = Markup(_("Copy %(what)s"))  # noqa: S704
+    delete_words = Markup(_("Delete %(name)s"))  # noqa: S704
+    template_names: dict[tuple, str] = {}
+    looks: dict[str, StatusLook] = {}
+    rows = []
+    for deployment in deployments:
+        key = deployment.id
+        busy = key in in_progress
+        template_key = (deployment.revision_id, deployment.template_name)
+        template = template_names.get(template_key)
+        if template is None:
+            shown = deployment.shown_template_name
+            template = template_names[template_key] = words.said(shown) or deployment.template_slug
+        if jobs.is_job(deployment):
+            look = jobs.look_of(deployment)
+        else:
+            look = looks.get(deployment.status)
+            if look is None:
+                look = looks[deployment.status] = presenters.status_look(deployment.status)
+        reason = None if busy else words.said(deployment.status_reason)
+        link = links.get(key)
+        skipped = link.name if link else ""
+        copies = []
+        for output in outputs.get(key, ()):
+            if output.show not in ("copy", "ssh") or output.name == skipped:
+                continue
+            text = "ssh " + output.text if output.show == "ssh" else output.text
+            copies.append(Copy(output.label, text, copy_words % {"what": output.label}))
+            if len(copies) == COPIES_SHOWN:
+                break
+        rows.append(
+            Row(
+                id=key,
+                deployment=deployment,
+                name=deployment.name or deployment.shown_template_name,
+                template=template,
+                look=look,
+                busy=busy,
+                reason=reason,
+                reason_cut=_cut(reason) if reason else None,
+                created=when(deployment.created_at),
+                resources=presenters.resources_cell(deployment.charge),
+                link=link,
+                open_link=open_words % {"name": link.label} if link else None,
+                copy_link=copy_link_words % {"name": link.label} if link else None,
+                copies=copies,
+                delete=(
+                    None
+                    if deployment.status in _NOT_DELETABLE
+                    else delete_words % {"name": deployment.name}
+                ),
+            )
+        )
+    return rows
