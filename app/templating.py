@@ -3,7 +3,7 @@
 from flask import Flask, current_app, has_request_context, request
 from flask_babel import get_locale
 
-from app import formatting
+from app import actors, formatting
 from app.clock import utcnow
 from app.extension_points import NAVIGATION_MENUS
 from app.i18n import offered_languages, timezone_groups
@@ -71,5 +71,6 @@ def init_templating(app: Flask) -> None:
     app.add_template_filter(formatting.day, "date")
     app.add_template_filter(formatting.relative, "relative")
     app.add_template_filter(formatting.number, "number")
+    app.add_template_filter(actors.who, "who")
     # An absent or zero amount reads as a dash in the figures' tables.
     app.add_template_filter(lambda value: formatting.size(value) if value else "\u2014", "size")

@@ -104,7 +104,8 @@ PASSWORD_MIN_LENGTH = 12
 #                                               # (groupOfUniqueNames), "memberUid" (posixGroup)
 #                                               # or "memberOf" (on the user entry)
 #   "group_name_attribute": "cn",
-#   "connect_timeout": 5, "receive_timeout": 10 # seconds
+#   "connect_timeout": 5, "receive_timeout": 10 # seconds, to connect and for each read
+#   "deadline": 20                              # seconds for a whole login (binds, searches)
 # }
 LDAP = None
 
@@ -372,6 +373,10 @@ MAIL_DEFAULT_SENDER = ""
 # Seconds to wait for the mail server at each step of the conversation before the attempt
 # counts as failed (and is retried).
 MAIL_TIMEOUT = 30
+
+# Seconds one mail's whole conversation (connecting, TLS, login, sending) may take: a server
+# that answers a byte now and then is given up at this time, and the mail retried later.
+MAIL_DEADLINE = 60
 
 # The mail worker (`flask notifications send --loop`, which `make run` starts) looks for due
 # mails every NOTIFICATIONS_SEND_TICK_SECONDS and sends up to NOTIFICATIONS_SEND_BATCH per pass,

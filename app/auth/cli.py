@@ -7,6 +7,7 @@ import click
 from flask.cli import AppGroup
 from sqlalchemy import select
 
+from app import actors
 from app.auth import local
 from app.auth.errors import (
     AccountExists,
@@ -93,7 +94,7 @@ def create(username, display_name, email, role, password_env):
     password = given or _generate_password()
     user = create_local_user(username, password, display_name, email)
     for r in role:
-        grant_role(user, r, granted_by="cli")
+        grant_role(user, r, granted_by=actors.COMMAND_LINE)
     if not given:
         click.echo(f"Created {username}; password (shown once): {password}")
     else:
@@ -140,7 +141,7 @@ def reset_password(username, password_env):
 def grant(username, role, provider):
     """Give a user a role on top of those their groups confer."""
     user = _find(username, provider)
-    if grant_role(user, role, granted_by="cli"):
+    if grant_role(user, role, granted_by=actors.COMMAND_LINE):
         click.echo(f"{username} is now {role}.")
     else:
         click.echo(f"{username} already had the {role} grant.")
@@ -239,7 +240,7 @@ def _bootstrap_accounts() -> None:
         password = given or _generate_password()
         user = create_local_user(username, password, display_name)
         for role in roles:
-            grant_role(user, role, granted_by="bootstrap")
+            grant_role(user, role, granted_by=actors.SETUP)
         if given:
             click.echo(f"Created local account {username!r} with the password from ${env}.")
         else:

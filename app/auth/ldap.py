@@ -17,7 +17,9 @@ group_membership       ``member`` (groupOfNames), ``uniqueMember`` (groupOfUniqu
 group_base             "" (no group lookup, except with ``memberOf``)
 group_name_attribute   ``cn``
 connect_timeout        5 seconds
-receive_timeout        10 seconds (whole seconds; fractions round up)
+receive_timeout        10 seconds (whole seconds; fractions round up), for each read
+deadline               20 seconds for the whole login (binds and searches together): a
+                       directory that answers a byte now and then is given up at this time
 =====================  ==========================================================================
 """
 
@@ -28,6 +30,7 @@ import warnings
 
 from flask_babel import gettext as _
 
+from app import deadlines
 from app.auth.errors import DirectoryUnavailable, LoginFailed
 from app.auth.identity import Identity
 from app.errors import ConfigurationError
@@ -57,6 +60,7 @@ DEFAULTS = {
     "group_name_attribute": "cn",
     "connect_timeout": 5,
     "receive_timeout": 10,
+    "deadline": 20,
 }
 # How a group names its members: by the person's DN, or by their uid.
 _MEMBER_BY_DN = {"member", "uniqueMember"}
@@ -110,27 +114,38 @@ def authenticate(settings: dict, username: str, password: str) -> Identity:
     # A simple bind with an empty password is an unauthenticated bind, which "succeeds".
     if not username or not password:
         raise LoginFailed()
-    try:
-        server = Server(
-            config["url"],
-            get_info=NONE,
-            connect_timeout=config["connect_timeout"],
-            tls=_VerifiedTls(validate=ssl.CERT_REQUIRED, ca_certs_file=config["ca_file"] or None),
-        )
-        directory = _connect(server, config, config["bind_dn"] or None, config["bind_password"])
+    with deadlines.within(float(config["deadline"])) as deadline:
         try:
-            if not directory.bound:
-                raise _unavailable("the service bind was refused: %s", directory.result)
-            entry = _find_user(directory, config, username)
-            stored = _values(entry, config["username_attribute"])
-            # The stored spelling, so that "Ada" and "ada" are one person with one record.
-            subject = next((v for v in stored if v.casefold() == username.casefold()), stored[0])
-            _check_password(server, config, entry["dn"], password)
-            groups = _groups(directory, config, entry, subject)
-        finally:
-            _close(directory)
-    except (LDAPException, OSError) as error:
-        raise _unavailable("%s: %s", type(error).__name__, error) from None
+            server = Server(
+                config["url"],
+                get_info=NONE,
+                connect_timeout=config["connect_timeout"],
+                tls=_VerifiedTls(
+                    validate=ssl.CERT_REQUIRED, ca_certs_file=config["ca_file"] or None
+                ),
+            )
+            directory = _connect(server, config, config["bind_dn"] or None, config["bind_password"])
+            try:
+                if not directory.bound:
+                    raise _unavailable("the service bind was refused: %s", directory.result)
+                entry = _find_user(directory, config, username)
+                stored = _values(entry, config["username_attribute"])
+                # The stored spelling, so that "Ada" and "ada" are one person with one record.
+                subject = next(
+                    (v for v in stored if v.casefold() == username.casefold()), stored[0]
+                )
+                _check_password(server, config, entry["dn"], password)
+                groups = _groups(directory, config, entry, subject)
+            finally:
+                _close(directory)
+        except Exception as error:
+            # Whatever the ended socket made of the conversation (a closed connection, an
+            # empty answer read as a refusal), it was the deadline.
+            if deadline.expired:
+                raise _too_slow(deadline.seconds) from None
+            if isinstance(error, LDAPException | OSError):
+                raise _unavailable("%s: %s", type(error).__name__, error) from None
+            raise
     return Identity(
         provider=PROVIDER,
         subject=subject,
@@ -148,6 +163,17 @@ def _unavailable(detail: str, *args) -> DirectoryUnavailable:
     )
 
 
+def _too_slow(seconds: float) -> DirectoryUnavailable:
+    log.warning("LDAP login given up: no complete answer within %g s", seconds)
+    return DirectoryUnavailable(
+        _(
+            "The institute directory did not finish checking your login within %(seconds)s "
+            "seconds. Try again in a few minutes.",
+            seconds=format(seconds, "g"),
+        )
+    )
+
+
 def _connect(server: Server, config: dict, dn: str | None, password: str | None) -> Connection:
     """Open a connection, upgrade it with StartTLS when configured, and bind (check ``bound``)."""
     conn = Connection(
@@ -160,6 +186,9 @@ def _connect(server: Server, config: dict, dn: str | None, password: str | None)
         auto_referrals=False,  # a referral could send the password to another server
         read_only=True,
     )
+    # Ended at the login's deadline, whatever it waits for (the socket of the moment: StartTLS
+    # replaces it).
+    deadlines.watch(lambda: conn.socket)
     try:
         conn.open()
         if config["start_tls"] and not server.ssl:

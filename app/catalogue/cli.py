@@ -7,6 +7,7 @@ import click
 from flask import current_app
 from flask.cli import AppGroup
 
+from app import actors
 from app.catalogue import operations
 from app.catalogue.errors import CatalogueError
 from app.catalogue.folders import KEPT, REFUSED, UNREADABLE
@@ -106,7 +107,7 @@ def validate_command(paths):
 @catalogue_cli.command("revalidate")
 def revalidate_command():
     """Validate every template again against the current type libraries, storing the results."""
-    for slug, number, was, now in operations.revalidate_all("cli"):
+    for slug, number, was, now in operations.revalidate_all(actors.COMMAND_LINE):
         change = "" if was == now else (" (now valid)" if now else " (now has errors)")
         click.echo(f"{slug} revision {number}: {'valid' if now else 'errors'}{change}")
 
@@ -132,7 +133,9 @@ def types_add(name, folder, patterns, version, replace):
     """Register the YAML files under FOLDER as type library NAME, then re-validate."""
     try:
         files = operations.files_from_folder(folder)
-        operations.add_library(name, files, list(patterns), "cli", version=version, replace=replace)
+        operations.add_library(
+            name, files, list(patterns), actors.COMMAND_LINE, version=version, replace=replace
+        )
     except CatalogueError as error:
         raise click.ClickException(error.message) from None
     click.echo(f"Stored type library {name}: {len(files)} files.")
@@ -170,7 +173,7 @@ def types_remove(name):
 
 
 def _revalidated() -> None:
-    changes = operations.revalidate_all("cli")
+    changes = operations.revalidate_all(actors.COMMAND_LINE)
     changed = [c for c in changes if c[2] != c[3]]
     click.echo(f"Re-validated {len(changes)} revisions; {len(changed)} changed validity.")
     for slug, number, _was, now in changed:

@@ -22,6 +22,7 @@ from pathlib import Path
 from flask import current_app
 from sqlalchemy import select
 
+from app import actors
 from app.catalogue import revisions, routing
 from app.catalogue.errors import CatalogueError
 from app.catalogue.libraries import ensure_shipped
@@ -222,7 +223,7 @@ def _record(
 
 
 def import_folder(
-    folder: str | Path, author: str = "import", *, force: bool = False
+    folder: str | Path, author: str = actors.FOLDER_IMPORT, *, force: bool = False
 ) -> list[FileOutcome]:
     """Import every template under ``folder``; one outcome per file, in path order.
 

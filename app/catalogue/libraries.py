@@ -22,6 +22,7 @@ from flask_babel import format_decimal
 from flask_babel import gettext as _
 from sqlalchemy import func, select
 
+from app import actors
 from app.catalogue.errors import CatalogueError
 from app.catalogue.models import CatalogueTemplate, TemplateRevision, TypeLibrary, TypeLibraryFile
 from app.clock import utcnow
@@ -113,7 +114,7 @@ def remove_library(name: str) -> None:
     db.session.commit()
 
 
-def ensure_shipped(author: str = "import") -> list[str]:
+def ensure_shipped(author: str = actors.FOLDER_IMPORT) -> list[str]:
     """Register each shipped library whose name is not taken; returns the names added."""
     added = []
     taken = set(db.session.scalars(select(TypeLibrary.name)))

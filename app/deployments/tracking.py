@@ -100,7 +100,9 @@ def apply_state(deployment: Deployment, state: RemoteState, *, source: str) -> b
     state = said.state(state)
     if deployment.uuid is None:
         deployment.uuid = state.backend_id
-    changed = change_status(deployment, state.phase, source=source, reason=state.reason)
+    # Everything the answer brings is on the record before the status moves: the timeline
+    # entry's notice (written at the next flush, which reading the template for the outputs
+    # may cause) tells what the record holds then, the ways in of a Ready one included.
     deployment.status_reason = state.reason
     deployment.backend_state = state.raw_state
     _keep_data(deployment, state.data)
@@ -109,6 +111,7 @@ def apply_state(deployment: Deployment, state: RemoteState, *, source: str) -> b
     deployment.deployment_type = state.kind or deployment.deployment_type
     if state.outputs:
         _store_outputs(deployment, state.outputs)
+    changed = change_status(deployment, state.phase, source=source, reason=state.reason)
     if state.phase == Status.DELETED:
         _mark_deleted(deployment, now)
     deployment.checked_at, deployment.check_failures = now, 0

@@ -10,14 +10,18 @@ import json
 import smtplib
 import socket
 import ssl
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from flask import current_app, render_template, url_for
 from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_mailman import EmailMultiAlternatives
+from flask_mailman.backends.smtp import EmailBackend
 from flask_mailman.message import sanitize_address
 
+from app import deadlines
 from app.extensions import mail
 from app.i18n import read_by
 from app.notifications.models import Notification
@@ -92,9 +96,47 @@ def test_email(address: str, connection=None) -> EmailMultiAlternatives:
     return _email(message, None, None, [address], connection)
 
 
+class _Watched:
+    """An SMTP client whose socket the current conversation's deadline can end."""
+
+    def _get_socket(self, host, port, timeout):
+        sock = super()._get_socket(host, port, timeout)
+        # The socket of the moment: STARTTLS replaces it with its TLS one.
+        deadlines.watch(lambda: getattr(self, "sock", None) or sock)
+        return sock
+
+
+class _WatchedSMTP(_Watched, smtplib.SMTP):
+    pass
+
+
+class _WatchedSMTPSSL(_Watched, smtplib.SMTP_SSL):
+    pass
+
+
+class _DeadlineBackend(EmailBackend):
+    """Flask-Mailman's SMTP backend, its connections ended at the conversation's deadline."""
+
+    @property
+    def connection_class(self):
+        return _WatchedSMTPSSL if self.use_ssl else _WatchedSMTP
+
+
 def connection():
-    """An SMTP connection with the portal's settings, not yet open."""
-    return mail.get_connection(backend="smtp")
+    """An SMTP connection with the portal's settings, not yet open. Hold each conversation on
+    it inside ``deadline()``."""
+    return mail.get_connection(backend=_DeadlineBackend)
+
+
+@contextmanager
+def deadline(smtp) -> Iterator[deadlines.Deadline]:
+    """The overall deadline of one mail's conversation on ``smtp`` (a ``connection()``, open
+    or not; MAIL_DEADLINE): ``with deadline(smtp) as d:`` around opening and sending; after a
+    failure, ``d.expired`` says it was the time."""
+    with deadlines.within(current_app.config["MAIL_DEADLINE"]) as watching:
+        # A connection kept open from the mail before: its socket is this mail's to end too.
+        watching.watch(lambda: getattr(smtp.connection, "sock", None))
+        yield watching
 
 
 # What can go wrong in one SMTP conversation. A failure is kept on the notification as its
@@ -104,6 +146,10 @@ FAILURES = {
         "The mail server %(server)s refused the connection (is it running on that port?)."
     ),
     "timeout": _l("The mail server %(server)s did not answer within %(seconds)s seconds."),
+    "deadline": _l(
+        "The mail server %(server)s did not finish receiving the mail within %(seconds)s "
+        "seconds (it answered too slowly); it is tried again later."
+    ),
     "unresolved": _l("The mail server's name %(name)s could not be resolved."),
     "tls": _l(
         "TLS with the mail server %(server)s failed (%(error)s); check MAIL_USE_TLS and "
@@ -122,13 +168,15 @@ FAILURES = {
 }
 
 
-def failure(error: BaseException) -> str:
+def failure(error: BaseException, *, expired: bool = False) -> str:
     """What went wrong in one SMTP conversation, as kept on the notification (see
-    ``failure_text``)."""
+    ``failure_text``); ``expired`` when the conversation's deadline ended it."""
     config = current_app.config
     server = f"{config['MAIL_SERVER']}:{config['MAIL_PORT']}"
     found: dict = {"kind": "other", "server": server, "error": str(error)}
-    if isinstance(error, ConnectionRefusedError):
+    if expired:
+        found = {"kind": "deadline", "server": server, "seconds": config["MAIL_DEADLINE"]}
+    elif isinstance(error, ConnectionRefusedError):
         found = {"kind": "refused", "server": server}
     # smtplib reports a read that timed out as a disconnection, the timeout as its cause.
     elif isinstance(error, TimeoutError) or isinstance(error.__context__, TimeoutError):
@@ -190,9 +238,9 @@ def failure_text(kept: str | None) -> str:
         return kept
 
 
-def describe(error: BaseException) -> str:
+def describe(error: BaseException, *, expired: bool = False) -> str:
     """What went wrong in one SMTP conversation, in a sentence for an operator."""
-    return failure_text(failure(error))
+    return failure_text(failure(error, expired=expired))
 
 
 def _said(error) -> str:

@@ -49,7 +49,8 @@ def send_once() -> SendResult:
             for notification in claimed:
                 _send_one(notification, token, connection, result)
         finally:
-            _close(connection)
+            with mail.deadline(connection):
+                _close(connection)
     return result
 
 
@@ -69,12 +70,19 @@ def _send_one(notification, token: str, connection, result: SendResult) -> None:
         count_notification(notification.kind, "failed")
         return
     try:
-        connection.open()
-        connection.send_messages([email])
+        with mail.deadline(connection) as deadline:
+            try:
+                connection.open()
+                connection.send_messages([email])
+            except mail.MAIL_ERRORS:
+                # Closed within the deadline too: a polite QUIT to a server that dribbles
+                # would wait on it again.
+                _close(connection)
+                raise
     except mail.MAIL_ERRORS as error:
-        _close(connection)
+        kept = mail.failure(error, expired=deadline.expired)
         status = outbox.mark_attempt_failed(
-            notification, token, mail.failure(error), for_good=mail.refused_for_good(error)
+            notification, token, kept, for_good=mail.refused_for_good(error)
         )
         if status == MAIL_FAILED:
             result.failed += 1
@@ -131,11 +139,12 @@ def send_test(address: str) -> None:
     if "@" not in address:
         raise MailSettingsError(f"{address!r} is not an e-mail address.")
     connection = mail.connection()
-    try:
-        connection.open()
-        with mail.portal_links():
-            connection.send_messages([mail.test_email(address, connection)])
-    except mail.MAIL_ERRORS as error:
-        raise MailSettingsError(mail.describe(error)) from error
-    finally:
-        _close(connection)
+    with mail.deadline(connection) as deadline:
+        try:
+            connection.open()
+            with mail.portal_links():
+                connection.send_messages([mail.test_email(address, connection)])
+        except mail.MAIL_ERRORS as error:
+            raise MailSettingsError(mail.describe(error, expired=deadline.expired)) from error
+        finally:
+            _close(connection)

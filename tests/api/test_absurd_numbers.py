@@ -183,6 +183,8 @@ FORMS = [
     ("/account/tokens", {"name": "t", "scopes": ["deployments:read"], "days": str(HUGE)}),
     ("/catalogue/test-notebook/", {"name": "n", "num_cpus": str(HUGE), "lease_duration": "1d"}),
     ("/catalogue/test-notebook/", {"name": "n", "num_cpus": "2", "lease_duration": f"{HUGE}d"}),
+    ("/catalogue/test-notebook/", {"name": "n", "num_cpus": "2", "replaces": "9" * 23}),
+    ("/catalogue/test-notebook/", {"name": "n", "replaces": str(HUGE), "wait_in_line": "1"}),
     ("/admin/catalogue/test-notebook/publish", {"number": str(HUGE)}),
     ("/quotas/site", {"cores": str(HUGE), "memory": f"{HUGE} TB", "reason": "r"}),
     ("/quotas/group", {"group": "physics", "cores": str(HUGE), "reason": "r"}),
@@ -313,3 +315,10 @@ def test_whole_numbers_from_requests_are_read_through_the_bounds_alone():
         if reads.search(line)
     ]
     assert found == [], "read whole numbers with app.bounds.whole_number"
+
+
+@pytest.mark.parametrize("digits", ["9" * 23, "1" * 19, "-" + "9" * 23])
+def test_a_launch_form_filled_from_an_absurd_deployment_number_opens_as_new(portal, digits):
+    answer = portal.pages.get(f"/catalogue/test-notebook/?from_deployment={digits}")
+
+    assert answer.status_code == 200, answer.status_code

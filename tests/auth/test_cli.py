@@ -138,3 +138,15 @@ def test_the_command_line_answers_in_english_whatever_the_sites_language(make_ap
         args=["tokens", "create", "ada", "--name", "ci", "--scopes", "nonsense"]
     )
     assert "Unknown scope nonsense" in tokens.output
+
+
+def test_grants_from_the_command_line_and_the_first_setup_are_kept_as_kinds_not_words(app, people):
+    from app import actors
+
+    people.create("ada")
+    run(app, "grant", "ada", "operator")
+    run(app, "bootstrap")
+    with app.app_context():
+        [grant] = find_local_user("ada").grants
+        [setup] = find_local_user("admin").grants
+        assert (grant.granted_by, setup.granted_by) == (actors.COMMAND_LINE, actors.SETUP)

@@ -163,3 +163,21 @@ def test_an_empty_catalogue_links_admins_to_their_area_in_italian(client, admin)
     )
     english = text(client, "/catalogue/", EN)
     assert 'Add a template in the <a href="/admin/catalogue/">admin area</a>.' in english
+
+
+def test_who_made_a_change_from_the_command_line_or_the_import_is_worded_in_the_readers_language(
+    app, client, admin
+):
+    from app import actors
+
+    with app.app_context():
+        operations.save_revision("vm", VM, VM_SIDECAR, actors.FOLDER_IMPORT, create=True)
+        operations.publish("vm", actors.COMMAND_LINE)
+    italian = text(client, "/admin/catalogue/vm/", IT)
+    english = text(client, "/admin/catalogue/vm/", EN)
+    assert "importazione del catalogo" in italian and "riga di comando" in italian
+    assert "catalogue import" in english and "command line" in english
+    for page in (italian, english):
+        assert actors.FOLDER_IMPORT not in page and actors.COMMAND_LINE not in page
+    listing = text(client, "/admin/catalogue/", IT)
+    assert "riga di comando" in listing and actors.COMMAND_LINE not in listing

@@ -47,9 +47,9 @@ def make_backend(caller, token_provider, timeout):
     """The orchestrator as a backend acting for ``caller`` (None: the portal's service
     identity) with the tokens ``token_provider`` gives."""
     from app.backends.paas.backend import PaasBackend
-    from app.backends.paas.connect import client_for
+    from app.backends.paas.connect import client_for, service_secrets
 
-    return PaasBackend(client_for(caller, token_provider, timeout))
+    return PaasBackend(client_for(caller, token_provider, timeout), service_secrets())
 
 
 def read_report(body: dict):

@@ -45,8 +45,10 @@ class PaasBackend(Backend):
         made_elsewhere=True,
     )
 
-    def __init__(self, client: OrchestratorClient):
+    def __init__(self, client: OrchestratorClient, secrets: tuple[str, ...] = ()):
         self.client = client
+        # The portal's own secrets for the orchestrator (``service_secrets``).
+        self.secrets = tuple(secrets)
 
     def create(self, request: CreateRequest) -> RemoteState:
         options = {OPTIONS[key]: value for key, value in request.options.items() if key in OPTIONS}
@@ -104,9 +106,15 @@ class PaasBackend(Backend):
     def reset_delete(self, backend_id: str) -> None:
         self.client.reset_deployment(backend_id)
 
+    def credentials(self) -> tuple[str, ...]:
+        """The service identity's secrets and every token this backend's client has sent
+        (a person's or the service's): never shown in what the orchestrator says."""
+        return (*self.secrets, *sorted(self.client.sent_tokens))
+
     def thread_copies(self):
         token = self.client.token_provider()
-        return lambda: PaasBackend(self.client.with_token(token))
+        secrets = (*self.secrets, token)
+        return lambda: PaasBackend(self.client.with_token(token), secrets)
 
     def close(self) -> None:
         self.client.close()

@@ -17,6 +17,7 @@ from flask_babel import lazy_gettext as _l
 
 from app import remote
 from app.backends import transport
+from app.backends.base import masked
 from app.backends.paas.errors import (
     Conflict,
     OrchestratorError,
@@ -75,6 +76,8 @@ class OrchestratorClient:
         self.timeout = transport.timeout_pair(timeout)
         self.session = session or session_factory()
         self._session_factory = session_factory
+        # The tokens this client has sent: what the orchestrator says is masked with them.
+        self.sent_tokens: set[str] = set()
 
     def with_token(self, token: str) -> OrchestratorClient:
         """A client for the same orchestrator that calls with ``token`` as it is, over a
@@ -247,7 +250,9 @@ class OrchestratorClient:
     ) -> requests.Response:
         headers = {"Accept": "application/json"}
         if auth:
-            headers["Authorization"] = f"Bearer {self.token_provider()}"
+            token = self.token_provider()
+            self.sent_tokens.add(token)
+            headers["Authorization"] = f"Bearer {token}"
         response = transport.sent(
             self.session,
             method,
@@ -257,7 +262,15 @@ class OrchestratorClient:
             timeout=self.timeout,
             **kwargs,
         )
-        raise_for_status(response)
+        try:
+            raise_for_status(response)
+        except OrchestratorError as error:
+            # An orchestrator (or a proxy before it) that echoes the request shows no token.
+            error.message = masked(error.message, self.sent_tokens)
+            error.args = (error.message,)
+            if error.detail:
+                error.detail = masked(error.detail, self.sent_tokens)
+            raise
         return response
 
     def close(self) -> None:

@@ -34,6 +34,14 @@ def client_for(
     return OrchestratorClient(current_app.config["ORCHESTRATOR_URL"], token_provider, timeout)
 
 
+def service_secrets() -> tuple[str, ...]:
+    """The secrets of the portal's service identity (ORCHESTRATOR_SERVICE_IDENTITY): its
+    client secret and its fixed token, where set. Whatever the orchestrator says is masked
+    with them, as with the tokens sent (``PaasBackend.credentials``)."""
+    settings = current_app.config.get("ORCHESTRATOR_SERVICE_IDENTITY") or {}
+    return tuple(str(settings[key]) for key in ("client_secret", "token") if settings.get(key))
+
+
 def login_provider_named_by(issuer: str) -> str | None:
     """The portal login provider that an orchestrator ``createdBy.issuer`` names itself (the
     demo's issuers do); None when ``issuer`` is an identity provider's, to be matched against

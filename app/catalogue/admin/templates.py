@@ -16,6 +16,7 @@ from flask_babel import gettext as _
 from sqlalchemy import and_, func, select
 from sqlalchemy.orm import aliased
 
+from app import actors
 from app.auth.roles import role_required
 from app.catalogue import operations
 from app.catalogue.admin.blueprint import bp
@@ -233,7 +234,7 @@ def edit(slug: str):
                 _(
                     "%(author)s saved revision %(number)d while you were editing; yours is saved "
                     "after it. Compare them in the history.",
-                    author=latest.author,
+                    author=actors.who(latest.author),
                     number=latest.number,
                 ),
                 "info",
