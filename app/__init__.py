@@ -92,10 +92,10 @@ def _register_blueprints(app: Flask) -> None:
     from app.catalogue.admin import bp as catalogue_admin_bp
     from app.catalogue.served_types import bp as catalogue_types_bp
     from app.catalogue.views import bp as catalogue_bp
-    from app.deployments.callbacks import bp as deployment_callbacks_bp
     from app.deployments.views import bp as deployments_bp
     from app.leases.views import bp as leases_bp
     from app.main.views import bp as main_bp
+    from app.sync.callbacks import bp as deployment_callbacks_bp
 
     for blueprint in (
         main_bp,
@@ -121,10 +121,10 @@ def _register_cli(app: Flask) -> None:
     from app.backends.paas.cli import orchestrator_cli
     from app.capacity.cli import capacity_cli, sites_cli
     from app.catalogue.cli import catalogue_cli
-    from app.deployments.cli import deployments_cli
     from app.leases.cli import leases_cli
     from app.notifications.cli import notifications_cli
     from app.quotas.cli import quota_cli
+    from app.sync.cli import deployments_cli
     from app.waiting.cli import lines_cli
 
     for group in (

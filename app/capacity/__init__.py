@@ -12,8 +12,8 @@ def init_capacity(app) -> None:
     # models: the tables; site_views: the sites' pages, on the capacity blueprint.
     from app.capacity import models, refresh, site_views, sites  # noqa: F401
     from app.capacity.sources import configured
-    from app.deployments.sync import register_pass
     from app.errors import ConfigurationError
+    from app.sync.passes import register_pass
 
     configured(app.config.get("CAPACITY_SOURCES"))
     names = app.config.get("GPU_MODEL_NAMES")

@@ -7,10 +7,10 @@ def init_leases(app) -> None:
     timeline entries, and have the sync worker run the expiry pass."""
     from app.deployments.panels import Panel, register_panel
     from app.deployments.steps import register_event_words
-    from app.deployments.sync import register_pass
     from app.leases import expiry, presenters
     from app.leases.hooks import init_hooks
     from app.leases.wording import event_words
+    from app.sync.passes import register_pass
 
     init_hooks()
     register_panel(

@@ -3,7 +3,7 @@
 import click
 from flask.cli import AppGroup
 
-from app.deployments.sync import other_passes, sync_loop, sync_once
+from app.sync.passes import other_passes, sync_loop, sync_once
 
 deployments_cli = AppGroup("deployments", help="Keep deployments in step with the orchestrator.")
 

@@ -38,10 +38,10 @@ from app.deployments.models import (
     Deployment,
     DeploymentListing,
 )
-from app.deployments.polling import on_postgres
 from app.deployments.status import Status
 from app.deployments.timeline import change_status, record_event
 from app.extensions import db
+from app.sync.polling import on_postgres
 
 log = logging.getLogger(__name__)
 

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from flask import current_app
 
 from app.clock import utcnow
-from app.deployments.listing import ListResult, claim_listings, list_identity
-from app.deployments.polling import PollResult, poll_due
 from app.extensions import db
 from app.instruments import SYNC_PASS_DURATION
+from app.sync.listing import ListResult, claim_listings, list_identity
+from app.sync.polling import PollResult, poll_due
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ def init_waiting(app: Flask) -> None:
     on the deployment pages, word the timeline, and have the sync worker run admission."""
     from app.deployments.panels import Panel, register_panel
     from app.deployments.steps import register_event_words
-    from app.deployments.sync import register_pass
+    from app.sync.passes import register_pass
     from app.waiting import admission, models, operations, presenters, settings  # noqa: F401
     from app.waiting.views import bp
     from app.waiting.wording import event_words

@@ -59,7 +59,7 @@ def test_gpu_model_names_must_map_names_to_names(make_app):
 
 
 def test_the_sync_worker_runs_the_refresh_pass(make_app):
-    from app.deployments.sync import other_passes
+    from app.sync.passes import other_passes
 
     app = make_app()
     with app.app_context():

@@ -9,8 +9,8 @@ from sqlalchemy import select
 
 from app.capacity import snapshot
 from app.capacity.models import CapacityRead
-from app.deployments.sync import other_passes, register_pass
 from app.extensions import db
+from app.sync.passes import other_passes, register_pass
 from tests.capacity.conftest import sources
 from tests.fixtures.slow_server import slow_server
 

@@ -5,7 +5,7 @@ duties (leases, the line, capacity) run after it in the same turn."""
 import threading
 import time
 
-from app.deployments.sync import register_pass, sync_loop
+from app.sync.passes import register_pass, sync_loop
 from tests.fixtures.slow_server import slow_server
 
 # Generous for a loaded machine; a worker without deadlines is held far longer (the server
