@@ -55,6 +55,7 @@ def _init_extensions(app: Flask) -> None:
     from app.notifications import init_notifications
     from app.quotas import init_quotas
     from app.security import init_security
+    from app.sync import init_sync
     from app.templating import init_templating
     from app.transactions import init_transactions
     from app.waiting import init_waiting
@@ -73,6 +74,7 @@ def _init_extensions(app: Flask) -> None:
     init_quotas(app)
     init_launch(app)
     init_notifications(app)
+    init_sync(app)
     init_leases(app)
     init_capacity(app)
     init_waiting(app)
@@ -126,6 +128,7 @@ def _register_cli(app: Flask) -> None:
     from app.quotas.cli import quota_cli
     from app.sync.cli import deployments_cli
     from app.waiting.cli import lines_cli
+    from app.worker import worker_command
 
     for group in (
         users_cli,
@@ -140,5 +143,6 @@ def _register_cli(app: Flask) -> None:
         sites_cli,
         capacity_cli,
         lines_cli,
+        worker_command,
     ):
         app.cli.add_command(group)

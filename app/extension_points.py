@@ -12,9 +12,12 @@ Nothing here imports a feature: a point's signature names its types as strings.
 
 from __future__ import annotations
 
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from flask import Flask, current_app
+
+if TYPE_CHECKING:
+    from app.worker import Duty
 
 T = TypeVar("T")
 
@@ -45,3 +48,18 @@ class ExtensionPoint(Generic[T]):
         """The value plugged into a single point, or None."""
         plugged = self.each(app)
         return plugged[0] if plugged else None
+
+
+BACKGROUND_DUTIES: ExtensionPoint[Duty] = ExtensionPoint(
+    "background duties",
+    """Work the worker does in the background, one ``app.worker.Duty`` per feature duty (the
+    sync of deployments, the end of leases, the capacity refresh, admission from the line, the
+    mail outbox), each with its name, its interval, its time budget per pass and the rows it
+    claims. Filled from the features' ``init_*``; run by ``flask worker`` (and the older
+    ``flask deployments sync --loop`` and ``flask notifications send --loop``), each duty in a
+    thread of its own.
+
+    A duty's pass commits its own work and claims its rows through ``app.claims`` (several
+    workers may run it at once, on several hosts). It must not rely on another duty having run
+    before it, and should stop taking more rows once ``app.worker.out_of_time()`` says so.""",
+)

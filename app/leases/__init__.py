@@ -4,13 +4,14 @@ policy, and deleted by the portal when it ends (see README, "Leases")."""
 
 def init_leases(app) -> None:
     """Start-up: listen to status changes, show leases on the deployment pages and word their
-    timeline entries, and have the sync worker run the expiry pass."""
+    timeline entries, and declare the expiry duty."""
     from app.deployments.panels import Panel, register_panel
     from app.deployments.steps import register_event_words
+    from app.extension_points import BACKGROUND_DUTIES
     from app.leases import expiry, presenters
     from app.leases.hooks import init_hooks
     from app.leases.wording import event_words
-    from app.sync.passes import register_pass
+    from app.worker import Duty
 
     init_hooks()
     register_panel(
@@ -22,6 +23,16 @@ def init_leases(app) -> None:
             detail_template="leases/_panel.html",
         ),
     )
-    register_pass(app, "leases", expiry.expire_once)
+    BACKGROUND_DUTIES.add(
+        app,
+        Duty(
+            "leases",
+            expiry.expire_once,
+            every="DEPLOYMENTS_SYNC_TICK_SECONDS",
+            budget=lambda config: expiry.PASS_BUDGET_SECONDS,
+            claims="leases due for their next step (warning, end, delete), held while "
+            "each moves one step",
+        ),
+    )
     register_event_words(app, event_words)
     app.add_template_global(presenters.countdown_words, "lease_countdown_words")

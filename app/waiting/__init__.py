@@ -14,13 +14,14 @@ from flask import Flask
 
 def init_waiting(app: Flask) -> None:
     """Start-up: check the settings, fill the launch form's "wait in line" slot, show places
-    on the deployment pages, word the timeline, and have the sync worker run admission."""
+    on the deployment pages, word the timeline, and declare the admission duty."""
     from app.deployments.panels import Panel, register_panel
     from app.deployments.steps import register_event_words
-    from app.sync.passes import register_pass
+    from app.extension_points import BACKGROUND_DUTIES
     from app.waiting import admission, models, operations, presenters, settings  # noqa: F401
     from app.waiting.views import bp
     from app.waiting.wording import event_words
+    from app.worker import Duty
 
     settings.check(app.config)
     app.register_blueprint(bp)
@@ -37,5 +38,14 @@ def init_waiting(app: Flask) -> None:
             detail_template="waiting/_panel.html",
         ),
     )
-    register_pass(app, "lines", admission.admit_once)
+    BACKGROUND_DUTIES.add(
+        app,
+        Duty(
+            "lines",
+            admission.admit_once,
+            every="DEPLOYMENTS_SYNC_TICK_SECONDS",
+            budget=lambda config: 60,
+            claims="each waiting request it starts, its row locked and read fresh",
+        ),
+    )
     register_event_words(app, event_words)
