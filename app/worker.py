@@ -57,8 +57,8 @@ _pass = threading.local()
 
 
 def out_of_time() -> bool:
-    """Whether the pass under way has spent its time budget, or the worker is stopping. Outside
-    the worker (a command run once, a test) never."""
+    """Whether the pass under way (``run_pass``) has spent its time budget, or the worker is
+    stopping. Outside a pass (a duty's function called on its own, a test) never."""
     deadline = getattr(_pass, "deadline", None)
     stop = getattr(_pass, "stop", None)
     if stop is not None and stop.is_set():

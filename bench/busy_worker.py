@@ -226,10 +226,11 @@ def main(quick: bool = False) -> None:
             stderr=subprocess.DEVNULL,
         )
         try:
-            # Busy: the deletes under way at IM, the capacity source holding its reader.
-            while _Im.deletes < 1 or not _Hang.asked.is_set():
+            # Busy: the deletes under way at IM (the capacity source hangs whenever it is read).
+            while _Im.deletes < 1:
                 assert worker.poll() is None, "the worker ended"
                 time.sleep(0.05)
+            hanging = _Hang.asked.wait(2 * interval)
             assert not _submitted(app, waiting)
             _release(app, holder)
             freed = time.monotonic()
@@ -247,8 +248,8 @@ def main(quick: bool = False) -> None:
         print(
             f"busy worker: {more}{took:.1f} s from a freed pool to the waiting request submitted "
             f"({deletes} IM deletes of {IM_ANSWER_SECONDS:.0f} s in flight, {in_flight} asked "
-            f"by then; a capacity source hanging; admission interval {interval:g} s, target "
-            f"under {2 * interval:g} s)"
+            f"by then; the capacity source hanging {'at T' if hanging else 'once read'}"
+            f"; admission interval {interval:g} s, target under {2 * interval:g} s)"
         )
 
 

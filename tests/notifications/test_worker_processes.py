@@ -101,7 +101,10 @@ def test_two_worker_processes_handle_each_due_row_once_and_stop_on_sigterm(
         deadline = time.monotonic() + 120
         while _left(portal.app) != (0, 0):
             assert all(worker.poll() is None for worker in workers)
-            assert time.monotonic() < deadline, _left(portal.app)
+            if time.monotonic() > deadline:
+                for worker in workers:
+                    worker.send_signal(signal.SIGTERM)
+                raise AssertionError((_left(portal.app), [w.communicate(timeout=60) for w in workers]))
             time.sleep(0.05)  # the condition is looked at again, not waited for blindly
     finally:
         for worker in workers:
