@@ -78,14 +78,13 @@ setup: $(VENV)/.installed $(MO_FILES)
 
 ## run: set up, then serve the portal on http://$(HOST):$(PORT)/
 run: setup
-	@echo "Serving the portal on http://$(HOST):$(PORT)/ with its sync and mail workers and the demo's capacity sources (Ctrl-C stops them all)"
+	@echo "Serving the portal on http://$(HOST):$(PORT)/ with its worker and the demo's capacity sources (Ctrl-C stops them all)"
 	@export PROMETHEUS_MULTIPROC_DIR=$(METRICS_DIR); rm -rf $(METRICS_DIR); mkdir -p $(METRICS_DIR); \
 	capacity=; if [ "$$PORTAL_ORCHESTRATOR_URL" = demo ]; then \
 	  export PORTAL_CAPACITY_SOURCES="$${PORTAL_CAPACITY_SOURCES:-$$DEMO_CAPACITY_SOURCES}"; \
 	  $(BIN)/python -m app.capacity.emulators --port $(CAPACITY_DEMO_PORT) & capacity=$$!; fi; \
-	$(BIN)/flask deployments sync --loop & sync=$$!; \
-	$(BIN)/flask notifications send --loop & mail=$$!; \
-	trap 'kill $$sync $$mail $$capacity 2>/dev/null; wait $$sync $$mail $$capacity' EXIT; \
+	$(BIN)/flask worker & worker=$$!; \
+	trap 'kill $$worker $$capacity 2>/dev/null; wait $$worker $$capacity' EXIT; \
 	PORTAL_SESSION_COOKIE_SECURE=false $(BIN)/gunicorn -c config/gunicorn.conf.py \
 	  --bind $(HOST):$(PORT) --workers $(WORKERS) --access-logfile - wsgi:app
 

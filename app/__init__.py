@@ -57,6 +57,7 @@ def _init_extensions(app: Flask) -> None:
     from app.notifications import init_notifications
     from app.quotas import init_quotas
     from app.security import init_security
+    from app.sync import init_sync
     from app.templating import init_templating
     from app.waiting import init_waiting
 
@@ -73,6 +74,7 @@ def _init_extensions(app: Flask) -> None:
     init_catalogue(app)
     init_quotas(app)
     init_notifications(app)
+    init_sync(app)
     init_leases(app)
     init_capacity(app)
     init_waiting(app)
@@ -125,7 +127,6 @@ def _register_blueprints(app: Flask) -> None:
     from app.catalogue.admin import bp as catalogue_admin_bp
     from app.catalogue.served_types import bp as catalogue_types_bp
     from app.catalogue.views import bp as catalogue_bp
-    from app.deployments.callbacks import bp as deployment_callbacks_bp
     from app.deployments.views import bp as deployments_bp
     from app.launch.views import bp as launch_bp
     from app.leases.views import bp as leases_bp
@@ -133,6 +134,7 @@ def _register_blueprints(app: Flask) -> None:
     from app.metrics.views import bp as metrics_bp
     from app.notifications.views import bp as notifications_bp
     from app.quotas.views import bp as quotas_bp
+    from app.sync.callbacks import bp as deployment_callbacks_bp
     from app.waiting.views import bp as waiting_bp
 
     # In the order they have always been registered: where two rules match one address
@@ -166,12 +168,13 @@ def _register_cli(app: Flask) -> None:
     from app.backends.paas.cli import orchestrator_cli
     from app.capacity.cli import capacity_cli, sites_cli
     from app.catalogue.cli import catalogue_cli
-    from app.deployments.cli import deployments_cli
     from app.launch import cli as launch_cli  # noqa: F401  (adds "admit" to ``flask lines``)
     from app.leases.cli import leases_cli
     from app.notifications.cli import notifications_cli
     from app.quotas.cli import quota_cli
+    from app.sync.cli import deployments_cli
     from app.waiting.cli import lines_cli
+    from app.worker import worker_command
 
     for group in (
         users_cli,
@@ -186,5 +189,6 @@ def _register_cli(app: Flask) -> None:
         sites_cli,
         capacity_cli,
         lines_cli,
+        worker_command,
     ):
         app.cli.add_command(group)

@@ -17,9 +17,12 @@ are grouped by the feature that offers them, from the bottom floor up.
 
 from __future__ import annotations
 
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from flask import Flask, current_app
+
+if TYPE_CHECKING:
+    from app.worker import Duty
 
 T = TypeVar("T")
 
@@ -169,4 +172,21 @@ EVENT_WORDS: ExtensionPoint[object] = ExtensionPoint(
     Fires for every entry of a timeline shown, in the reader's language (the words are built
     when shown, never stored). It must answer None for kinds that are not its feature's, read
     only the entry (no query: a timeline has many entries), and never raise.""",
+)
+
+# --- The worker: what runs in the background --------------------------------------------------
+
+BACKGROUND_DUTIES: ExtensionPoint[Duty] = ExtensionPoint(
+    "worker.duties",
+    "Duty (app.worker): name, run() -> outcome, every (a setting), budget(config), claims",
+    """Work the worker does in the background, one ``app.worker.Duty`` per feature duty (the
+    sync of deployments, the end of leases, the capacity refresh, admission from the line, the
+    mail outbox), each with its name, its interval, its time budget per pass and the rows it
+    claims. Filled from the features' ``init_*``; run by ``flask worker`` (and the older
+    ``flask deployments sync --loop`` and ``flask notifications send --loop``), each duty in a
+    thread of its own.
+
+    A duty's pass commits its own work and claims its rows through ``app.claims`` (several
+    workers may run it at once, on several hosts). It must not rely on another duty having run
+    before it, and should stop taking more rows once ``app.worker.out_of_time()`` says so.""",
 )

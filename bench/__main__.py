@@ -4,6 +4,7 @@ import sys
 
 from bench import (
     api,
+    busy_worker,
     capacity,
     catalogue,
     crowd,
@@ -38,3 +39,4 @@ if __name__ == "__main__":
     im_deletes.main(quick="--quick" in sys.argv)
     capacity.main(quick="--quick" in sys.argv)
     verdict.main(quick="--quick" in sys.argv)
+    busy_worker.main(quick="--quick" in sys.argv)

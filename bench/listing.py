@@ -116,8 +116,9 @@ def timed_listing(url: str, folder: Path, records: list[dict]) -> tuple[float, i
     from sqlalchemy import event
 
     from app import create_app
-    from app.deployments import identity, listing
+    from app.deployments import identity
     from app.extensions import db
+    from app.sync import listing
 
     config = {
         "SECRET_KEY": "bench-" + "x" * 40,

@@ -100,7 +100,7 @@ def make_due(app, *, listing: bool) -> None:
 
 
 def timed_pass(app, emulator) -> tuple[float, Counter, int]:
-    from app.deployments.sync import sync_once
+    from app.sync.passes import sync_once
 
     emulator.clear_requests()
     with app.app_context():

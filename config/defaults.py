@@ -327,14 +327,14 @@ ORCHESTRATOR_ACTION_TIMEOUT = (3, 10)
 # Launches one person may start per minute; 0 for no limit.
 LAUNCHES_PER_MINUTE = 5
 
-# The sync worker (`flask deployments sync --loop`). Deployments in progress are checked every
+# The worker's sync duty (`flask worker`). Deployments in progress are checked every
 # DEPLOYMENTS_SYNC_INTERVAL_SECONDS; after failed checks the wait doubles each time, up to
 # DEPLOYMENTS_SYNC_MAX_BACKOFF_SECONDS. Each identity's deployments are listed at the
 # orchestrator every DEPLOYMENTS_SYNC_LIST_SECONDS (to adopt ones made elsewhere and notice
 # vanished ones). At most DEPLOYMENTS_SYNC_CONCURRENCY calls run at once; a worker claims that
 # many rows per turn (at most DEPLOYMENTS_SYNC_BATCH), so that several workers share the due
-# rows, each claim lasting DEPLOYMENTS_SYNC_LEASE_SECONDS. The loop looks for due work every
-# DEPLOYMENTS_SYNC_TICK_SECONDS.
+# rows, each claim lasting DEPLOYMENTS_SYNC_LEASE_SECONDS. The sync, leases, capacity and line
+# duties each look for due work every DEPLOYMENTS_SYNC_TICK_SECONDS.
 DEPLOYMENTS_SYNC_INTERVAL_SECONDS = 15
 DEPLOYMENTS_SYNC_MAX_BACKOFF_SECONDS = 600
 DEPLOYMENTS_SYNC_LIST_SECONDS = 300
@@ -378,13 +378,13 @@ MAIL_TIMEOUT = 30
 # that answers a byte now and then is given up at this time, and the mail retried later.
 MAIL_DEADLINE = 60
 
-# The mail worker (`flask notifications send --loop`, which `make run` starts) looks for due
-# mails every NOTIFICATIONS_SEND_TICK_SECONDS and sends up to NOTIFICATIONS_SEND_BATCH per pass,
-# each claimed for NOTIFICATIONS_CLAIM_SECONDS (other workers skip it meanwhile; keep it well
-# above the batch's sending time). A failed attempt is retried after
-# NOTIFICATIONS_RETRY_SECONDS, the wait doubling each time up to NOTIFICATIONS_RETRY_MAX_SECONDS;
-# after NOTIFICATIONS_MAX_ATTEMPTS attempts the mail is given up and listed for operators under
-# Notifications -> Undelivered mail.
+# The worker's mail duty (`flask worker`, which `make run` starts) looks for due mails every
+# NOTIFICATIONS_SEND_TICK_SECONDS and sends up to NOTIFICATIONS_SEND_BATCH per pass, each claimed
+# for NOTIFICATIONS_CLAIM_SECONDS (other workers skip it meanwhile; keep it well above the
+# batch's sending time). A failed attempt is retried after NOTIFICATIONS_RETRY_SECONDS, the
+# wait doubling each time up to NOTIFICATIONS_RETRY_MAX_SECONDS; after NOTIFICATIONS_MAX_ATTEMPTS
+# attempts the mail is given up and listed for operators under Notifications -> Undelivered
+# mail.
 NOTIFICATIONS_SEND_TICK_SECONDS = 5
 NOTIFICATIONS_SEND_BATCH = 50
 NOTIFICATIONS_CLAIM_SECONDS = 600

@@ -41,6 +41,8 @@ FLOORS = {
     "notifications": 5,
     "leases": 5,
     "capacity": 5,
+    # The worker that keeps the deployments' record in step with the backends.
+    "sync": 5,
     "deployments": 4,
     "catalogue": 3,
     "tosca": 2,

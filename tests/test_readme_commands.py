@@ -37,8 +37,8 @@ NOT_RUN = {
     "git pull": "needs the project's remote and changes the checkout",
     ".venv/bin/pip install -e .": "reinstalls the virtualenv the suite runs in; "
     "tests/test_catalogues.py builds the package with the same setup.py",
-    ".venv/bin/flask notifications send --loop": "runs until stopped: `make run` starts it, "
-    "as test_make_run_with_the_readme_mail_settings_serves_rcp_and_mails does",
+    ".venv/bin/flask notifications send --loop": "runs until stopped: `make run`'s worker sends "
+    "the mails, as test_make_run_with_the_readme_mail_settings_serves_rcp_and_mails checks",
     "export PORTAL_IM_": "an example site's IM address and credentials: "
     "tests/backends/im/test_im_check.py sets the same settings for the suite's own IM",
     "export 'PORTAL_IM_": "an example site's IM clouds and their credentials: "

@@ -1,13 +1,13 @@
-"""The refresh pass: the sync worker reads each capacity source that is due and stores what
-each site had free, with the time it was read.
+"""The refresh pass: the worker's capacity duty reads each capacity source that is due and
+stores what each site had free, with the time it was read.
 
 A source is due CAPACITY_REFRESH_SECONDS after its last read, failed or not. When several
 sources tell about one site, the one listed first in CAPACITY_SOURCES is kept: a later one
 replaces its numbers only once they are stale (CAPACITY_STALE_MINUTES), so a site keeps the
 best source that is working. Hosts and
-workers sharing the database claim a due source with one conditional update of its
-``capacity_read`` row (moving its next time on), committed before the source is called: the
-one whose update changed the row reads it; the others find it no longer due. A failed read
+workers sharing the database claim a due source's ``capacity_read`` row as every duty claims
+its rows (``app.claims``), moving its next time on, committed before the source is called:
+the one that claimed it reads it; the others find it no longer due. A failed read
 keeps every site's numbers from before and marks them with the failure in words. A source
 that asks each site apart may fail for one site only (a reading with a ``problem``): that
 site keeps its numbers from before, marked with its failure, while the sites that answered
@@ -22,15 +22,17 @@ from datetime import datetime, timedelta
 
 from flask import current_app
 from flask_babel import gettext as _
-from sqlalchemy import select, update
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
+from app import claims
 from app.capacity.models import CapacityRead, CapacitySnapshot, Site
 from app.capacity.sources import configured, source_for
 from app.capacity.sources.base import SiteReading, SourceFailure, SourceSettings
 from app.clock import utcnow
 from app.extensions import db
 from app.locks import lock_rows
+from app.worker import out_of_time
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +75,8 @@ def refresh_due(*, everything: bool = False) -> RefreshResult:
     every = configured(current_app.config.get("CAPACITY_SOURCES"))
     rank = {settings.key: index for index, settings in enumerate(every)}
     for settings in every:
+        if out_of_time():
+            break  # the sources left stay due, for the next pass
         if not claim(settings.key, force=everything):
             continue
         try:
@@ -120,10 +124,10 @@ def claim(key: str, *, force: bool = False) -> bool:
     time and committed). Exactly one of several workers asking at once wins."""
     now = utcnow()
     next_at = now + timedelta(seconds=current_app.config["CAPACITY_REFRESH_SECONDS"])
-    statement = update(CapacityRead).where(CapacityRead.key == key).values(next_at=next_at)
-    if not force:
-        statement = statement.where(CapacityRead.next_at <= now)
-    won = db.session.execute(statement).rowcount == 1
+    due = [] if force else [CapacityRead.next_at <= now]
+    won = claims.claim_due(
+        CapacityRead.key, CapacityRead.key == key, *due, take={"next_at": next_at}
+    )
     if won:
         db.session.commit()
         return True

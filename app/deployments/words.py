@@ -36,7 +36,7 @@ GONE = N_("The orchestrator no longer knows this deployment.")
 # A launch recorded before it is sent (app.launch.workflow records it).
 LAUNCH_RECORDED = N_("Recorded; submitting.")
 
-# What listing an identity's deployments found (app.deployments.listing).
+# What listing an identity's deployments found (app.sync.listing).
 FOUND_BY_CALLBACK = N_("Found at the orchestrator by its callback address.")
 FOUND_BY_TIME = N_("Found at the orchestrator by its time and template.")
 NO_RECORD = N_("The orchestrator has no record of this submission: nothing was launched.")

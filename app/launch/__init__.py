@@ -17,11 +17,20 @@ from flask import Flask
 
 def init_launch(app: Flask) -> None:
     """Plug the launch form's cost box into the catalogue's ``COST_PREVIEW`` (the admins'
-    preview of a revision shows the same box as the launch form), and have the sync worker run
-    the admission pass, which starts requests from the line."""
-    from app.deployments.sync import register_pass
-    from app.extension_points import COST_PREVIEW
+    preview of a revision shows the same box as the launch form), and declare the worker's
+    admission duty, which starts requests from the line."""
+    from app.extension_points import BACKGROUND_DUTIES, COST_PREVIEW
     from app.launch import admission, preview
+    from app.worker import Duty
 
     COST_PREVIEW.add(app, preview.summary)
-    register_pass(app, "lines", admission.admit_once)
+    BACKGROUND_DUTIES.add(
+        app,
+        Duty(
+            "lines",
+            admission.admit_once,
+            every="DEPLOYMENTS_SYNC_TICK_SECONDS",
+            budget=lambda config: 60,
+            claims="each waiting request it starts, its row locked and read fresh",
+        ),
+    )

@@ -3,14 +3,14 @@ policy, and deleted by the portal when it ends (see README, "Leases")."""
 
 
 def init_leases(app) -> None:
-    """Start-up: show leases on the deployment pages and word their timeline entries, and have
-    the sync worker run the expiry pass. (Its listener to status changes is registered with
-    the others, by ``app.create_app``.)"""
+    """Start-up: show leases on the deployment pages, word their timeline entries and declare
+    the expiry duty. (Its listener to status changes is registered with the others, by
+    ``app.create_app``.)"""
     from app.deployments.panels import Panel
-    from app.deployments.sync import register_pass
-    from app.extension_points import DEPLOYMENT_PANELS, EVENT_WORDS
+    from app.extension_points import BACKGROUND_DUTIES, DEPLOYMENT_PANELS, EVENT_WORDS
     from app.leases import expiry, presenters
     from app.leases.wording import event_words
+    from app.worker import Duty
 
     DEPLOYMENT_PANELS.add(
         app,
@@ -21,6 +21,16 @@ def init_leases(app) -> None:
             detail_template="leases/_panel.html",
         ),
     )
-    register_pass(app, "leases", expiry.expire_once)
+    BACKGROUND_DUTIES.add(
+        app,
+        Duty(
+            "leases",
+            expiry.expire_once,
+            every="DEPLOYMENTS_SYNC_TICK_SECONDS",
+            budget=lambda config: expiry.PASS_BUDGET_SECONDS,
+            claims="leases due for their next step (warning, end, delete), held while "
+            "each moves one step",
+        ),
+    )
     EVENT_WORDS.add(app, event_words)
     app.add_template_global(presenters.countdown_words, "lease_countdown_words")

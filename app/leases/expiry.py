@@ -1,15 +1,14 @@
 """The expiry pass: warnings, ends, grace, and deletes at expiry, each exactly once.
 
-Run by the sync worker after each of its passes (``flask deployments sync --loop``), or alone
-with ``flask leases expire``. It reads only the leases due (the index on ``Lease.next_at``),
-so its cost follows what is due, not how many deployments there are.
+The worker's leases duty (``flask worker``, ``app.worker``), or alone ``flask leases expire``.
+It reads only the leases due (the index on ``Lease.next_at``), so its cost follows what is due,
+not how many deployments there are.
 
 Exactly once, with several workers on one database: due leases are claimed and moved on in one
-transaction. On PostgreSQL the claim is ``SELECT ... FOR UPDATE SKIP LOCKED`` (a lease another
-worker holds is skipped); on SQLite (one writer at a time) a compare-and-set on ``next_at``.
-A warning and its timeline event commit together with the lease's next step, so no second
-worker finds it due. A delete is recorded first ("the portal, lease expired") in that same
-transaction, with a retry time in ``next_at`` (should the worker die before asking), then asked
+transaction (``app.claims``: a lease another worker holds is skipped). A warning and its
+timeline event commit together with the lease's next step, so no second worker finds it due.
+A delete is recorded first ("the portal, lease expired") in that same transaction, with a
+retry time in ``next_at`` (should the worker die before asking), then asked
 of the orchestrator outside any lock, then its outcome stored.
 """
 
@@ -24,6 +23,7 @@ from flask_babel import force_locale
 from sqlalchemy import select, update
 from sqlalchemy.orm import selectinload
 
+from app import claims
 from app.auth.errors import TokenUnavailable
 from app.backends.base import BackendError
 from app.clock import utcnow
@@ -39,11 +39,15 @@ from app.leases.events import record
 from app.leases.models import DELETE_FAILED, DELETING, DONE, FAILED, GRACE, RUNNING, Lease
 from app.leases.policy import resolver
 from app.leases.wording import DELETE_REFUSED, stored
+from app.worker import out_of_time
 
 log = logging.getLogger(__name__)
 
+# A pass asks for deletes for at most this long (``app.worker``): a backend slow to delete
+# does not keep the leases that end meanwhile waiting behind its backlog.
+PASS_BUDGET_SECONDS = 60
+
 _GONE = (Status.DELETING, Status.DELETED)
-_CLAIM_ATTEMPTS = 5
 
 
 @dataclass
@@ -75,24 +79,43 @@ def expire_once() -> ExpiryResult:
     batch = current_app.config["LEASES_BATCH"]
     while True:
         claimed = _claim_and_step(batch, result)
-        for deployment_id in result.deletes:
-            _delete(deployment_id, result)
-        result.deletes.clear()
-        if claimed < batch:
+        _ask_deletes(result)
+        if claimed < batch or out_of_time():
             return result
 
 
-def _due(now: datetime, limit: int):
-    return select(Lease).where(Lease.next_at <= now).order_by(Lease.next_at).limit(limit)
+def _ask_deletes(result: ExpiryResult) -> None:
+    """Ask for the deletes this pass recorded, one by one. Past the pass's budget the rest are
+    due again at once, to be asked at the next pass (after the leases that came due meanwhile,
+    rather than behind a slow backend's whole backlog)."""
+    pending, result.deletes[:] = list(result.deletes), []
+    for index, deployment_id in enumerate(pending):
+        if out_of_time():
+            db.session.execute(
+                update(Lease)
+                .where(Lease.deployment_id.in_(pending[index:]), Lease.state == DELETING)
+                .values(next_at=utcnow())
+            )
+            db.session.commit()
+            return
+        _delete(deployment_id, result)
 
 
 def _claim_and_step(limit: int, result: ExpiryResult) -> int:
-    """Claim up to ``limit`` due leases and move each one step, in one transaction."""
+    """Claim up to ``limit`` due leases (``app.claims``, held until the commit) and move each
+    one step, in one transaction."""
     now = utcnow()
-    if db.engine.dialect.name == "postgresql":
-        leases = list(db.session.scalars(_due(now, limit).with_for_update(skip_locked=True)))
-    else:
-        leases = _compare_and_claim(now, limit)
+    ids = claims.claim_due(
+        Lease.deployment_id, Lease.next_at <= now, order_by=(Lease.next_at,), limit=limit
+    )
+    leases = list(
+        db.session.scalars(
+            select(Lease)
+            .where(Lease.deployment_id.in_(ids))
+            .order_by(Lease.next_at)
+            .execution_options(populate_existing=True)
+        )
+    )
     if leases:
         # One query for the deployments and their timelines (a step appends to it), one for
         # the policies, rather than a few per lease.
@@ -111,37 +134,6 @@ def _claim_and_step(limit: int, result: ExpiryResult) -> int:
                 _step(lease, deployments.get(lease.deployment_id), now, result, policies)
     db.session.commit()
     return len(leases)
-
-
-def _compare_and_claim(now: datetime, limit: int) -> list[Lease]:
-    """SQLite: take each candidate only if its ``next_at`` is still the one read (the first
-    write holds the database's write lock until commit, so the step that follows is ours)."""
-    for _attempt in range(_CLAIM_ATTEMPTS):
-        candidates = db.session.execute(
-            select(Lease.deployment_id, Lease.next_at).where(Lease.next_at <= now).limit(limit)
-        ).all()
-        if not candidates:
-            return []
-        taken = []
-        for deployment_id, seen in candidates:
-            moved = db.session.execute(
-                update(Lease)
-                .where(Lease.deployment_id == deployment_id, Lease.next_at == seen)
-                .values(next_at=None)
-                .execution_options(synchronize_session=False)
-            ).rowcount
-            if moved == 1:
-                taken.append(deployment_id)
-        if taken:
-            return list(
-                db.session.scalars(
-                    select(Lease)
-                    .where(Lease.deployment_id.in_(taken))
-                    .execution_options(populate_existing=True)
-                )
-            )
-        db.session.commit()
-    return []
 
 
 def _retry_at(now: datetime) -> datetime:

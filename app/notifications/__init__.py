@@ -1,8 +1,9 @@
 """Notifications: telling people what happened to their deployments, in the portal and by mail.
 
 Timeline entries become notifications in the same transaction (``listener``); the portal shows
-them at once (a menu in the navigation bar and a page); e-mails are sent by a worker
-(``flask notifications send --loop``) when a mail server is configured.
+them at once (a menu in the navigation bar and a page); e-mails are sent by the worker's mail
+duty (``flask worker``, or ``flask notifications send --loop``) when a mail server is
+configured.
 """
 
 from flask import Flask
@@ -12,9 +13,15 @@ from app.errors import ConfigurationError
 
 def init_notifications(app: Flask) -> None:
     from app.auth.logins import LoginReading
-    from app.extension_points import ACCOUNT_SECTIONS, LOGIN_READINGS, NAVIGATION_MENUS
+    from app.extension_points import (
+        ACCOUNT_SECTIONS,
+        BACKGROUND_DUTIES,
+        LOGIN_READINGS,
+        NAVIGATION_MENUS,
+    )
     from app.extensions import mail
     from app.notifications import models  # noqa: F401  (registers the tables)
+    from app.notifications.sending import send_once
     from app.notifications.views import (
         UNREAD_READING,
         draws_the_menu,
@@ -22,6 +29,7 @@ def init_notifications(app: Flask) -> None:
         navigation_menu,
         unread_with_login,
     )
+    from app.worker import Duty
 
     _check_settings(app)
     # SMTP always: Flask-Mailman would otherwise keep mail in memory when TESTING is on, and
@@ -34,6 +42,18 @@ def init_notifications(app: Flask) -> None:
     # rather than in a round trip of its own.
     LOGIN_READINGS.add(app, LoginReading(UNREAD_READING, unread_with_login, draws_the_menu))
     ACCOUNT_SECTIONS.add(app, ("notifications/_email_choices.html", email_choices_context))
+    BACKGROUND_DUTIES.add(
+        app,
+        Duty(
+            "mail",
+            send_once,
+            every="NOTIFICATIONS_SEND_TICK_SECONDS",
+            # Well within the claims, so that no other worker takes a mail of this pass.
+            budget=lambda config: config["NOTIFICATIONS_CLAIM_SECONDS"] / 2,
+            claims="due mails, up to NOTIFICATIONS_SEND_BATCH, each claimed with a token for "
+            "NOTIFICATIONS_CLAIM_SECONDS",
+        ),
+    )
 
 
 def _check_settings(app: Flask) -> None:

@@ -4,7 +4,8 @@ import click
 from flask.cli import AppGroup
 
 from app.notifications.errors import MailSettingsError
-from app.notifications.sending import send_loop, send_once, send_test
+from app.notifications.sending import send_once, send_test
+from app.worker import chosen, run_duties
 
 notifications_cli = AppGroup("notifications", help="Send notification mails; check the settings.")
 
@@ -14,7 +15,7 @@ notifications_cli = AppGroup("notifications", help="Send notification mails; che
 def send_command(loop: bool) -> None:
     """Send the notification mails that are due (nothing without PORTAL_MAIL_SERVER)."""
     if loop:
-        send_loop()
+        run_duties(chosen(("mail",)))
         return
     click.echo(send_once().summary())
 

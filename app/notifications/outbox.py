@@ -1,10 +1,8 @@
 """The outbox's operations: claiming mails to send, recording each attempt, reading notices.
 
 Several workers (on several hosts) may send from one database: a worker claims a batch of due
-mails by writing its claim token on them, and only rows whose claim it still holds are marked
-sent. On PostgreSQL the candidates are locked with ``FOR UPDATE SKIP LOCKED`` so that workers
-pass each other by; on SQLite, which has one writer at a time, the claiming UPDATE re-checks
-that each row is still unclaimed (compare-and-set). Every operation here commits.
+mails by writing its claim token on them (``app.claims``: workers pass each other by), and
+only rows whose claim it still holds are marked sent. Every operation here commits.
 """
 
 from __future__ import annotations
@@ -16,6 +14,7 @@ from flask import current_app
 from flask_babel import gettext as _
 from sqlalchemy import and_, func, or_, select, update
 
+from app import claims
 from app.auth.models import User
 from app.clock import utcnow
 from app.errors import NotFound
@@ -35,26 +34,17 @@ def claim(limit: int) -> tuple[str, list[Notification]]:
     """Claim up to ``limit`` due mails for this worker; returns its claim token and the rows."""
     now = utcnow()
     token = secrets.token_hex(16)
-    candidates = (
-        select(Notification.id)
-        .where(_due(now))
-        .order_by(Notification.mail_next_at, Notification.id)
-        .limit(limit)
+    lease = timedelta(seconds=current_app.config["NOTIFICATIONS_CLAIM_SECONDS"])
+    ids = claims.claim_due(
+        Notification.id,
+        _due(now),
+        order_by=(Notification.mail_next_at, Notification.id),
+        limit=limit,
+        take={"mail_claim": token, "mail_claimed_until": now + lease},
     )
-    if db.engine.dialect.name == "postgresql":
-        candidates = candidates.with_for_update(skip_locked=True)
-    ids = list(db.session.scalars(candidates))
     if not ids:
         db.session.rollback()
         return token, []
-    lease = timedelta(seconds=current_app.config["NOTIFICATIONS_CLAIM_SECONDS"])
-    # The WHERE clause again: the compare-and-set that keeps a row from two claims on SQLite.
-    db.session.execute(
-        update(Notification)
-        .where(Notification.id.in_(ids), _due(now))
-        .values(mail_claim=token, mail_claimed_until=now + lease)
-        .execution_options(synchronize_session=False)
-    )
     db.session.commit()
     rows = db.session.scalars(
         select(Notification).where(Notification.mail_claim == token).order_by(Notification.id)

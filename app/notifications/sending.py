@@ -1,23 +1,20 @@
 """The mail worker: sends the outbox's due mails, never from a web request.
 
-``flask notifications send --loop`` runs it beside the web server (``make run`` starts it). A
-pass claims a batch of due mails (see ``outbox.claim``), sends them over one SMTP connection,
-and records each outcome as soon as it is known, so a worker that dies mid-batch resends at
-most the mail it was sending; its claims lapse and another worker takes the rest.
+It is the mail duty of the worker (``flask worker``, which ``make run`` starts, or alone
+``flask notifications send --loop``), in a thread of its own: a long batch holds up no other
+duty. A pass claims a batch of due mails (see ``outbox.claim``), sends them over one SMTP
+connection, and records each outcome as soon as it is known, so a worker that dies mid-batch
+resends at most the mail it was sending; its claims lapse and another worker takes the rest.
 """
 
 from __future__ import annotations
 
 import logging
-import signal
-import threading
-import time
 from dataclasses import dataclass
 
 from flask import current_app
 from sqlalchemy.exc import SQLAlchemyError
 
-from app.extensions import db
 from app.instruments import count_notification
 from app.notifications import mail, outbox
 from app.notifications.models import MAIL_FAILED
@@ -30,6 +27,13 @@ class SendResult:
     sent: int = 0
     retrying: int = 0
     failed: int = 0
+
+    @property
+    def acted(self) -> bool:
+        return bool(self.sent or self.retrying or self.failed)
+
+    def __str__(self) -> str:
+        return self.summary()
 
     def summary(self) -> str:
         return f"{self.sent} sent, {self.retrying} to retry, {self.failed} failed for good"
@@ -102,28 +106,6 @@ def _close(connection) -> None:
         connection.close()
     except mail.MAIL_ERRORS:  # the server already went away: nothing left to close
         connection.connection = None
-
-
-def send_loop(stop: threading.Event | None = None) -> None:
-    """Run passes until SIGTERM or SIGINT (or ``stop`` is set); a pass under way finishes."""
-    stop = stop or threading.Event()
-    if threading.current_thread() is threading.main_thread():
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(signum, lambda *_: stop.set())
-    tick = current_app.config["NOTIFICATIONS_SEND_TICK_SECONDS"]
-    log.info("Notification mail worker started")
-    while not stop.is_set():
-        started = time.monotonic()
-        try:
-            result = send_once()
-        except Exception:  # keep the worker alive; the next pass retries
-            log.exception("Notification mail pass failed")
-            db.session.rollback()
-        else:
-            if result.sent or result.retrying or result.failed:
-                log.info("Mail pass: %s", result.summary())
-        stop.wait(max(tick - (time.monotonic() - started), 0.1))
-    log.info("Notification mail worker stopped")
 
 
 def send_test(address: str) -> None:

@@ -16,8 +16,8 @@ from flask import Flask
 
 def init_waiting(app: Flask) -> None:
     """Start-up: check the settings, show places on the deployment pages and word the
-    timeline. (The sync worker's admission pass is registered by ``init_launch``, which starts
-    the requests.)"""
+    timeline. (The worker's admission duty is declared by ``init_launch``, which starts the
+    requests.)"""
     from app.deployments.panels import Panel
     from app.extension_points import DEPLOYMENT_PANELS, EVENT_WORDS
     from app.waiting import models, presenters, settings  # noqa: F401

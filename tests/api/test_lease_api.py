@@ -6,10 +6,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from app.clock import use_clock
-from app.deployments.sync import sync_once
 from app.extensions import db
 from app.leases.editing import parse_field, set_policy
 from app.leases.expiry import expire_once
+from app.sync.passes import sync_once
 from tests.leases.conftest import MovableClock
 
 PROBLEM = "application/problem+json"

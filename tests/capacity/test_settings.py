@@ -58,10 +58,11 @@ def test_gpu_model_names_must_map_names_to_names(make_app):
     assert "GPU_MODEL_NAMES must be a JSON object of names" in str(refused.value)
 
 
-def test_the_sync_worker_runs_the_refresh_pass(make_app):
-    from app.deployments.sync import other_passes
+def test_the_worker_runs_the_refresh_duty(make_app):
+    from app.worker import chosen, run_pass
 
     app = make_app()
     with app.app_context():
-        outcome = other_passes()["capacity"]
+        (duty,) = chosen(("capacity",))
+        outcome = run_pass(duty)
     assert (outcome.read, outcome.acted) == (0, False)

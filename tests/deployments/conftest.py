@@ -243,7 +243,7 @@ class Emulated:
 
     def sync(self):
         """One pass of the sync worker; returns its PassResult."""
-        from app.deployments.sync import sync_once
+        from app.sync.passes import sync_once
 
         with self.app.app_context():
             return sync_once()

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 from app import create_app
-from app.deployments.sync import sync_once
+from app.sync.passes import sync_once
 
 config, instance, folder, name = json.loads(sys.argv[1]), *sys.argv[2:5]
 folder = Path(folder)

@@ -60,8 +60,8 @@ def the_orchestrator_looks(emulator, times=2):
 def the_portal_checks(portal):
     """One pass of the sync worker, every deployment due now."""
     from app.deployments.models import Deployment
-    from app.deployments.sync import sync_once
     from app.extensions import db
+    from app.sync.passes import sync_once
 
     with portal.app.app_context():
         # Twice: a pass that lists the identity's deployments counts as their check, and a

@@ -3,7 +3,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from app.deployments.sync import sync_once
+from app.sync.passes import sync_once
 from tests.e2e.conftest import log_in
 
 

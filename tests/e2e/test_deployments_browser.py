@@ -7,7 +7,7 @@ import shutil
 import pytest
 from playwright.sync_api import expect
 
-from app.deployments.sync import sync_once
+from app.sync.passes import sync_once
 from tests.e2e.conftest import log_in
 
 SERVICE_TOKEN = "tok-portal-service"

@@ -10,12 +10,12 @@ from app.backends.paas.emulator.core import emulator_of
 from app.backends.paas.emulator.demo import demo_emulator
 from app.clock import use_clock
 from app.deployments.models import Deployment
-from app.deployments.sync import sync_once
 from app.deployments.timeline import change_status
 from app.extensions import db
 from app.instruments import count_lease_event, count_notification
 from app.quotas.editing import set_limits
 from app.quotas.models import GROUP
+from app.sync.passes import sync_once
 from tests.metrics.conftest import SLUG
 
 CALLBACK_ROUTE = "/deployments/callback/<int:deployment_id>/<secret>"

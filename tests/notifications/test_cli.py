@@ -78,7 +78,7 @@ def test_the_worker_loop_sends_mail_written_while_it_runs_and_stops_when_told(
 ):
     import threading
 
-    from app.notifications.sending import send_loop
+    from app.worker import chosen, run_duties
     from tests.notifications.conftest import Portal
 
     portal = Portal(make_app(**smtp_server.settings(), NOTIFICATIONS_SEND_TICK_SECONDS=0.1))
@@ -87,7 +87,7 @@ def test_the_worker_loop_sends_mail_written_while_it_runs_and_stops_when_told(
 
     def run():
         with portal.app.app_context():
-            send_loop(stop)
+            run_duties(chosen(("mail",)), stop)
 
     worker = threading.Thread(target=run)
     worker.start()

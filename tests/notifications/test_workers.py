@@ -1,5 +1,5 @@
 """Several mail workers in several processes on one database send each mail exactly once
-(claims: FOR UPDATE SKIP LOCKED on PostgreSQL, compare-and-set on SQLite)."""
+(``app.claims``: FOR UPDATE SKIP LOCKED on PostgreSQL, the write lock on SQLite)."""
 
 from collections import Counter
 

@@ -13,8 +13,8 @@ from app.backends.im.client import ImClient, auth_lines
 from app.backends.im.deletes import file_lock, lock_file
 from app.catalogue.operations import publish, save_revision
 from app.deployments.models import Deployment
-from app.deployments.sync import sync_once
 from app.extensions import db
+from app.sync.passes import sync_once
 from tests.fixtures.im_server import DUMMY_CLOUD
 
 DATA = Path(__file__).parents[2] / "data" / "im"

@@ -14,11 +14,11 @@ from werkzeug.serving import make_server
 
 from app.auth.models import User
 from app.catalogue.operations import publish, save_revision
-from app.deployments.sync import sync_once
 from app.extensions import db
 from app.notifications.models import Notification
 from app.notifications.preferences import choose_email_kinds
 from app.notifications.sending import send_once
+from app.sync.passes import sync_once
 from tests.api.conftest import Callers
 from tests.backends.im.conftest import at_im, im_portal, sync_until, template
 

@@ -1,8 +1,7 @@
 """The sync worker's polling: ask backends about deployments in progress that are due.
 
-Rows are claimed before anyone is asked: on PostgreSQL with ``SELECT ... FOR UPDATE SKIP
-LOCKED`` (rows another worker is claiming are skipped), on SQLite (a single writer) with a
-compare-and-set update. A claim is a lease (``claimed_until``), so no database lock is held
+Rows are claimed before anyone is asked, as every duty claims its rows (``app.claims``). A
+claim is a lease (``claimed_until``), so no database lock is held
 while a backend answers, and a worker that dies only delays its rows by the lease.
 Calls run in a bounded thread pool (``remote.states_of``); everything touching the database
 stays in the caller's thread.
@@ -15,8 +14,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from flask import current_app
-from sqlalchemy import or_, select, update
+from sqlalchemy import or_, select
 
+from app import claims
 from app.backends.base import NotFound
 from app.clock import utcnow
 from app.deployments import remote, tracking
@@ -24,9 +24,6 @@ from app.deployments.models import Deployment
 from app.extensions import db
 
 log = logging.getLogger(__name__)
-
-# Rounds of looking for unclaimed rows when another worker took every candidate found.
-_CLAIM_ATTEMPTS = 5
 
 
 @dataclass
@@ -36,66 +33,30 @@ class PollResult:
     failed: int = 0
 
 
-def on_postgres() -> bool:
-    return db.engine.dialect.name == "postgresql"
-
-
 def unclaimed(now):
     return or_(Deployment.claimed_until.is_(None), Deployment.claimed_until < now)
 
 
 def claim_due(limit: int, due_by: datetime | None = None) -> list[Deployment]:
     """Claim up to ``limit`` deployments due for a check by ``due_by`` (default: now) that no
-    other worker holds."""
+    other worker holds (``app.claims``), each for DEPLOYMENTS_SYNC_LEASE_SECONDS."""
     now = utcnow()
     due_by = min(due_by or now, now)
     lease = now + timedelta(seconds=current_app.config["DEPLOYMENTS_SYNC_LEASE_SECONDS"])
-    query = (
-        select(Deployment.id)
-        .where(
-            Deployment.next_check_at <= due_by,
-            Deployment.uuid.is_not(None),
-            Deployment.deleted.is_(False),
-            unclaimed(now),
-        )
-        .order_by(Deployment.next_check_at)
-        .limit(limit)
+    ids = claims.claim_due(
+        Deployment.id,
+        Deployment.next_check_at <= due_by,
+        Deployment.uuid.is_not(None),
+        Deployment.deleted.is_(False),
+        unclaimed(now),
+        order_by=(Deployment.next_check_at,),
+        limit=limit,
+        take={"claimed_until": lease},
     )
-    if on_postgres():
-        ids = list(db.session.scalars(query.with_for_update(skip_locked=True)))
-        if ids:
-            db.session.execute(
-                update(Deployment).where(Deployment.id.in_(ids)).values(claimed_until=lease)
-            )
-    else:
-        ids = _compare_and_claim(query, now, lease)
     db.session.commit()
     if not ids:
         return []
     return list(db.session.scalars(select(Deployment).where(Deployment.id.in_(ids))))
-
-
-def _compare_and_claim(query, now, lease) -> list[int]:
-    """SQLite: claim candidates one by one, each only if still unclaimed. Candidates all taken
-    by another worker meanwhile mean looking again, not that nothing is due."""
-    for _attempt in range(_CLAIM_ATTEMPTS):
-        candidates = db.session.scalars(query).all()
-        if not candidates:
-            return []
-        ids = []
-        for candidate in candidates:
-            taken = db.session.execute(
-                update(Deployment)
-                .where(Deployment.id == candidate, unclaimed(now))
-                .values(claimed_until=lease)
-                .execution_options(synchronize_session=False)
-            )
-            if taken.rowcount == 1:
-                ids.append(candidate)
-        if ids:
-            return ids
-        db.session.commit()
-    return []
 
 
 def poll_due(limit: int | None = None, due_by: datetime | None = None) -> PollResult:

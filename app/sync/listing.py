@@ -23,6 +23,7 @@ from flask import current_app
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
+from app import claims
 from app.auth import oidc
 from app.auth.errors import TokenUnavailable
 from app.auth.models import User
@@ -38,7 +39,6 @@ from app.deployments.models import (
     Deployment,
     DeploymentListing,
 )
-from app.deployments.polling import on_postgres
 from app.deployments.status import Status
 from app.deployments.timeline import change_status, record_event
 from app.extension_points import StateKey
@@ -83,18 +83,18 @@ def _ensure_listings() -> None:
 
 
 def claim_listings() -> list[str]:
-    """Claim the identities whose listing is due (each held until its next turn)."""
+    """Claim the identities whose listing is due (``app.claims``), each held until its next
+    turn."""
     _ensure_listings()
     now = utcnow()
-    query = select(DeploymentListing).where(DeploymentListing.next_at <= now)
-    if on_postgres():
-        query = query.with_for_update(skip_locked=True)
-    listings = list(db.session.scalars(query))
     every = timedelta(seconds=current_app.config["DEPLOYMENTS_SYNC_LIST_SECONDS"])
-    for listing in listings:
-        listing.next_at = now + every
+    keys = claims.claim_due(
+        DeploymentListing.identity,
+        DeploymentListing.next_at <= now,
+        take={"next_at": now + every},
+    )
     db.session.commit()
-    return [listing.identity for listing in listings]
+    return keys
 
 
 def _owned_by(key: str):
