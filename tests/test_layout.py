@@ -292,3 +292,75 @@ def test_no_template_chooses_its_words_by_a_backends_name():
 def test_a_template_branching_on_a_backends_name_is_found(tmp_path, line, found):
     (tmp_path / "planted.html").write_text(line + "\n")
     assert bool(backend_branches(tmp_path)) is found
+
+
+# Each backend's settings and its name are its own: outside app/backends/ nobody reads an
+# ORCHESTRATOR_* or IM_* setting or names a backend, but the configuration defaults, which
+# declare the published settings (and DEFAULT_BACKEND).
+BACKEND_SETTING = re.compile(r"(ORCHESTRATOR|IM)_[A-Z0-9_]+")
+CONFIG = APP.parent / "config"
+# The module of config/ that declares the published settings and their defaults.
+DECLARES_SETTINGS = "defaults.py"
+
+
+def backend_names(root: Path = APP) -> set[str]:
+    """The backends' names: one package each under app/backends/ (its registry's keys)."""
+    return {
+        path.parent.name
+        for path in (root / "backends").glob("*/__init__.py")
+        if path.parent.name != "__pycache__"
+    }
+
+
+def backend_settings_and_names_outside(root: Path = APP, config: Path = CONFIG) -> list[str]:
+    """Every string outside app/backends/ that is a backend's setting (read from the
+    configuration) or a backend's name, but in the module that declares the settings."""
+    names = backend_names(root)
+    files = sorted(root.rglob("*.py")) + (sorted(config.glob("*.py")) if config.exists() else [])
+    found = []
+    for path in files:
+        if path.parent == config and path.name == DECLARES_SETTINGS:
+            continue
+        if root in path.parents and path.relative_to(root).parts[0] == "backends":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+                continue
+            if BACKEND_SETTING.fullmatch(node.value):
+                found.append(f"{path}:{node.lineno} reads {node.value}")
+            elif node.value in names:
+                found.append(f"{path}:{node.lineno} names the backend {node.value!r}")
+    return found
+
+
+def test_no_module_outside_the_backends_reads_their_settings_or_names_them():
+    assert backend_names() >= {"paas", "im"}
+    assert backend_settings_and_names_outside() == []
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ('timeout = current_app.config["ORCHESTRATOR_TIMEOUT"]\n', True),
+        ('url = config.get("IM_URL")\n', True),
+        ('if deployment.backend == "im":\n    pass\n', True),
+        ('DEFAULT = "paas"\n', True),
+        ('"""Read as ORCHESTRATOR_TIMEOUT says, from the im."""\n', False),
+        ("ORCHESTRATOR_LATENCY = Histogram()\n", False),
+        ('seconds = config["NOTIFICATIONS_CLAIM_SECONDS"]\n', False),
+        ('backend = registry.kind(name).words.label\nWORD = "image"\n', False),
+    ],
+)
+def test_a_backends_setting_or_name_planted_in_a_feature_is_found(tmp_path, source, found):
+    """The check itself: a planted read or name in a copy of a feature is reported; the
+    backends' own package and the defaults that declare the settings are not."""
+    root, config = tmp_path / "app", tmp_path / "config"
+    (root / "deployments").mkdir(parents=True)
+    (root / "deployments" / "planted.py").write_text(source)
+    for name in ("paas", "im"):
+        (root / "backends" / name).mkdir(parents=True)
+        (root / "backends" / name / "__init__.py").write_text(f'NAME = "{name}"\n')
+    config.mkdir()
+    (config / "defaults.py").write_text('DEFAULT_BACKEND = "paas"\nIM_URL = ""\n')
+    reported = backend_settings_and_names_outside(root, config)
+    assert bool(reported) is found, reported
