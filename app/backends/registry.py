@@ -2,22 +2,18 @@
 name maps to the one class that carries everything the portal asks of that backend
 (``app.backends.base.Backend``). Ask ``kind(name)``, then its class methods.
 
-Each backend's module is imported only when it is used, so a site without an Infrastructure
-Manager never loads its code. Which backend serves a template is the catalogue's choice (its
-``backend``), else the site's ``DEFAULT_BACKEND``.
+Which backend serves a template is the catalogue's choice (its ``backend``), else the site's
+``DEFAULT_BACKEND``.
 """
 
 from __future__ import annotations
 
-from importlib import import_module
-
 from app.backends.base import Backend, Caller
+from app.backends.im.backend import ImBackend
+from app.backends.paas.backend import PaasBackend
 
-# name: (module, class) of everything the portal asks of it.
-_KNOWN = {
-    "paas": ("app.backends.paas.backend", "PaasBackend"),
-    "im": ("app.backends.im.backend", "ImBackend"),
-}
+# name: the class of everything the portal asks of it.
+_KNOWN: dict[str, type[Backend]] = {backend.name: backend for backend in (PaasBackend, ImBackend)}
 NAMES = tuple(_KNOWN)
 # The backend the portal's words were first written for, and that made every deployment
 # before there were several: its refusals kept before they named a backend are its own, and
@@ -55,8 +51,7 @@ def kind(name: str | None) -> type[Backend]:
     """The class of backend ``name``; ``Unknown`` (named so) for a name no backend has."""
     if not known(name):
         return type("Unknown", (Unknown,), {"name": name or ""})
-    module, class_name = _KNOWN[name]
-    return getattr(import_module(module), class_name)
+    return _KNOWN[name]
 
 
 def words(name: str | None):
