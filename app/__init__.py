@@ -4,6 +4,7 @@ import os
 
 from flask import Flask
 
+from app.backends import registry
 from app.bounds import init_bounds
 from app.clock import install_configured_clock
 from app.config import DEFAULT_INSTANCE, PROJECT_ROOT, load_config
@@ -24,6 +25,7 @@ def create_app(config: dict | None = None, instance_path: str | None = None) -> 
         instance_relative_config=True,
     )
     load_config(app, config)
+    registry.settle(app.config)
     install_configured_clock(app.config)
     init_bounds(app)
     _init_logging(app)

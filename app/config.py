@@ -85,8 +85,6 @@ def _derive(app: Flask) -> None:
     )
     config["MIGRATIONS_DIR"] = str(PROJECT_ROOT / "migrations")
     config["BABEL_TRANSLATION_DIRECTORIES"] = str(PROJECT_ROOT / "translations")
-    if not config.get("ORCHESTRATOR_URL") and config["DEVELOPMENT"]:
-        config["ORCHESTRATOR_URL"] = "demo"
     config["PERMANENT_SESSION_LIFETIME"] = timedelta(minutes=config["SESSION_LIFETIME_MINUTES"])
     if config["SESSION_COOKIE_SECURE"] is None:
         config["SESSION_COOKIE_SECURE"] = not config["DEVELOPMENT"]
@@ -103,29 +101,4 @@ def _check(app: Flask) -> None:
             "SECRET_KEY is the default. Set PORTAL_SECRET_KEY, or run "
             "`python -m app.instance` (which `make setup` and `make run` do) to write a random "
             "one to instance/portal.cfg."
-        )
-    if not app.config.get("ORCHESTRATOR_URL"):
-        raise ConfigurationError(
-            "No orchestrator is configured. Set PORTAL_ORCHESTRATOR_URL to the PaaS "
-            'orchestrator\'s URL, or to "demo" for the built-in emulator (nothing real is '
-            "deployed); `make setup` writes the demo's setting to instance/portal.cfg."
-        )
-    _check_im(app.config)
-
-
-def _check_im(config) -> None:
-    """IM_TIMEOUT is seconds or a (connect, read) pair; an IM_URL needs a cloud to deploy to."""
-    timeout = config.get("IM_TIMEOUT")
-    pair = timeout if isinstance(timeout, list | tuple) else [timeout]
-    if len(pair) not in (1, 2) or not all(
-        isinstance(value, int | float) and not isinstance(value, bool) and value > 0
-        for value in pair
-    ):
-        raise ConfigurationError(
-            "IM_TIMEOUT must be a number of seconds, or a (connect, read) pair of them."
-        )
-    if config.get("IM_URL") and not config.get("IM_CLOUDS"):
-        raise ConfigurationError(
-            "IM_URL is set but IM_CLOUDS names no cloud: the Infrastructure Manager needs at "
-            "least one auth line for a cloud to deploy to."
         )

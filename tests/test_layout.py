@@ -310,19 +310,6 @@ FLASK_EXTENSIONS = frozenset(
         "sqlalchemy",
     }
 )
-# Raw string keys another change under way removes (the launch decision stops reaching the line
-# through slots; the worker's duties replace its passes). Each must still be there: when one is
-# gone, remove it here, and when this set is empty, remove it.
-LEFT_TO_OTHERS = frozenset(
-    {
-        ("app/waiting/__init__.py", "launch.wait_in_line"),
-        ("app/waiting/__init__.py", "launch.can_wait"),
-        ("app/waiting/__init__.py", "launch.line_ahead"),
-        ("app/waiting/__init__.py", "quotas.line_ahead"),
-        ("app/quotas/operations.py", "quotas.line_ahead"),
-        ("app/deployments/sync.py", "deployments.passes"),
-    }
-)
 _READS = {"get", "setdefault", "pop"}
 
 
@@ -408,10 +395,51 @@ def string_keyed_extensions(root: Path = APP) -> list[str]:
 
 
 def test_no_extension_of_the_app_is_reached_by_a_string_key():
-    found = string_keyed_extensions()
-    assert [place for place, path, key in found if (path, key) not in LEFT_TO_OTHERS] == []
-    # An allowance outlives nothing: once its slot is gone, it goes too.
-    assert LEFT_TO_OTHERS - {(path, key) for _place, path, key in found} == set()
+    assert [place for place, _path, _key in string_keyed_extensions()] == []
+
+
+# Each backend's settings and its name are its own: outside app/backends/ nobody reads an
+# ORCHESTRATOR_* or IM_* setting or names a backend, but the configuration defaults, which
+# declare the published settings (and DEFAULT_BACKEND).
+BACKEND_SETTING = re.compile(r"(ORCHESTRATOR|IM)_[A-Z0-9_]+")
+CONFIG = APP.parent / "config"
+# The module of config/ that declares the published settings and their defaults.
+DECLARES_SETTINGS = "defaults.py"
+
+
+def backend_names(root: Path = APP) -> set[str]:
+    """The backends' names: one package each under app/backends/ (its registry's keys)."""
+    return {
+        path.parent.name
+        for path in (root / "backends").glob("*/__init__.py")
+        if path.parent.name != "__pycache__"
+    }
+
+
+def backend_settings_and_names_outside(root: Path = APP, config: Path = CONFIG) -> list[str]:
+    """Every string outside app/backends/ that is a backend's setting (read from the
+    configuration) or a backend's name, but in the module that declares the settings."""
+    names = backend_names(root)
+    files = sorted(root.rglob("*.py")) + (sorted(config.glob("*.py")) if config.exists() else [])
+    found = []
+    for path in files:
+        if path.parent == config and path.name == DECLARES_SETTINGS:
+            continue
+        if root in path.parents and path.relative_to(root).parts[0] == "backends":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+                continue
+            if BACKEND_SETTING.fullmatch(node.value):
+                found.append(f"{path}:{node.lineno} reads {node.value}")
+            elif node.value in names:
+                found.append(f"{path}:{node.lineno} names the backend {node.value!r}")
+    return found
+
+
+def test_no_module_outside_the_backends_reads_their_settings_or_names_them():
+    assert backend_names() >= {"paas", "im"}
+    assert backend_settings_and_names_outside() == []
 
 
 @pytest.mark.parametrize(
@@ -472,3 +500,31 @@ def test_database_listeners_are_registered_by_create_app_alone():
             if isinstance(node.value, ast.Name) and node.value.id in ("event", "sqlalchemy_event"):
                 found.append(f"{path.relative_to(APP.parent)}:{node.lineno}")
     assert found == []
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ('timeout = current_app.config["ORCHESTRATOR_TIMEOUT"]\n', True),
+        ('url = config.get("IM_URL")\n', True),
+        ('if deployment.backend == "im":\n    pass\n', True),
+        ('DEFAULT = "paas"\n', True),
+        ('"""Read as ORCHESTRATOR_TIMEOUT says, from the im."""\n', False),
+        ("ORCHESTRATOR_LATENCY = Histogram()\n", False),
+        ('seconds = config["NOTIFICATIONS_CLAIM_SECONDS"]\n', False),
+        ('backend = registry.kind(name).words.label\nWORD = "image"\n', False),
+    ],
+)
+def test_a_backends_setting_or_name_planted_in_a_feature_is_found(tmp_path, source, found):
+    """The check itself: a planted read or name in a copy of a feature is reported; the
+    backends' own package and the defaults that declare the settings are not."""
+    root, config = tmp_path / "app", tmp_path / "config"
+    (root / "deployments").mkdir(parents=True)
+    (root / "deployments" / "planted.py").write_text(source)
+    for name in ("paas", "im"):
+        (root / "backends" / name).mkdir(parents=True)
+        (root / "backends" / name / "__init__.py").write_text(f'NAME = "{name}"\n')
+    config.mkdir()
+    (config / "defaults.py").write_text('DEFAULT_BACKEND = "paas"\nIM_URL = ""\n')
+    reported = backend_settings_and_names_outside(root, config)
+    assert bool(reported) is found, reported

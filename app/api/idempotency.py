@@ -32,8 +32,8 @@ KEY_MAX = 200
 # Seconds a client is asked to wait while the first request with its key is under way.
 IN_PROGRESS_RETRY_SECONDS = 1
 # A request is answered within a minute or so (gunicorn's worker timeout is 30 s, a launch's
-# call to the orchestrator at most ORCHESTRATOR_TIMEOUT, 5 + 30 s); a claim five minutes old and
-# still unsettled belongs to a host that is gone.
+# call to a backend at most that backend's own timeout, 5 + 30 s by default); a claim five
+# minutes old and still unsettled belongs to a host that is gone.
 ABANDONED_AFTER = timedelta(minutes=5)
 
 

@@ -1,26 +1,50 @@
-"""The interface every backend implements, the portal's own words for a deployment's state, and
-the errors the rest of the portal understands.
+"""The interface every backend implements, and the portal's own words for a deployment's
+state, for whom a backend acts and what a site may use.
 
-A backend is where deployments are made: the INDIGO PaaS Orchestrator (``paas``), the
-Infrastructure Manager (``im``). Like JupyterHub's spawners and Open OnDemand's job adapters,
-each one translates at its own door: it maps its states onto ``Phase``, keeps its raw words in
-``RemoteState.raw_state`` for admins, and turns its failures into the errors below. Nothing
-outside ``app/backends/`` names a backend's own words.
+A backend is where deployments are made: the INDIGO PaaS Orchestrator, the Infrastructure
+Manager. Like JupyterHub's spawners and Open OnDemand's job adapters, each one translates at
+its own door: it maps its states onto ``Phase``, keeps its raw words in
+``RemoteState.raw_state`` for admins, and turns its failures into the errors of
+``app.backends.errors`` (handed on here). Nothing outside ``app/backends/`` names a backend,
+its settings or its own words.
 
-A backend object acts for one caller (a person, or the portal's service identity), chosen when
-it is made (``app.backends.registry.backend_for``); use it in a ``with`` block.
+One class per backend carries everything the portal asks of it. Its class methods answer
+before anyone calls it: its words, its capabilities (from the configuration), template and
+placement checks, reading a report, its health check, its sites' quotas, its credential
+rules, and ``for_caller``, which makes an object acting for one caller (a person, or the
+portal's own identity); use that object in a ``with`` block. ``app.backends.registry`` maps a
+backend's name to its class.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
+
+# The errors and words reach the rest of the portal through this module.
+from app.backends.errors import (  # noqa: F401
+    MASK,
+    SHORTEST_CREDENTIAL,
+    BackendError,
+    Busy,
+    NoId,
+    NotAllowed,
+    NotFound,
+    Refused,
+    Unauthenticated,
+    Unavailable,
+    Unreachable,
+    Unreadable,
+    masked,
+)
+from app.backends.words import N_, UNKNOWN_WORDS, Words  # noqa: F401
 
 
 class Phase(StrEnum):
@@ -82,74 +106,9 @@ class Capabilities:
     # It reaches a site only through the site's placement (IM's cloud id): a site of it
     # without one can be neither read nor chosen.
     site_needs_placement: bool = False
-
-
-@dataclass(frozen=True)
-class Words:
-    """How people are told of a backend: each package gives its own table (``WORDS``), so that
-    no page chooses phrases by a backend's name. Lazy strings: rendered in the reader's
-    language."""
-
-    # Its name ("Infrastructure Manager").
-    label: Any
-    # The heading of what is asked of it on demand ("From the orchestrator").
-    asked_from: Any
-    # That asking it takes a moment ("Loaded when you ask; the orchestrator may take ...").
-    slow_to_answer: Any
-    # When it last answered about a deployment ("Last heard from the orchestrator").
-    heard_from: Any
-    # The heading over its own words for why a deployment failed ("What the orchestrator said").
-    said: Any
-    # Where a launch goes, told on the launch form ("The orchestrator picks a cloud site ...").
-    places_it: Any
-    # The same where the person may choose a site ("Unless you choose a site above, ...").
-    places_it_unless_chosen: Any
-    # What a site's placement is to it, told where operators name sites ("The SLA id ...").
-    placement: Any
-    # That it did not confirm a launch in time, which may have started (%(name)s: the
-    # deployment's name); told when the launch page hands over to the deployment's page.
-    unconfirmed_launch: Any = None
-    # That an earlier identical launch (%(name)s) is still being confirmed with it.
-    pending_launch: Any = None
-    # Its name inside a sentence the catalogue stores about a template ("the orchestrator"):
-    # a message id (``N_``), translated when an admin reads the sentence.
-    named: str = ""
-    # Only for a backend that runs tosca-parser on a template itself and refuses it on any
-    # finding: the sentence saying so, a message id with %(finding)s. Those findings are then
-    # errors before anything is sent; None for a backend that decides by itself.
-    refuses_findings: str | None = None
-
-
-def N_(msgid: str) -> str:  # noqa: N802 (gettext's own name for "mark, translate later")
-    """``msgid`` unchanged, marked for the translations file: a ``Words`` entry kept as a
-    message id, translated where it is shown."""
-    return msgid
-
-
-# For a backend name no package has (a record older than its removal): neutral words.
-UNKNOWN_WORDS = Words(
-    label=_l("another deployment service"),
-    asked_from=_l("From the deployment service"),
-    slow_to_answer=_l("Loaded when you ask; it may take a few seconds."),
-    heard_from=_l("Last heard from it"),
-    said=_l("What the deployment service said"),
-    places_it=_l("The deployment service decides where it runs."),
-    places_it_unless_chosen=_l(
-        "Unless you choose a site above, the deployment service decides where it runs."
-    ),
-    placement=_l("What the deployment service needs to send a deployment to the site."),
-    unconfirmed_launch=_l(
-        "The deployment service did not confirm the launch of %(name)s in time. It may have "
-        "started anyway: the portal is checking and will not submit it twice, so there is no "
-        "need to launch again."
-    ),
-    pending_launch=_l(
-        "Your earlier launch \u201c%(name)s\u201d with the same settings is still being "
-        "confirmed with the deployment service; launching again could create it twice. Follow "
-        "it in My deployments; it is settled within a few minutes."
-    ),
-    named=N_("the deployment service"),
-)
+    # It tells what each of its sites may use and has used (``Backend.quotas``), whatever
+    # its settings say: a capacity source of its own name reads them.
+    quotas: bool = False
 
 
 @dataclass(frozen=True)
@@ -194,11 +153,23 @@ class RemoteState:
 @dataclass(frozen=True)
 class Caller:
     """Whom a backend acts for, as the portal knows them: the login provider they came through
-    ("local", "ldap" or an identity provider's name), their subject there, their groups."""
+    ("local", "ldap" or an identity provider's name), their subject there, their groups, and
+    the access token of that login (a function giving a fresh one), if the login has any:
+    people who log in through an identity provider have one, local and LDAP accounts none."""
 
     provider: str
     subject: str
     groups: tuple[str, ...] = ()
+    access_token: Callable[[], str] | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Quota:
+    """One resource of a site, as its backend tells it: the limit (None: no limit, or none
+    said) and what is used, in the portal's units (GiB for memory and disk)."""
+
+    limit: float | None
+    used: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -218,93 +189,142 @@ class CreateRequest:
     options: dict[str, Any] = field(default_factory=dict)
 
 
-class BackendError(Exception):
-    """A backend refused or failed a call. ``message`` can be shown to a person;
-    ``status_code`` is the backend's HTTP status, or None when no answer came."""
-
-    default_message = _l("The deployment service answered with an error.")
-    # The backend that raised it, where the caller knows (``app.backends.registry`` names).
-    service: str | None = None
-    # The backend's own words where ``message`` says them for people instead: for admins.
-    detail: str | None = None
-
-    def __init__(self, message: str | None = None, *, status_code: int | None = None):
-        self.message = message or str(self.default_message)
-        self.status_code = status_code
-        super().__init__(self.message)
-
-
-class Refused(BackendError):
-    """The backend clearly refused: nothing was done. ``message`` says why."""
-
-    default_message = _l("The deployment service refused the request.")
-
-
-class NotAllowed(Refused):
-    """The caller's identity was not accepted, or may not do this."""
-
-    default_message = _l("The deployment service does not allow this.")
-
-
-class Unauthenticated(NotAllowed):
-    """The caller's identity (their token, the service's credentials) was not accepted."""
-
-    default_message = _l("The deployment service did not accept the login.")
-
-
-class NotFound(BackendError):
-    """The backend does not know this deployment (any more)."""
-
-    default_message = _l("The deployment service does not know this deployment.")
-
-
-class Busy(BackendError):
-    """The deployment is busy with another operation. ``retry_after`` is in seconds when the
-    backend said when to try again: then nothing was done and the call may be repeated."""
-
-    default_message = _l("The deployment is busy with another operation.")
-
-    def __init__(self, message=None, *, status_code=409, retry_after: int | None = None):
-        super().__init__(message, status_code=status_code)
-        self.retry_after = retry_after
-
-
-class Unavailable(BackendError):
-    """No usable answer (timeout, dropped connection, a server error): the call may or may not
-    have been carried out."""
-
-    default_message = _l("The deployment service is not answering right now.")
-
-
-class Unreachable(Unavailable):
-    """The call never reached the backend: it certainly did nothing."""
-
-    default_message = _l("The deployment service cannot be reached right now.")
-
-
-# What a credential is shown as. Values shorter than SHORTEST_CREDENTIAL are not looked for: a
-# two-letter password would mask every word holding those letters.
-MASK = "***"
-SHORTEST_CREDENTIAL = 4
-
-
-def masked(text: str, credentials: Iterable[str]) -> str:
-    """``text`` with every one of ``credentials`` written as ``MASK``: the one rule by which
-    what a backend says (its errors, reasons, logs and outputs) never shows a credential it
-    was called with, wherever it is kept or shown. Longer credentials first, so that one
-    holding another is masked whole."""
-    for credential in sorted(set(credentials), key=len, reverse=True):
-        if credential and len(credential) >= SHORTEST_CREDENTIAL:
-            text = text.replace(credential, MASK)
-    return text
-
-
 class Backend(ABC):
     """Makes, follows and removes deployments for one caller at one service."""
 
-    #: The name stored with each deployment and used in settings ("paas", "im").
+    #: The name stored with each deployment and used in settings.
     name: str = ""
-    capabilities: Capabilities = Capabilities()
+    #: How people are told of it.
+    words: Words = UNKNOWN_WORDS
+    #: What it can do whatever its settings say; ``capabilities`` adds what they say.
+    abilities: Capabilities = Capabilities()
+    #: The setting naming where it is reached, as operators know it.
+    address_setting: str = ""
+
+    # What the portal asks of the backend itself, before anyone calls it.
+
+    @classmethod
+    def capabilities(cls) -> Capabilities:
+        """What it can do as the portal is set up: the one answer, asked alike of the class
+        (by ``registry.kind(name)``) and of an object acting for someone."""
+        return cls.abilities
+
+    @classmethod  # noqa: B027 - optional: only a backend with settings of its own needs it
+    def settle(cls, config) -> None:
+        """Fill in what its settings take from others and check them, once ``config`` is
+        loaded. Raises ConfigurationError when they cannot be used."""
+
+    @classmethod
+    def configured(cls) -> bool:
+        """Whether the portal is set up to deploy through it."""
+        return True
+
+    @classmethod
+    def deploys_for_real(cls) -> bool:
+        """False for a backend that stands in for a real one and makes nothing (a demo)."""
+        return True
+
+    @classmethod
+    def check(cls) -> tuple[bool, str, str]:
+        """Whether it answers, as whom, and what it said. Raises ValueError when it is not
+        configured."""
+        raise ValueError(f"backend {cls.name!r} cannot be checked")
+
+    @classmethod
+    def template_problem(cls, node_types: tuple[str, ...]) -> str | None:
+        """Why it cannot deploy a template made of ``node_types`` (every node's type and the
+        types it derives from), as a sentence for an admin; None when it can. Asked when an
+        admin routes a template to it, never at launch."""
+        return None
+
+    @classmethod
+    def placement_problem(cls, placement: str) -> str | None:
+        """Why it could never deploy at ``placement`` as the portal is set up (a sentence for
+        operators); None when it could, or when it cannot tell."""
+        return None
+
+    @classmethod
+    def read_report(cls, body: dict) -> RemoteState:
+        """What its report to the portal's callback address says. Raises ValueError when
+        ``body`` is no such report, or it sends none."""
+        raise ValueError(f"backend {cls.name!r} sends no reports")
+
+    @classmethod
+    def login_provider_named_by(cls, issuer: str) -> str | None:
+        """The portal login provider that its ``issuer`` names itself (a demo's issuers do);
+        None when ``issuer`` is an identity provider's, to be matched against the configured
+        ones."""
+        return None
+
+    @classmethod
+    def quotas(cls, placement: str, url: str | None = None) -> dict[str, Quota | None]:
+        """What the site at ``placement`` may use and has used, by the portal's resource
+        ("cores", "memory_gib", "disk_gib", "instances", "gpus"; None where it does not tell),
+        read at its configured address or ``url``. Raises ValueError when it cannot tell, and
+        the errors of ``app.backends.errors`` when the call fails."""
+        raise ValueError(f"backend {cls.name!r} does not tell what its sites have free")
+
+    # For whom it acts: each backend's own credential rules.
+
+    @classmethod
+    def calls_as_self(cls, caller: Caller) -> bool:
+        """Whether ``caller``'s calls are made in their own name: with their login's access
+        token, or at a backend that takes the portal's word for every login."""
+        return cls.capabilities().trusts_every_login or caller.access_token is not None
+
+    @classmethod
+    def launch_blocker(cls, caller: Caller) -> str | None:
+        """Why ``caller`` cannot launch here at all, as a sentence for them; None when they
+        can: it takes them as themselves, or it has an identity to act for them with."""
+        if cls.calls_as_self(caller) or cls.capabilities().acts_for_anyone:
+            return None
+        from babel.lists import format_list
+        from flask_babel import get_locale
+
+        from app.auth import oidc
+
+        labels = [str(provider.label) for provider in oidc.enabled_providers()]
+        if not labels:
+            return _(
+                "Launching needs a login the orchestrator accepts, and this portal is not set up "
+                "to launch for accounts like yours. Your administrators can enable it by "
+                "configuring a service identity."
+            )
+        return _(
+            "Launching needs a login the orchestrator accepts, and this portal is not set up to "
+            "launch for accounts like yours. Log out and log in with %(providers)s to launch. "
+            "Your administrators can enable it by configuring a service identity.",
+            providers=format_list(labels, style="or", locale=get_locale() or "en"),
+        )
+
+    @classmethod
+    @abstractmethod
+    def for_caller(cls, caller: Caller | None, *, quick: bool = False) -> Backend:
+        """The backend acting for ``caller`` (None: the portal's own identity there), as its
+        credential rules say; ``quick`` for a call a person waits for (a shorter deadline
+        where it has one). Ask ``launch_blocker`` first. Raises ConfigurationError or
+        ValueError when it is not set up."""
+
+    @classmethod
+    def group_to_send(cls, group: str | None) -> str | None:
+        """The group to send with a launch charged to ``group``. Raises Refused with a
+        sentence for the person when it takes no launch without one."""
+        return group
+
+    @classmethod
+    def request_options(cls) -> dict[str, Any]:
+        """The steering options it gives every create, in the portal's words (kept with the
+        record: ``keep_failed_attempt`` makes a failed one hold quota)."""
+        return {}
+
+    @classmethod
+    def service_token(cls) -> str | None:
+        """An access token of the portal's own login at an identity provider, where this
+        backend has one configured; None otherwise. Raises TokenUnavailable,
+        ConfigurationError."""
+        return None
+
+    # What an object acting for one caller does.
 
     @abstractmethod
     def create(self, request: CreateRequest) -> RemoteState:
@@ -339,11 +359,11 @@ class Backend(ABC):
         raise Refused(str(_l("This deployment service does not give back templates.")))
 
     def resources(self, backend_id: str) -> list[dict]:
-        """The deployment's machines and other resources (``capabilities.resources``)."""
+        """The deployment's machines and other resources (``capabilities().resources``)."""
         raise Refused(str(_l("This deployment service does not list resources.")))
 
     def reset_delete(self, backend_id: str) -> None:
-        """Reset a stuck delete so it can be asked for again (``capabilities.reset_delete``)."""
+        """Reset a stuck delete so it can be asked for again (``capabilities().reset_delete``)."""
         raise Refused(str(_l("This deployment service cannot reset a delete.")))
 
     def credentials(self) -> tuple[str, ...]:
@@ -365,16 +385,3 @@ class Backend(ABC):
 
     def __exit__(self, *exc_info) -> None:
         self.close()
-
-
-class Unreadable(Unavailable):
-    """An answer came but could not be read (or named no deployment): the call may have been
-    carried out."""
-
-    default_message = _l("The deployment service's answer could not be read.")
-
-
-class NoId(Unreadable):
-    """A create was answered without the new deployment's id: it may have been made."""
-
-    default_message = _l("The deployment service's answer named no deployment.")

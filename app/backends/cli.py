@@ -19,7 +19,7 @@ def check() -> None:
     failed = False
     for name in registry.NAMES:
         try:
-            answers, who, said = registry.check(name)
+            answers, who, said = registry.kind(name).check()
         except ValueError as error:
             click.echo(f"{name:5} {registry.label(name)}: not configured ({error})")
             continue

@@ -119,7 +119,7 @@ def show() -> None:
     if sources:
         click.echo("Sources:")
     for source in sources:
-        where = f"{source.kind} {source.url or 'IM_URL'}" + (
+        where = f"{source.kind} {source.url or registry.kind(source.kind).address_setting}" + (
             f" ({source.site})" if source.site else ""
         )
         if source.read_at is not None:

@@ -64,7 +64,7 @@ def placement_hints() -> list[PlacementHint]:
             name,
             registry.label(name),
             str(registry.words(name).placement),
-            registry.capabilities(name).site_needs_placement,
+            registry.kind(name).capabilities().site_needs_placement,
         )
         for name in registry.NAMES
     ]

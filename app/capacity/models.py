@@ -13,8 +13,8 @@ from app.extensions import db
 
 class Site(db.Model):
     """A place deployments go: its name as people see it, the backend that reaches it, and
-    what that backend needs to send a deployment there (``placement``: for the orchestrator the
-    SLA id its placement policy names, ``sla_id``; for IM the cloud id of ``IM_CLOUDS``)."""
+    what that backend needs to send a deployment there (``placement``, as the backend's own
+    words say: ``Words.placement``)."""
 
     __tablename__ = "capacity_site"
 

@@ -53,7 +53,7 @@ def _check(name: str, backend: str, placement: str, *, except_id: int | None = N
             ),
             field="backend",
         )
-    if not placement and registry.capabilities(backend).site_needs_placement:
+    if not placement and registry.kind(backend).capabilities().site_needs_placement:
         raise InvalidSite(
             _(
                 "Give a placement: %(backend)s reaches a site only through it.",
@@ -66,7 +66,7 @@ def _check(name: str, backend: str, placement: str, *, except_id: int | None = N
         raise InvalidSite(problem, field="placement")
     if len(placement) > 255:
         raise InvalidSite(_("The placement is longer than 255 characters."), field="placement")
-    problem = registry.placement_problem(backend, placement) if placement else None
+    problem = registry.kind(backend).placement_problem(placement) if placement else None
     if problem:
         raise InvalidSite(problem, field="placement")
     taken = db.session.scalar(select(Site).where(Site.name == name))

@@ -54,7 +54,7 @@ class SiteFree:
     """What one site had free when its source was last read."""
 
     site: str  # the portal's name of the site (Site.name)
-    source: str  # the kind of source that told it: "fedreg", "im" or "cluster-stats"
+    source: str  # the kind of source that told it (``app.capacity.sources.KINDS``)
     read_at: datetime  # when the numbers were read, naive UTC on the portal's clock
     maintenance: bool  # the source says the site is in maintenance / not usable now
     cores: int | None  # free cores; None = this source does not tell

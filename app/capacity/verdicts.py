@@ -34,6 +34,7 @@ from enum import StrEnum
 from flask_babel import gettext as _
 from flask_babel import ngettext
 
+from app.backends import registry
 from app.capacity.amounts import amount_text, free_text, shortfall_text
 from app.capacity.placement import Machine, Shortfall, machines_of, plan
 from app.capacity.snapshot import SiteFree, age_seconds, is_stale
@@ -330,7 +331,8 @@ def source_text(source: str) -> str:
     """A source's kind as people read it."""
     words = {
         "fedreg": _("Federation Registry"),
-        "im": _("Infrastructure Manager quotas"),
         "cluster-stats": _("cluster statistics"),
     }
+    if registry.known(source) and registry.words(source).quotas:
+        return str(registry.words(source).quotas)
     return words.get(source, source)

@@ -40,7 +40,7 @@ class Entry:
 
     @property
     def serving_backend(self) -> str:
-        """The name of the backend that deploys this template ("paas", "im")."""
+        """The name of the backend that deploys this template (``app.backends.registry``)."""
         return serving_backend(self)
 
     @property

@@ -7,8 +7,8 @@ word wins: a sidecar line left as it was does not undo an admin's later choice, 
 sidecar that adds, changes or removes the line routes the template again.
 
 Every routing, and every new revision of a routed template, is put to the backend
-(``registry.template_problem``) with the template's node types and their ancestors; a refusal
-is a ``CatalogueError`` naming why, and nothing is saved.
+(``registry.kind(name).template_problem``) with the template's node types and their
+ancestors; a refusal is a ``CatalogueError`` naming why, and nothing is saved.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def node_types(tosca_text: str, libraries: LibrarySet, pinned: str | None = None
 
 def refusal(backend: str, tosca_text: str, libraries: LibrarySet, pinned: str | None):
     """Why ``backend`` cannot deploy this template text, as a sentence; None when it can."""
-    return registry.template_problem(backend, node_types(tosca_text, libraries, pinned))
+    return registry.kind(backend).template_problem(node_types(tosca_text, libraries, pinned))
 
 
 def said_backend(parsed_json: str | None) -> str | None:

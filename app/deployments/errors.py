@@ -114,44 +114,17 @@ def problem_text(problem: dict) -> str:
     code = problem.get("error")
     if code == "portal":  # the portal's own sentence, kept as it was worded
         return said
-    if problem.get("service"):
-        return _named_service_text(code, registry.label(problem["service"]), outcome, said)
-    if code == "unavailable":
-        return _(
-            "The orchestrator is not answering right now. %(outcome)s Try again in a few minutes.",
-            outcome=outcome,
-        )
-    if code == "unauthorized":
-        return _(
-            "The orchestrator did not accept your login. %(outcome)s Log out, log in again "
-            "and retry.",
-            outcome=outcome,
-        )
-    if code == "forbidden":
-        return _(
-            "The orchestrator does not allow your account to do this. %(outcome)s It said: "
-            "%(said)s",
-            outcome=outcome,
-            said=said,
-        )
-    if code == "conflict":
-        return _(
-            "The deployment is busy with another operation at the orchestrator. %(outcome)s "
-            "Try again in a moment. It said: %(said)s",
-            outcome=outcome,
-            said=said,
-        )
-    if code == "bad-request":
-        return _(
-            "The orchestrator refused the request. %(outcome)s It said: %(said)s",
-            outcome=outcome,
-            said=said,
-        )
-    return _("The orchestrator failed. %(outcome)s It said: %(said)s", outcome=outcome, said=said)
+    # A problem kept without a backend's name is the first backend's, from before there were
+    # several: only other backends' names are kept (``problem_of``).
+    name = problem.get("service") or registry.FIRST
+    own = registry.words(name).refusals
+    if own:
+        return str(own.get(code) or own["failed"]) % {"outcome": outcome, "said": said}
+    return _named_service_text(code, registry.label(name), outcome, said)
 
 
 def _named_service_text(code: str, service: str, outcome: str, said: str) -> str:
-    """``problem_text`` for a backend other than the orchestrator, which it names."""
+    """``problem_text`` in the portal's neutral sentences, naming the backend (``service``)."""
     if code == "unavailable":
         return _(
             "%(service)s is not answering right now. %(outcome)s Try again in a few minutes.",

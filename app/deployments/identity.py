@@ -1,137 +1,68 @@
-"""Whose name the portal calls the orchestrator in, and with which groups.
+"""Whose name the portal calls a backend in: the portal hands each backend a neutral caller
+(``caller_of``: who, with their login's access token if it has one), and the backend's own
+credential rules decide the rest (``app.backends.registry.kind(name)``): whether it takes the
+caller as themselves, acts for them with an identity of its own, or cannot be used by them.
 
-People who logged in through an identity provider call with their own access token (renewed
-as needed). Local and LDAP accounts have none: for them the portal calls with its configured
-service identity (``ORCHESTRATOR_SERVICE_IDENTITY``) and enforces itself who owns what, unless
-the backend takes the portal's word for who is calling (its ``trusts_every_login``
-capability): then everyone calls it as themselves. Which server a backend reaches is its own
-choice.
+The sync worker lists deployments by identity: "user:<id>" for calls in someone's own name,
+"service" for the portal's identity at a backend (keys made by ``identity_key``).
 """
 
 from __future__ import annotations
 
-import threading
-
-from babel.lists import format_list
-from flask import current_app
-from flask_babel import get_locale
-from flask_babel import gettext as _
 from sqlalchemy import select
 
 from app.auth import oidc
 from app.auth.models import OAuthToken, User
-from app.auth.service_identity import ServiceIdentity
 from app.auth.tokens import access_token_for
 from app.backends import registry
-from app.backends.base import Backend, Caller
+from app.backends.base import Backend, Caller, Refused
 from app.deployments.errors import DeploymentError
 from app.deployments.models import Deployment
 from app.errors import ConfigurationError
-from app.extension_points import StateKey
 from app.extensions import db
 
 SERVICE = "service"
-# The backend that made every deployment before there were several.
-DEFAULT = "paas"
-_SERVICE_KEY = StateKey("service identity")
-_service_lock = threading.Lock()
 
 
 def uses_own_token(user: User) -> bool:
-    """Whether ``user`` calls the orchestrator with their own identity-provider token."""
+    """Whether ``user`` logged in through an identity provider, whose token they call with."""
     return oidc.find_provider(user.provider) is not None
 
 
-def trusts_every_login(backend: str = DEFAULT) -> bool:
-    """Whether ``backend`` takes the portal's word for who is calling (its capability)."""
-    return registry.capabilities(backend).trusts_every_login
-
-
-def calls_as_self(user: User, backend: str = DEFAULT) -> bool:
-    """Whether ``user``'s calls to ``backend`` are made in their own name: with their own
-    token, or at a backend that trusts every portal login."""
-    return trusts_every_login(backend) or uses_own_token(user)
-
-
 def caller_of(user: User) -> Caller:
-    return Caller(user.provider, user.subject, tuple(user.groups or ()))
+    """``user`` as a backend is told of them: with their login's access token, if any."""
+    token = (lambda: access_token_for(user)) if uses_own_token(user) else None
+    return Caller(user.provider, user.subject, tuple(user.groups or ()), access_token=token)
 
 
-def identity_of(user: User, backend: str = DEFAULT) -> str:
+def identity_of(user: User, backend: str) -> str:
     """The key of the identity ``user``'s calls to ``backend`` are made with: "user:<id>" for
-    calls in their own name, "service" for the portal's service identity; prefixed with the
-    backend's name ("im:user:<id>") but for the first backend, whose keys were there first."""
-    key = f"user:{user.id}" if calls_as_self(user, backend) else SERVICE
-    return key if backend == DEFAULT else f"{backend}:{key}"
+    calls in their own name, "service" for the portal's own identity there (see
+    ``registry.identity_key``)."""
+    own = registry.kind(backend).calls_as_self(caller_of(user))
+    return registry.identity_key(backend, f"user:{user.id}" if own else SERVICE)
 
 
 def split_key(key: str) -> tuple[str, str]:
     """(backend, identity) of a key made by ``identity_of``."""
-    name, _sep, rest = key.partition(":")
-    if registry.known(name) and rest and name != DEFAULT:
-        return name, rest
-    return DEFAULT, key
+    return registry.split_identity_key(key)
 
 
-def launch_blocker(user: User, backend: str = DEFAULT) -> str | None:
+def launch_blocker(user: User, backend: str) -> str | None:
     """Why ``user`` cannot launch at ``backend`` at all, as a sentence for them; ``None`` when
-    they can: it takes them as themselves, or it has an identity to act for them with."""
-    if calls_as_self(user, backend):
-        return None
-    if registry.capabilities(backend).acts_for_anyone:
-        return None
-    labels = [str(provider.label) for provider in oidc.enabled_providers()]
-    if not labels:
-        return _(
-            "Launching needs a login the orchestrator accepts, and this portal is not set up to "
-            "launch for accounts like yours. Your administrators can enable it by configuring "
-            "a service identity."
-        )
-    return _(
-        "Launching needs a login the orchestrator accepts, and this portal is not set up to "
-        "launch for accounts like yours. Log out and log in with %(providers)s to launch. "
-        "Your administrators can enable it by configuring a service identity.",
-        providers=format_list(labels, style="or", locale=get_locale() or "en"),
-    )
+    they can."""
+    return registry.kind(backend).launch_blocker(caller_of(user))
 
 
-def backend_for(user: User, timeout=None, name: str = DEFAULT) -> Backend:
-    """Backend ``name`` acting as ``user`` (use it in a ``with`` block).
-
-    ``timeout`` defaults to ORCHESTRATOR_TIMEOUT. Raises DeploymentError when ``user`` has no
-    way to call it (see ``launch_blocker``).
-    """
-    timeout = timeout if timeout is not None else current_app.config["ORCHESTRATOR_TIMEOUT"]
-    if calls_as_self(user, name):
-        return registry.backend_for(name, caller_of(user), lambda: access_token_for(user), timeout)
-    blocker = launch_blocker(user, name)
+def backend_for(user: User, name: str, *, quick: bool = False) -> Backend:
+    """Backend ``name`` acting as ``user`` (use it in a ``with`` block); ``quick`` for a call a
+    person waits for. Raises DeploymentError when ``user`` has no way to call it (see
+    ``launch_blocker``)."""
+    kind, caller = registry.kind(name), caller_of(user)
+    blocker = kind.launch_blocker(caller)
     if blocker:
         raise DeploymentError(blocker)
-    return service_backend(timeout, name)
-
-
-def service_backend(timeout=None, name: str = DEFAULT) -> Backend:
-    """Backend ``name`` acting as the portal's service identity."""
-    timeout = timeout if timeout is not None else current_app.config["ORCHESTRATOR_TIMEOUT"]
-    return registry.backend_for(name, None, lambda: service_identity().access_token(), timeout)
-
-
-def service_identity() -> ServiceIdentity:
-    """The portal's service identity (ORCHESTRATOR_SERVICE_IDENTITY), kept with the app so
-    that its token is granted once and shared until near expiry.
-
-    Raises ConfigurationError when the setting is missing or incomplete.
-    """
-    settings = current_app.config.get("ORCHESTRATOR_SERVICE_IDENTITY")
-    if not settings:
-        raise ConfigurationError("ORCHESTRATOR_SERVICE_IDENTITY is not set.")
-    extensions = current_app.extensions
-    with _service_lock:
-        kept = extensions.get(_SERVICE_KEY)
-        # Settings changed since (an operator's reload): a grant for the old client is useless.
-        if kept is None or kept.settings != dict(settings):
-            kept = extensions[_SERVICE_KEY] = ServiceIdentity(settings)
-        return kept
+    return kind.for_caller(caller, quick=quick)
 
 
 def groups_for(user: User) -> list[str]:
@@ -140,26 +71,17 @@ def groups_for(user: User) -> list[str]:
     return list(user.groups or ())
 
 
-def user_group_to_send(user: User, group: str | None) -> str | None:
-    """The group to send for a launch charged to ``group``, per ORCHESTRATOR_USER_GROUP:
-    "always", "never" or "when-member" (only when the user has groups).
-
-    Raises DeploymentError when a group is required and the user has none.
-    """
-    rule = current_app.config["ORCHESTRATOR_USER_GROUP"]
-    if rule == "never":
-        return None
-    if group is None and rule == "always":
-        raise DeploymentError(
-            _(
-                "This orchestrator needs every deployment charged to a group, and your account "
-                "belongs to none. Ask your administrators to add you to a project group."
-            )
-        )
-    return group
+def user_group_to_send(user: User, group: str | None, backend: str) -> str | None:
+    """The group to send with ``user``'s launch at ``backend`` charged to ``group``, by that
+    backend's rule. Raises DeploymentError when it takes no launch without a group and the
+    user has none."""
+    try:
+        return registry.kind(backend).group_to_send(group)
+    except Refused as refused:
+        raise DeploymentError(refused.message) from None
 
 
-def owner_of(state_owner: dict, backend: str = DEFAULT) -> User | None:
+def owner_of(state_owner: dict, backend: str) -> User | None:
     """The portal user a backend names as a deployment's maker ({subject, issuer}), if any.
 
     Only personal identities map to one person: deployments made with the service identity
@@ -168,7 +90,7 @@ def owner_of(state_owner: dict, backend: str = DEFAULT) -> User | None:
     subject, issuer = state_owner.get("subject"), str(state_owner.get("issuer") or "")
     if not subject or not issuer:
         return None
-    provider = registry.login_provider_named_by(backend, issuer)
+    provider = registry.kind(backend).login_provider_named_by(issuer)
     if provider is None:
         matching = [
             p.name for p in oidc.enabled_providers() if p.issuer.rstrip("/") == issuer.rstrip("/")
@@ -181,13 +103,16 @@ def owner_of(state_owner: dict, backend: str = DEFAULT) -> User | None:
 
 def listing_identities() -> list[str]:
     """Every identity whose deployments the sync worker lists, at each backend in use: users
-    with deployments or with stored tokens (who may have deployments made elsewhere), and
-    the service identity."""
+    with deployments, the service identity, and, at a backend that may hold deployments made
+    elsewhere in their name, users with stored tokens."""
     pairs = set(db.session.execute(select(Deployment.user_id, Deployment.backend).distinct()))
-    # Where every login is trusted, nothing was made but through this portal, so only
-    # people with deployments recorded here can have any.
-    if not trusts_every_login(DEFAULT):
-        pairs |= {(user_id, DEFAULT) for user_id in db.session.scalars(select(OAuthToken.user_id))}
+    for name in registry.NAMES:
+        can = registry.kind(name).capabilities()
+        # Where every login is trusted, nothing was made but through this portal, so only
+        # people with deployments recorded here can have any.
+        if can.made_elsewhere and not can.trusts_every_login:
+            holders = db.session.scalars(select(OAuthToken.user_id))
+            pairs |= {(user_id, name) for user_id in holders}
     users = {
         user.id: user
         for user in db.session.scalars(
@@ -198,23 +123,23 @@ def listing_identities() -> list[str]:
     return sorted(keys)
 
 
-def backend_for_identity(key: str, timeout=None) -> Backend | None:
+def backend_for_identity(key: str) -> Backend | None:
     """A backend acting as the identity ``key`` (see ``identity_of``); ``None`` if it has none
     now."""
     name, key = split_key(key)
+    kind = registry.kind(name)
     if key == SERVICE:
-        if name == DEFAULT and (
-            not current_app.config.get("ORCHESTRATOR_SERVICE_IDENTITY") or trusts_every_login(name)
-        ):
+        can = kind.capabilities()
+        if not can.acts_for_anyone or can.trusts_every_login:
             return None
         try:
-            return service_backend(timeout, name)
+            return kind.for_caller(None)
         except (ConfigurationError, ValueError):
             return None
     user = db.session.get(User, int(key.removeprefix("user:")))
     if user is None:
         return None
     try:
-        return backend_for(user, timeout, name)
+        return backend_for(user, name)
     except (DeploymentError, ConfigurationError, ValueError):
         return None

@@ -116,7 +116,9 @@ class Deployment(db.Model):
     status: Mapped[str] = mapped_column(String(40), default=SUBMITTING)
     # Which backend makes it (``app.backends``), and that backend's own word for its state
     # as last seen (shown to admins; ``status`` is the portal's word for it).
-    backend: Mapped[str] = mapped_column(String(20), default="paas", server_default="paas")
+    backend: Mapped[str] = mapped_column(
+        String(20), default=registry.FIRST, server_default=registry.FIRST
+    )
     backend_state: Mapped[str | None] = mapped_column(String(40), nullable=True)
     status_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
     # What the backend keeps with the record in its own words (``RemoteState.data``): shown
@@ -213,7 +215,7 @@ class Deployment(db.Model):
     @property
     def capabilities(self):
         """What its backend can do beyond the common verbs (``app.backends.base``)."""
-        return registry.capabilities(self.backend)
+        return registry.kind(self.backend).capabilities()
 
     @property
     def short_uuid(self) -> str:

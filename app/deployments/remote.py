@@ -68,14 +68,10 @@ def _told_by_name(name: str) -> Iterator[None]:
         raise
 
 
-def _action_timeout():
-    return current_app.config["ORCHESTRATOR_ACTION_TIMEOUT"]
-
-
-def owner_backend(deployment: Deployment, timeout=None) -> Backend:
-    """The deployment's backend, acting as its owner. Raises DeploymentError when the owner
-    has no way to call it."""
-    return identity.backend_for(deployment.user, timeout, deployment.backend)
+def owner_backend(deployment: Deployment, *, quick: bool = False) -> Backend:
+    """The deployment's backend, acting as its owner (``quick``: a call a person waits for).
+    Raises DeploymentError when the owner has no way to call it."""
+    return identity.backend_for(deployment.user, deployment.backend, quick=quick)
 
 
 class IdentityListing:
@@ -89,7 +85,7 @@ class IdentityListing:
     @property
     def adopts_made_elsewhere(self) -> bool:
         """Whether the backend may hold deployments made elsewhere in this identity's name."""
-        return self._backend.capabilities.made_elsewhere
+        return self._backend.capabilities().made_elsewhere
 
     def states(self) -> list[RemoteState]:
         with _told_by_name(self.name):
@@ -111,10 +107,10 @@ class IdentityListing:
         self._backend.close()
 
 
-def listing_for(key: str, timeout=None) -> IdentityListing | None:
+def listing_for(key: str) -> IdentityListing | None:
     """The listing of the identity ``key`` (``identity.identity_of``) at its backend; None
     when that identity has no way to call it now."""
-    backend = identity.backend_for_identity(key, timeout)
+    backend = identity.backend_for_identity(key)
     return None if backend is None else IdentityListing(backend, identity.split_key(key)[0])
 
 
@@ -153,10 +149,10 @@ def create(user: User, deployment: Deployment, inputs: dict) -> RemoteState:
     # A site the person picked: the backend is sent its placement (its own name for it).
     options.pop("site", None)
     placement = options.pop("placement", None)
-    with _told_by(deployment), identity.backend_for(user, None, deployment.backend) as backend:
-        callback = callback_url(deployment) if backend.capabilities.callbacks else None
+    with _told_by(deployment), identity.backend_for(user, deployment.backend) as backend:
+        callback = callback_url(deployment) if backend.capabilities().callbacks else None
         text = deployment.template_text or ""
-        if backend.capabilities.fetches_imports and (base := _portal_address()):
+        if backend.capabilities().fetches_imports and (base := _portal_address()):
             # The backend fetches the imports itself: point those a registered type library
             # holds at the portal, which serves them (a site's private library included).
             text = imports_for_fetching_backends(text, base)
@@ -180,8 +176,8 @@ def delete(deployment: Deployment, *, force: bool = False) -> Deleted:
     time included: nothing was deleted), TokenUnavailable or DeploymentError when the owner
     cannot call it."""
     try:
-        with _told_by(deployment), owner_backend(deployment, _action_timeout()) as backend:
-            backend.delete(deployment.uuid, force=force and backend.capabilities.force_delete)
+        with _told_by(deployment), owner_backend(deployment, quick=True) as backend:
+            backend.delete(deployment.uuid, force=force and backend.capabilities().force_delete)
     except NotFound:
         return Deleted.GONE
     except Busy as error:
@@ -194,26 +190,26 @@ def delete(deployment: Deployment, *, force: bool = False) -> Deleted:
 def reset_delete(deployment: Deployment) -> None:
     """Reset a stuck delete, as the owner. Raises BackendError, TokenUnavailable,
     DeploymentError."""
-    with _told_by(deployment), owner_backend(deployment, _action_timeout()) as backend:
+    with _told_by(deployment), owner_backend(deployment, quick=True) as backend:
         backend.reset_delete(deployment.uuid)
 
 
 def log(deployment: Deployment) -> said.Log:
     """The deployment's log, asked for now (short timeout), masked and bounded. Raises like
     ``reset_delete``."""
-    with _told_by(deployment), owner_backend(deployment, _action_timeout()) as backend:
+    with _told_by(deployment), owner_backend(deployment, quick=True) as backend:
         return said.log(backend.log(deployment.uuid), backend.credentials())
 
 
 def resources(deployment: Deployment) -> list[dict]:
     """The deployment's machines and other resources, asked for now."""
-    with _told_by(deployment), owner_backend(deployment, _action_timeout()) as backend:
+    with _told_by(deployment), owner_backend(deployment, quick=True) as backend:
         return backend.resources(deployment.uuid)
 
 
 def template(deployment: Deployment) -> str:
     """The template the backend holds for the deployment, asked for now."""
-    with _told_by(deployment), owner_backend(deployment, _action_timeout()) as backend:
+    with _told_by(deployment), owner_backend(deployment, quick=True) as backend:
         return backend.template(deployment.uuid)
 
 
@@ -253,7 +249,7 @@ def states_of(rows: list[Deployment], concurrency: int) -> Iterator[tuple[Deploy
         for (_key, name), members in grouped.items():
             try:
                 # The credentials are read here, in the thread owning the database session.
-                with identity.backend_for(members[0].user, None, name) as template_backend:
+                with identity.backend_for(members[0].user, name) as template_backend:
                     backends = _ThreadBackends(template_backend.thread_copies())
             except (TokenUnavailable, DeploymentError) as error:
                 jobs.extend((row, error) for row in members)

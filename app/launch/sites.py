@@ -51,7 +51,7 @@ def backend_sites(backend: str) -> list[Site]:
 
 def can_choose(entry: Entry) -> bool:
     """Whether a launch of ``entry`` may name its site (its backend can place)."""
-    return registry.capabilities(entry.serving_backend).site_choice
+    return registry.kind(entry.serving_backend).capabilities().site_choice
 
 
 def chosen_site(entry: Entry, name: str | None) -> Site | None:

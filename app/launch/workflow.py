@@ -19,10 +19,10 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from flask import current_app
 from flask_babel import gettext as _
 from sqlalchemy import select
 
+from app.backends import registry
 from app.catalogue.loader import Entry
 from app.catalogue.models import TemplateRevision
 from app.clock import utcnow
@@ -51,16 +51,9 @@ def default_name(entry: Entry) -> str:
     return f"{entry.parsed.name or entry.slug} {secrets.token_hex(2)}"
 
 
-def request_options() -> dict[str, Any]:
-    """The steering options sent with every create, from the configuration."""
-    config = current_app.config
-    options = {
-        "keep_failed_attempt": config["ORCHESTRATOR_KEEP_LAST_ATTEMPT"],
-        "timeout_minutes": config["ORCHESTRATOR_TIMEOUT_MINS"],
-        "provider_timeout_minutes": config["ORCHESTRATOR_PROVIDER_TIMEOUT_MINS"],
-        "max_provider_retries": config["ORCHESTRATOR_MAX_PROVIDERS_RETRY"],
-    }
-    return {key: value for key, value in options.items() if value is not None}
+def request_options(backend: str) -> dict[str, Any]:
+    """The steering options sent with every create at ``backend``: its own defaults."""
+    return registry.kind(backend).request_options()
 
 
 def _generate_missing(entry: Entry, parameters: dict, generated: set[str]) -> dict:
@@ -107,10 +100,10 @@ def prepare(request: LaunchRequest) -> tuple[Deployment, dict, frozenset[str]]:
     check_pending(user, entry, clear)
     charged_group = chosen_group(user, request.group)
     try:
-        user_group = identity.user_group_to_send(user, charged_group)
+        user_group = identity.user_group_to_send(user, charged_group, entry.serving_backend)
     except DeploymentError as error:
         raise LaunchError(error.message, "group") from error
-    options = request_options()
+    options = request_options(entry.serving_backend)
     if user_group:
         options["group"] = user_group
     options.update(placement_options(chosen_site(entry, request.site)))

@@ -38,7 +38,9 @@ def receive(deployment_id: int, secret: str):
     deployment = _deployment(deployment_id, secret)
     body = request.get_json(silent=True)
     try:
-        state = registry.read_report(deployment.backend, body if isinstance(body, dict) else {})
+        state = registry.kind(deployment.backend).read_report(
+            body if isinstance(body, dict) else {}
+        )
     except ValueError:
         count_callback_refused("unreadable")
         abort(400, "The body must be the deployment's JSON.")

@@ -11,7 +11,7 @@ import pytest
 from app import remote
 from app.auth import oidc
 from app.auth.errors import ProviderError
-from app.auth.service_identity import ServiceIdentity, ServiceTokenUnavailable
+from app.backends.paas.service_identity import ServiceIdentity, ServiceTokenUnavailable
 from tests.fixtures.slow_server import slow_server
 
 # Seconds to connect and to read: each answer has 1 s in all.

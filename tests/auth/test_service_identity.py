@@ -10,7 +10,11 @@ from flask import Flask, jsonify, request
 from werkzeug.serving import make_server
 
 from app.auth.errors import TokenUnavailable
-from app.auth.service_identity import ServiceIdentity, ServiceTokenRefused, ServiceTokenUnavailable
+from app.backends.paas.service_identity import (
+    ServiceIdentity,
+    ServiceTokenRefused,
+    ServiceTokenUnavailable,
+)
 from app.clock import use_clock
 from app.errors import ConfigurationError
 

@@ -2,7 +2,7 @@
 Orchestrator runs; the registry asks it through ``template_problem``."""
 
 from app.backends import registry
-from app.backends.im import template_problem
+from app.backends.im.compatibility import template_problem
 
 COMPUTE = ("tosca.nodes.indigo.Compute", "tosca.nodes.Compute", "tosca.nodes.Root")
 MARATHON = (
@@ -43,5 +43,5 @@ def test_each_orchestrator_only_type_is_named_once():
 
 
 def test_the_registry_asks_each_backend_by_name():
-    assert registry.template_problem("im", MARATHON)
-    assert registry.template_problem("paas", MARATHON) is None
+    assert registry.kind("im").template_problem(MARATHON)
+    assert registry.kind("paas").template_problem(MARATHON) is None

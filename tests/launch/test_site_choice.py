@@ -167,11 +167,11 @@ def test_a_relaunch_goes_to_the_same_site(emulated):
 def test_a_backend_that_cannot_place_shows_the_sites_but_offers_no_choice(emulated, monkeypatch):
     from dataclasses import replace
 
-    from app.launch import sites
+    from app.backends.paas.backend import PaasBackend
 
-    real = sites.registry.capabilities
+    real = PaasBackend.capabilities
     monkeypatch.setattr(
-        sites.registry, "capabilities", lambda name: replace(real(name), site_choice=False)
+        PaasBackend, "capabilities", classmethod(lambda cls: replace(real(), site_choice=False))
     )
     emulated.user("ada")
     two_sites(emulated.app)

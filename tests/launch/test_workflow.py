@@ -221,7 +221,7 @@ def test_local_accounts_without_a_service_identity_are_told_before_launching(
     emulated = _emulated(make_app, orchestrator_emulator, emulated_settings, Emulated)
     ada = emulated.user("ada")
     with emulated.app.app_context():
-        blocker = launch_blocker(db.session.get(User, ada))
+        blocker = launch_blocker(db.session.get(User, ada), "paas")
 
     assert "Test IAM" in blocker and "service identity" in blocker
     with pytest.raises(LaunchError):

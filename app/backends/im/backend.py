@@ -1,5 +1,6 @@
-"""The Infrastructure Manager as a backend: ``ImBackend`` and ``im_backend``, which makes one
-for the current app and caller."""
+"""The Infrastructure Manager as a backend: ``ImBackend``, everything the portal asks of it, and
+``im_backend``, which makes one for the current app and caller (IM_USERNAME and IM_PASSWORD,
+or a person's token, written into IM's auth lines)."""
 
 from __future__ import annotations
 
@@ -12,18 +13,23 @@ from flask_babel import gettext as _
 
 from app.backends.base import (
     Backend,
+    BackendError,
+    Caller,
     Capabilities,
     CreateRequest,
     NotFound,
     Phase,
+    Quota,
     Refused,
     RemoteState,
 )
-from app.backends.im import deletes
-from app.backends.im.client import ImClient, auth_lines
+from app.backends.im import capacity, compatibility, deletes
+from app.backends.im.client import ImClient, auth_lines, cloud_id_of
 from app.backends.im.reasons import reason
 from app.backends.im.states import WATCH, UnknownWatch, phase_of
 from app.backends.im.template import TAG_PREFIX, prepared, tag_in, tag_pattern
+from app.backends.im.words import WORDS
+from app.errors import ConfigurationError
 
 # IM 2.0.0 loses deletes that overlap each other or IM's own threads: a delete is checked this
 # long after IM answered it, and sent again, up to DELETE_ATTEMPTS times in all.
@@ -39,7 +45,9 @@ class ImBackend(Backend):
     """
 
     name = "im"
-    capabilities = Capabilities(
+    words = WORDS
+    address_setting = "IM_URL"
+    abilities = Capabilities(
         callbacks=False,
         separate_inputs=False,
         user_group=False,
@@ -57,6 +65,7 @@ class ImBackend(Backend):
         acts_for_anyone=True,
         # IM deploys to, and tells the quotas of, a cloud line named by its id.
         site_needs_placement=True,
+        quotas=True,
     )
 
     def __init__(
@@ -73,6 +82,80 @@ class ImBackend(Backend):
         self.watch = watch
         self.settle_seconds = settle_seconds
         self.delete_attempts = delete_attempts
+
+    @classmethod
+    def settle(cls, config) -> None:
+        """IM_TIMEOUT is seconds or a (connect, read) pair; an IM_URL needs a cloud to
+        deploy to."""
+        timeout = config.get("IM_TIMEOUT")
+        pair = timeout if isinstance(timeout, list | tuple) else [timeout]
+        if len(pair) not in (1, 2) or not all(
+            isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+            for value in pair
+        ):
+            raise ConfigurationError(
+                "IM_TIMEOUT must be a number of seconds, or a (connect, read) pair of them."
+            )
+        if config.get("IM_URL") and not config.get("IM_CLOUDS"):
+            raise ConfigurationError(
+                "IM_URL is set but IM_CLOUDS names no cloud: the Infrastructure Manager needs "
+                "at least one auth line for a cloud to deploy to."
+            )
+
+    @classmethod
+    def configured(cls) -> bool:
+        """Whether this portal is set up to deploy through IM (IM_URL is set)."""
+        return bool(current_app.config.get("IM_URL"))
+
+    @classmethod
+    def check(cls) -> tuple[bool, str, str]:
+        """Whether the configured IM answers the portal's service identity: (answers, who,
+        what it said). Raises ValueError when IM is not configured."""
+        who = f"service identity {current_app.config.get('IM_USERNAME') or '(no IM_USERNAME)'}"
+        with im_backend() as backend:
+            try:
+                version = backend.client.version()
+                count = len(backend.client.list_ids())
+            except BackendError as error:
+                return False, who, error.message
+        return True, who, f"IM {version}; {count} infrastructures held by this identity"
+
+    @classmethod
+    def template_problem(cls, node_types: tuple[str, ...]) -> str | None:
+        return compatibility.template_problem(node_types)
+
+    @classmethod
+    def placement_problem(cls, placement: str) -> str | None:
+        """Why IM could never deploy at cloud ``placement``: no line of IM_CLOUDS has that id
+        (IM would hold such a launch pending for ever). None when one has, or while IM_CLOUDS
+        names no cloud at all (a site may be recorded before IM is set up)."""
+        clouds = [cloud_id_of(line) for line in cloud_lines(current_app.config.get("IM_CLOUDS"))]
+        clouds = [cloud for cloud in clouds if cloud]
+        if not clouds or placement in clouds:
+            return None
+        return _(
+            "IM_CLOUDS sets up no cloud with the id “%(placement)s”, so the Infrastructure "
+            "Manager could never deploy there. Give the id of one of its cloud lines: "
+            "%(clouds)s.",
+            placement=placement,
+            clouds=", ".join(clouds),
+        )
+
+    @classmethod
+    def quotas(cls, placement: str, url: str | None = None) -> dict[str, Quota | None]:
+        """What cloud line ``placement`` may use and has used, read as the service identity
+        at IM_URL or ``url``."""
+        with im_backend(url=url) as backend:
+            return capacity.quotas_of(backend.client.quotas(placement))
+
+    @classmethod
+    def for_caller(cls, caller: Caller | None, *, quick: bool = False) -> ImBackend:
+        """IM acting for ``caller`` with their login's access token, or for the portal's
+        service identity (IM_USERNAME and IM_PASSWORD) for None and for a login without one.
+        IM_TIMEOUT bounds every call, ``quick`` or not."""
+        if caller is not None and caller.access_token is not None:
+            return im_backend(access_token=caller.access_token())
+        return im_backend()
 
     def create(self, request: CreateRequest) -> RemoteState:
         """Send the template, inputs and tag written in. Raises Refused with IM's reason
@@ -186,10 +269,6 @@ class ImBackend(Backend):
 
     def template(self, backend_id: str) -> str:
         return self.client.tosca(backend_id)
-
-    def quotas(self, cloud_id: str) -> dict:
-        """What the cloud line ``cloud_id`` may still use, as IM reports it (for capacity)."""
-        return self.client.quotas(cloud_id)
 
     def thread_copies(self):
         return lambda: ImBackend(

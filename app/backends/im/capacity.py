@@ -1,13 +1,12 @@
-"""What a cloud line of the Infrastructure Manager has left under its quotas, in the portal's
-words: IM's ``GET /clouds/<id>/quotas`` gives ``used`` and ``limit`` per resource (RAM and
-volume storage in GiB; a limit of zero or less is no limit), read as the service identity.
+"""What a cloud line of the Infrastructure Manager may use and has used, in the portal's words:
+IM's ``GET /clouds/<id>/quotas`` gives ``used`` and ``limit`` per resource (RAM and volume
+storage in GiB), read as the service identity. What is left under a limit is the capacity
+sources' one rule (``app.capacity.sources.base.free``); here only IM's words are read.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from app.backends.im.backend import im_backend
+from app.backends.base import Quota
 
 # IM's resource: the portal's.
 _RESOURCES = {
@@ -19,23 +18,22 @@ _RESOURCES = {
 }
 
 
-def free_capacity(cloud_id: str, url: str | None = None) -> dict[str, Any]:
-    """``{"cores", "memory_gib", "disk_gib", "instances", "gpus"}`` left at cloud line
-    ``cloud_id`` (None: IM gives no limit, or says nothing of it), read from IM_URL or
-    ``url``. Raises the errors of ``app.backends.base`` as every IM call does."""
-    with im_backend(url=url) as backend:
-        quotas = backend.client.quotas(cloud_id)
-    found: dict[str, Any] = {}
+def quotas_of(answer: dict) -> dict[str, Quota | None]:
+    """IM's quotas ``answer`` by the portal's resource; None where IM says nothing of one."""
+    found: dict[str, Quota | None] = {}
     for word, key in _RESOURCES.items():
-        numbers = quotas.get(word)
-        found[key] = _left(numbers) if isinstance(numbers, dict) else None
+        numbers = answer.get(word)
+        found[key] = _quota(numbers) if isinstance(numbers, dict) else None
     return found
 
 
-def _left(numbers: dict) -> float | None:
+def _quota(numbers: dict) -> Quota:
     limit, used = numbers.get("limit"), numbers.get("used") or 0
-    if not isinstance(limit, int | float) or isinstance(limit, bool) or limit <= 0:
-        return None
-    if not isinstance(used, int | float) or isinstance(used, bool):
-        used = 0
-    return max(float(limit) - float(used), 0.0)
+    # IM's way of saying "no limit": zero or less.
+    if not _number(limit) or limit <= 0:
+        limit = None
+    return Quota(limit=limit, used=used if _number(used) else 0)
+
+
+def _number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)

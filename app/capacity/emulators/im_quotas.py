@@ -17,7 +17,7 @@ bp = Blueprint("im_quotas", __name__)
 @bp.get("/clouds/<cloud_id>/quotas")
 def quotas(cloud_id: str):
     world = current_app.extensions[WORLD]
-    if (answer := before_answer(world, "im", cloud_id)) is not None:
+    if (answer := before_answer(world, bp.name, cloud_id)) is not None:
         return answer
     if not request.headers.get("Authorization"):
         return jsonify({"message": "No authentication data provided", "code": 401}), 401

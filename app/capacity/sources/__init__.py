@@ -1,7 +1,8 @@
 """The capacity sources the portal can read, by the ``kind`` written in CAPACITY_SOURCES.
 
 Each kind is a module of this package holding a ``Source`` subclass; it is imported only when
-a source of its kind is configured.
+a source of its kind is configured. A backend that tells its sites' quotas is a kind of its
+own name (``registry.quota_tellers``), read through the backend.
 """
 
 from __future__ import annotations
@@ -9,19 +10,21 @@ from __future__ import annotations
 import json
 from importlib import import_module
 
+from app.backends import registry
 from app.capacity.sources.base import Source, SourceSettings
 from app.errors import ConfigurationError
 
+_BACKEND_QUOTAS = ("app.capacity.sources.backend_quotas", "BackendQuotas")
 # kind: (module, class)
 KINDS = {
     "fedreg": ("app.capacity.sources.fedreg", "FederationRegistry"),
-    "im": ("app.capacity.sources.im", "ImQuotas"),
+    **{name: _BACKEND_QUOTAS for name in registry.quota_tellers()},
     "cluster-stats": ("app.capacity.sources.cluster_stats", "ClusterStats"),
 }
 # Kinds whose numbers describe one site, named in the entry.
 _ONE_SITE = {"cluster-stats"}
-# Kinds that may leave "url" out, taking the address the portal already has (IM_URL).
-_URL_OPTIONAL = {"im"}
+# Kinds that may leave "url" out, taking the address the portal already has for the backend.
+_URL_OPTIONAL = set(registry.quota_tellers())
 
 
 def configured(setting) -> list[SourceSettings]:

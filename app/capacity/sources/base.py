@@ -206,11 +206,11 @@ def _detail(response: requests.Response) -> str:
     return str(detail)[:300] if isinstance(detail, str) else ""
 
 
-def free(limit: Any, used: Any, *, zero_is_no_limit: bool = False) -> float | None:
-    """What is left under ``limit`` once ``used`` is taken (never below zero); None when the
-    limit is missing or is no limit: negative, as OpenStack writes "unlimited", or zero too
-    where the source says so (``zero_is_no_limit``, the Infrastructure Manager's way)."""
-    if not _number(limit) or limit < 0 or (limit == 0 and zero_is_no_limit):
+def free(limit: Any, used: Any) -> float | None:
+    """What is left under ``limit`` once ``used`` is taken (never below zero): the one rule of
+    every source. None when the limit is missing or is no limit: negative, as OpenStack writes
+    "unlimited" (a backend that writes it otherwise says None: ``app.backends.base.Quota``)."""
+    if not _number(limit) or limit < 0:
         return None
     return max(bounded(limit) - (bounded(used) if _number(used) else 0.0), 0.0)
 

@@ -59,16 +59,14 @@ class FederationRegistry(Source):
 
 
 def _token(who: str) -> str | None:
-    """The service identity's token (the one the orchestrator gets); None when the portal
+    """The portal's service identity's token (the one its backend gets); None when the portal
     has none, and the registry then shows its public subset, without numbers."""
-    if not current_app.config.get("ORCHESTRATOR_SERVICE_IDENTITY"):
-        return None
     from app.auth.errors import TokenUnavailable
-    from app.deployments.identity import service_identity
+    from app.backends import registry
     from app.errors import ConfigurationError
 
     try:
-        return service_identity().access_token()
+        return registry.service_token()
     except TokenUnavailable as error:
         raise SourceRefused(
             _("%(source)s was not asked: %(reason)s", source=who, reason=error.message)

@@ -4,7 +4,7 @@ a backend for the service identity or a person's token."""
 import pytest
 
 from app import create_app
-from app.backends.im import im_backend
+from app.backends.im.backend import im_backend
 from app.errors import ConfigurationError
 from tests.conftest import TEST_CONFIG
 
@@ -72,7 +72,7 @@ def test_a_picked_site_sends_only_its_cloud_line(tmp_path):
         "id = im; type = InfrastructureManager; username = portal; password = service-secret"
         "\\nid = two; type = Dummy"
     )
-    assert service.capabilities.site_choice
+    assert service.capabilities().site_choice
     with pytest.raises(ValueError):
         service.client.for_cloud("three")
 

@@ -1,13 +1,14 @@
-"""The Infrastructure Manager's quotas (``GET /clouds/<id>/quotas``) of the IM sites: live
-numbers, per cloud line, read as the portal's service identity through the IM backend.
+"""A backend's quotas of its own sites (the Infrastructure Manager's ``GET /clouds/<id>/quotas``):
+live numbers, per site, asked of the backend (``Backend.quotas``), which reads them as the
+portal's service identity. A source of this kind bears the backend's name.
 
-Every known site whose backend is IM is read at its placement (its cloud id), or only the
-one the setting's ``site`` names, with one request per cloud. Each cloud answers for itself
-(IM asks that cloud's own API), so one that fails, hangs or refuses is told as that site's
+Every known site of that backend is read at its placement (IM's cloud id), or only the one
+the setting's ``site`` names, with one request per site. Each site answers for itself (IM
+asks that cloud's own API), so one that fails, hangs or refuses is told as that site's
 failure (``SiteReading.unread``): the others' fresh numbers are stored, and the failing site
 keeps the numbers read before, marked with the failure, so that a half-read is never
-mistaken for a whole one. When every cloud fails the read has failed. IM does not say which
-GPU model its ``gpus`` quota counts: those are the unknown model.
+mistaken for a whole one. When every site fails the read has failed. A backend's quotas do
+not say which GPU model they count: those are the unknown model.
 """
 
 from __future__ import annotations
@@ -25,13 +26,16 @@ from app.capacity.sources.base import (
     SourceUnavailable,
     bounded,
     bounded_count,
+    free,
 )
 
-BACKEND = "im"
 
+class BackendQuotas(Source):
+    """The quotas of the sites of the backend named by the setting's ``kind``."""
 
-class ImQuotas(Source):
-    kind = "im"
+    @property
+    def kind(self) -> str:
+        return self.settings.kind
 
     def read(self) -> list[SiteReading]:
         from app.capacity.sites import all_sites
@@ -40,7 +44,7 @@ class ImQuotas(Source):
         sites = [
             site
             for site in all_sites()
-            if site.backend == BACKEND and site.placement and (not wanted or site.name == wanted)
+            if site.backend == self.kind and site.placement and (not wanted or site.name == wanted)
         ]
         return [self._reading(site.name, site.placement) for site in sites]
 
@@ -51,9 +55,10 @@ class ImQuotas(Source):
             return SiteReading.unread(name, failure)
 
     def _read_one(self, name: str, cloud: str) -> SiteReading:
-        who = _("The Infrastructure Manager's quotas of %(site)s", site=name)
+        backend = registry.kind(self.kind)
+        who = str(backend.words.quotas_of) % {"site": name}
         try:
-            numbers = registry.free_capacity(BACKEND, cloud, self.settings.url or None)
+            quotas = backend.quotas(cloud, self.settings.url or None)
         except ValueError as error:
             raise SourceUnavailable(
                 _("%(source)s cannot be read: %(reason)s", source=who, reason=str(error))
@@ -74,6 +79,11 @@ class ImQuotas(Source):
             raise SourceUnavailable(
                 _("%(source)s: %(reason)s", source=who, reason=error.message)
             ) from None
+        # What is left under each limit: the capacity sources' one rule.
+        numbers = {
+            key: None if quota is None else free(quota.limit, quota.used)
+            for key, quota in quotas.items()
+        }
         gpus = numbers.get("gpus")
 
         def whole(key):

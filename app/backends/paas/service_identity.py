@@ -1,5 +1,7 @@
-"""The portal's own login at an identity provider, for calls made in its name: a static token,
-or access tokens from a client-credentials grant (RFC 6749, section 4.4), kept until near expiry.
+"""The orchestrator's service identity (ORCHESTRATOR_SERVICE_IDENTITY): the portal's own login
+at an identity provider, for the orchestrator's calls made in its name (local and LDAP
+accounts have no token of their own): a static token, or access tokens from a
+client-credentials grant (RFC 6749, section 4.4), kept with the app until near expiry.
 
 The issuer is found through the same discovery code as people's logins (``oidc.load_metadata``:
 the document must name the configured issuer), and the grant goes through Authlib. Every call
@@ -16,6 +18,7 @@ from datetime import datetime, timedelta
 
 import requests
 from authlib.common.errors import AuthlibBaseError
+from flask import current_app
 from flask_babel import gettext as _
 
 from app.auth import oidc
@@ -23,6 +26,7 @@ from app.auth.errors import ProviderError, TokenUnavailable
 from app.auth.provider_calls import BoundedOAuth2Session
 from app.clock import utcnow
 from app.errors import ConfigurationError
+from app.extension_points import StateKey
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +38,9 @@ RENEWAL_MARGIN = timedelta(seconds=60)
 # Lifetime assumed when the issuer does not say (expires_in is only recommended).
 DEFAULT_LIFETIME = timedelta(seconds=300)
 _SETTING = "ORCHESTRATOR_SERVICE_IDENTITY"
+# Where the app keeps its one ServiceIdentity, so that a grant is shared until near expiry.
+_KEPT = StateKey("service identity")
+_kept_lock = threading.Lock()
 
 
 class ServiceTokenUnavailable(TokenUnavailable):
@@ -144,3 +151,26 @@ def _lifetime(expires_in) -> timedelta:
     except (TypeError, ValueError):
         return DEFAULT_LIFETIME
     return timedelta(seconds=seconds) if seconds > 0 else DEFAULT_LIFETIME
+
+
+def configured() -> bool:
+    """Whether a service identity is set up (ORCHESTRATOR_SERVICE_IDENTITY)."""
+    return bool(current_app.config.get(_SETTING))
+
+
+def service_identity() -> ServiceIdentity:
+    """The portal's service identity, kept with the app so that its token is granted once
+    and shared until near expiry.
+
+    Raises ConfigurationError when the setting is missing or incomplete.
+    """
+    settings = current_app.config.get(_SETTING)
+    if not settings:
+        raise ConfigurationError(f"{_SETTING} is not set.")
+    extensions = current_app.extensions
+    with _kept_lock:
+        kept = extensions.get(_KEPT)
+        # Settings changed since (an operator's reload): a grant for the old client is useless.
+        if kept is None or kept.settings != dict(settings):
+            kept = extensions[_KEPT] = ServiceIdentity(settings)
+        return kept
