@@ -186,7 +186,8 @@ BACKGROUND_DUTIES: ExtensionPoint[Duty] = ExtensionPoint(
     ``flask deployments sync --loop`` and ``flask notifications send --loop``), each duty in a
     thread of its own.
 
-    A duty's pass commits its own work and claims its rows through ``app.claims`` (several
-    workers may run it at once, on several hosts). It must not rely on another duty having run
-    before it, and should stop taking more rows once ``app.worker.out_of_time()`` says so.""",
+    Fires in the worker, every interval of the duty, in the duty's own thread. A pass must
+    commit its own work and claim its rows through ``app.claims`` (several workers may run it
+    at once, on several hosts); it must not rely on another duty having run before it, and
+    should stop taking more rows once ``app.worker.out_of_time()`` says so.""",
 )
