@@ -116,6 +116,7 @@ def _register_blueprints(app: Flask) -> None:
 
 def _register_cli(app: Flask) -> None:
     from app.auth.cli import users_cli
+    from app.auth.group_cli import groups_cli
     from app.auth.token_cli import tokens_cli
     from app.backends.cli import backends_cli
     from app.backends.paas.cli import orchestrator_cli
@@ -129,6 +130,7 @@ def _register_cli(app: Flask) -> None:
 
     for group in (
         users_cli,
+        groups_cli,
         tokens_cli,
         catalogue_cli,
         deployments_cli,
