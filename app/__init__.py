@@ -93,6 +93,7 @@ def _register_blueprints(app: Flask) -> None:
     from app.catalogue.served_types import bp as catalogue_types_bp
     from app.catalogue.views import bp as catalogue_bp
     from app.deployments.callbacks import bp as deployment_callbacks_bp
+    from app.deployments.sharing_views import bp as sharing_bp
     from app.deployments.views import bp as deployments_bp
     from app.leases.views import bp as leases_bp
     from app.main.views import bp as main_bp
@@ -106,6 +107,7 @@ def _register_blueprints(app: Flask) -> None:
         catalogue_admin_bp,
         catalogue_types_bp,
         deployments_bp,
+        sharing_bp,
         deployment_callbacks_bp,
         leases_bp,
         capacity_bp,

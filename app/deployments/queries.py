@@ -17,9 +17,11 @@ from flask_babel import lazy_gettext as _l
 from sqlalchemy import false, func, or_, select
 from sqlalchemy.orm import load_only, with_expression
 
+from app.auth.managers import managed_groups
 from app.auth.models import User
 from app.bounds import page_number
 from app.catalogue.loader import catalogue
+from app.deployments.access import shared_with_condition
 from app.deployments.models import Deployment
 from app.deployments.status import Status
 from app.extensions import db
@@ -57,6 +59,10 @@ IS_JOB = func.coalesce(Deployment.deployment_type == "CHRONOS", JOB_HINT, false(
 # Groups that hold only jobs (True) or only services (False).
 ONLY_JOBS = {"ready": False, "succeeded": True}
 
+# "Shared with me" and, for a group's managers, "my groups'" (``Filters.shared``).
+SHARED_WITH_ME, MY_GROUPS = "me", "groups"
+YES_WORDS = frozenset({"1", "true", "yes", "on", SHARED_WITH_ME})
+
 EVERYONE = "*"
 # How people write "everyone" in the Whose filter ("*" still works in old links).
 EVERYONE_WORDS = frozenset({"*", "everyone", "all"})
@@ -93,13 +99,15 @@ LIST_COLUMNS = (
 
 @dataclass(frozen=True)
 class Filters:
-    """What the list is narrowed to; ``owner`` is for admins: "" (mine), "*" or a username."""
+    """What the list is narrowed to; ``owner`` is for admins: "" (mine), "*" or a username;
+    ``shared`` is "" (mine), SHARED_WITH_ME or MY_GROUPS' (for their managers)."""
 
     status: str = ""
     template: str = ""
     text: str = ""
     owner: str = ""
     page: int = 1
+    shared: str = ""
 
     @classmethod
     def from_args(cls, args: Any, may_see_others: bool) -> Filters:
@@ -108,7 +116,10 @@ class Filters:
         if owner.lower() in EVERYONE_WORDS or owner.lower() == gettext("Everyone").lower():
             owner = EVERYONE
         page = page_number(args.get("page"))
+        shared = str(args.get("shared", "")).strip().lower()
+        shared = SHARED_WITH_ME if shared in YES_WORDS else MY_GROUPS if shared == MY_GROUPS else ""
         return cls(
+            shared=shared,
             status=status if status in STATUS_GROUPS else "",
             template=args.get("template", "").strip()[:100],
             text=" ".join(args.get("q", "").split())[:200],
@@ -124,13 +135,14 @@ class Filters:
             "q": self.text,
             "user": "everyone" if self.owner == EVERYONE else self.owner,
             "page": self.page if self.page > 1 else "",
+            "shared": {SHARED_WITH_ME: "1", MY_GROUPS: MY_GROUPS}.get(self.shared, ""),
         }
         values.update(changes)
         return {key: value for key, value in values.items() if value not in ("", None, 1)}
 
     @property
     def narrowed(self) -> bool:
-        return bool(self.status or self.template or self.text)
+        return bool(self.status or self.template or self.text or self.shared)
 
 
 @dataclass
@@ -164,8 +176,14 @@ class ListPage:
         return max((self.total + self.size - 1) // self.size, 1)
 
 
-def _owner_condition(viewer: User, owner: str):
-    """Whose deployments: the viewer's own, or for admins everyone's or one user's."""
+def _owner_condition(viewer: User, owner: str, shared: str = ""):
+    """Whose deployments: the viewer's own, those shared with them, those of the groups they
+    manage, or for admins everyone's or one user's."""
+    if shared == SHARED_WITH_ME:
+        return shared_with_condition(viewer)
+    if shared == MY_GROUPS:
+        groups = sorted(managed_groups(viewer))
+        return Deployment.group_name.in_(groups) & (Deployment.user_id != viewer.id)
     if not viewer.is_admin or not owner:
         return Deployment.user_id == viewer.id
     if owner == EVERYONE:
@@ -176,7 +194,7 @@ def _owner_condition(viewer: User, owner: str):
 
 def _conditions(viewer: User, filters: Filters) -> list:
     conditions = [Deployment.deleted.is_(False)]
-    owner = _owner_condition(viewer, filters.owner)
+    owner = _owner_condition(viewer, filters.owner, filters.shared)
     if owner is not None:
         conditions.append(owner)
     if filters.status:
@@ -234,13 +252,13 @@ def list_page(
             .offset((page - 1) * size)
         )
     )
-    owners_shown = viewer.is_admin and bool(filters.owner)
+    owners_shown = (viewer.is_admin and bool(filters.owner)) or bool(filters.shared)
     return ListPage(deployments, total, page, size, owners_shown)
 
 
 def templates_of(viewer: User, filters: Filters) -> list[tuple[str, str]]:
     """(slug, name) of the templates the viewer's deployments (in the same scope) came from."""
-    owner = _owner_condition(viewer, filters.owner)
+    owner = _owner_condition(viewer, filters.owner, filters.shared)
     query = select(Deployment.template_slug, func.max(Deployment.template_name)).where(
         Deployment.deleted.is_(False)
     )
@@ -275,7 +293,7 @@ def has_past_deployments(viewer: User, filters: Filters) -> bool:
     """Whether the list's owner (in ``filters``' scope) ever had a deployment, deleted ones
     included: an empty list then says "at the moment" rather than "yet"."""
     query = select(Deployment.id).limit(1)
-    owner = _owner_condition(viewer, filters.owner)
+    owner = _owner_condition(viewer, filters.owner, filters.shared)
     if owner is not None:
         query = query.where(owner)
     return db.session.scalar(query) is not None

@@ -17,6 +17,7 @@ from app.clock import utcnow
 from app.deployments import presenters
 from app.deployments.jobs import is_job
 from app.deployments.models import Deployment, DeploymentEvent
+from app.deployments.sharing import co_owners
 from app.extensions import db
 from app.i18n import LANGUAGES
 from app.notifications import kinds
@@ -37,10 +38,39 @@ def _write_outbox(session: Session, _context, _instances) -> None:
             notification = notification_for(session, obj)
             if notification is not None:
                 session.add(notification)
+                for copy in _for_co_owners(session, notification):
+                    session.add(copy)
+
+
+# What a deployment's co-owners are told too, each by their own choices and in their language:
+# that its time runs out, is up, and that it was deleted for it.
+CO_OWNERS_TOLD = frozenset({kinds.LEASE_WARNING, kinds.LEASE_EXPIRED, kinds.LEASE_DELETED})
+
+
+def _for_co_owners(session: Session, told: Notification) -> list[Notification]:
+    """The same notice for each co-owner of its deployment, for the kinds co-owners share."""
+    if told.kind not in CO_OWNERS_TOLD or told.deployment is None:
+        return []
+    with session.no_autoflush:
+        people = co_owners(told.deployment)
+    copies = []
+    for person in people:
+        copy = Notification(
+            user_id=person.id,
+            deployment=told.deployment,
+            event=told.event,
+            kind=told.kind,
+            details=dict(told.details or {}),
+            created_at=told.created_at,
+        )
+        _address(session, copy, told.deployment, person)
+        copies.append(copy)
+    return copies
 
 
 def notification_for(session: Session, event: DeploymentEvent) -> Notification | None:
-    """The notification ``event`` causes, not yet added to the session; None if none."""
+    """The notification ``event`` causes its deployment's owner, not yet added to the
+    session; None if none."""
     deployment = event.deployment
     if deployment is None and event.deployment_id is not None:
         deployment = session.get(Deployment, event.deployment_id)
@@ -125,13 +155,16 @@ def _labels(template, name: str) -> dict[str, str]:
     return found
 
 
-def _address(session: Session, notification: Notification, deployment: Deployment) -> None:
-    """Queue the e-mail when a mail server is configured and the owner wants this kind."""
+def _address(
+    session: Session, notification: Notification, deployment: Deployment, reader: User | None = None
+) -> None:
+    """Queue the e-mail when a mail server is configured and its reader (the owner unless
+    given) wants this kind."""
     notification.mail_status = MAIL_NONE
     if not current_app.config.get("MAIL_SERVER"):
         return
     # By id: a deployment added in this very flush has not loaded its relationships.
-    owner = session.get(User, deployment.user_id)
+    owner = reader or session.get(User, deployment.user_id)
     if owner is None or not owner.email or not owner.active:
         return
     waited = notification.kind == kinds.READY and _waited_in_line(session, deployment)
