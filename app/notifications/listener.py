@@ -55,10 +55,11 @@ def _for_co_owners(session: Session, told: Notification) -> list[Notification]:
         people = co_owners(told.deployment)
     copies = []
     for person in people:
+        # The entry's own notice is its owner's (one per entry); a copy names only the
+        # deployment, and is written in the same flush as the entry, so never twice.
         copy = Notification(
             user_id=person.id,
             deployment=told.deployment,
-            event=told.event,
             kind=told.kind,
             details=dict(told.details or {}),
             created_at=told.created_at,
