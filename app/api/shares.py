@@ -17,8 +17,7 @@ from app.deployments import access, sharing
 from app.deployments.access import Action
 
 
-def _items(deployment) -> dict:
-    shares = sharing.shares_of(deployment)
+def _items(shares: list[sharing.Share]) -> dict:
     return {"items": [{"kind": s.kind, "name": s.name, "role": s.role} for s in shares]}
 
 
@@ -31,15 +30,16 @@ def _items(deployment) -> dict:
 )
 def list_shares(deployment_id: int):
     deployment = access.deployment_for(caller().user, deployment_id, Action.VIEW)
-    return jsonify(ShareList().dump(_items(deployment)))
+    return jsonify(ShareList().dump(_items(sharing.shares_of(deployment))))
 
 
 def _put(kind: str, name: str, deployment_id: int):
     user = caller().user
     deployment = access.deployment_for(user, deployment_id, Action.SHARE)
     body = read_body(ShareRequest())
-    created = sharing.share(user, deployment, kind, name, body["role"])
-    response = jsonify(ShareList().dump(_items(deployment)))
+    created, shares = sharing.share(user, deployment, kind, name, body["role"])
+    # The shares as this change left them: what was current when it was made.
+    response = jsonify(ShareList().dump(_items(shares)))
     response.status_code = 201 if created else 200
     return response
 

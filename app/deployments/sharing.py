@@ -98,10 +98,13 @@ def _locked(deployment: Deployment) -> None:
     lock_rows(select(Deployment.id).where(Deployment.id == deployment.id))
 
 
-def share(actor: User, deployment: Deployment, kind: str, name: str, role: str) -> bool:
-    """Share ``deployment`` with a person or group as ``role``, and commit; True if the share
-    is new, False if it was there (its role now ``role``). Raises NotFound if ``actor`` may
-    not change its shares, ShareRefused for whom or what it cannot be shared with."""
+def share(
+    actor: User, deployment: Deployment, kind: str, name: str, role: str
+) -> tuple[bool, list[Share]]:
+    """Share ``deployment`` with a person or group as ``role``, and commit. Answers whether
+    the share is new (False: it was there, its role now ``role``) and every share as this
+    change left them (read under the lock, before another change can follow). Raises NotFound
+    if ``actor`` may not change its shares, ShareRefused for whom it cannot be shared with."""
     access.check(actor, deployment, Action.SHARE)
     if role not in SHARE_ROLES:
         raise ShareRefused(_("A share is for a viewer or a co-owner."), "role")
@@ -125,6 +128,8 @@ def share(actor: User, deployment: Deployment, kind: str, name: str, role: str) 
         if previous != role:
             _record(actor, deployment, SHARED, kind, name, role, previous)
         try:
+            db.session.flush()
+            after = shares_of(deployment)
             db.session.commit()
         except IntegrityError:
             # Made a moment ago by another request (where rows are not locked): change it.
@@ -134,12 +139,15 @@ def share(actor: User, deployment: Deployment, kind: str, name: str, role: str) 
             continue
         break
     access.forget_cached()
-    return previous is None
+    return previous is None, after
 
 
-def unshare(actor: User, deployment: Deployment, kind: str, name: str) -> bool:
-    """Stop sharing ``deployment`` with a person or group, and commit; False if it was not
-    shared with them. Holds from the next request on. Raises NotFound as ``share`` does."""
+def unshare(
+    actor: User, deployment: Deployment, kind: str, name: str
+) -> tuple[bool, list[Share]]:
+    """Stop sharing ``deployment`` with a person or group, and commit; answers whether it was
+    shared with them, and the shares as this change left them. Holds from the next request
+    on. Raises NotFound as ``share`` does."""
     access.check(actor, deployment, Action.SHARE)
     name = normalise_group(name) if kind == "group" else " ".join(str(name or "").split())
     _locked(deployment)
@@ -159,9 +167,11 @@ def unshare(actor: User, deployment: Deployment, kind: str, name: str) -> bool:
     ).rowcount
     if removed:
         _record(actor, deployment, UNSHARED, kind, name, None, previous)
+    db.session.flush()
+    after = shares_of(deployment)
     db.session.commit()
     access.forget_cached()
-    return bool(removed)
+    return bool(removed), after
 
 
 def _record(actor, deployment, what, kind, name, role, previous) -> None:

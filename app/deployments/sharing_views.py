@@ -61,7 +61,7 @@ def share(deployment_id: int):
     kind, name = request.form.get("kind", "user"), request.form.get("name", "")
     role = request.form.get("role", access.VIEWER)
     try:
-        created = sharing.share(current_user, deployment, kind, name, role)
+        created, _shares = sharing.share(current_user, deployment, kind, name, role)
     except PortalError as error:
         flash(error.message, "danger")
         return _back(deployment_id)
@@ -79,7 +79,7 @@ def share(deployment_id: int):
 def unshare(deployment_id: int):
     deployment = access.deployment_for(current_user, deployment_id, Action.SHARE)
     kind, name = request.form.get("kind", "user"), request.form.get("name", "")
-    if sharing.unshare(current_user, deployment, kind, name):
+    if sharing.unshare(current_user, deployment, kind, name)[0]:
         flash(_("No longer shared with %(name)s.", name=name), "success")
     else:
         flash(_("It was not shared with %(name)s.", name=name), "info")
