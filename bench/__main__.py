@@ -16,6 +16,7 @@ from bench import (
     quotas,
     requests_cost,
     sessions,
+    sharing,
     sync,
     translation,
     verdict,
@@ -38,3 +39,4 @@ if __name__ == "__main__":
     im_deletes.main(quick="--quick" in sys.argv)
     capacity.main(quick="--quick" in sys.argv)
     verdict.main(quick="--quick" in sys.argv)
+    sharing.main(quick="--quick" in sys.argv)

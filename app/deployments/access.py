@@ -20,10 +20,10 @@ from enum import StrEnum
 from flask import g, has_request_context
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import or_, select
+from sqlalchemy import literal, or_, select, union_all
 
 from app.auth.managers import manages
-from app.auth.models import User
+from app.auth.models import GroupManager, User
 from app.deployments.models import Deployment, DeploymentShare
 from app.errors import NotFound
 from app.extensions import db
@@ -101,11 +101,15 @@ def _share_roles(user: User, deployment_ids: list[int]) -> dict[int, str]:
     return found
 
 
-def _relations(user: User, deployment: Deployment, share_role: str | None) -> tuple[str, ...]:
+def _relations(
+    user: User, deployment: Deployment, share_role: str | None, manager: bool | None = None
+) -> tuple[str, ...]:
     found = {OWNER} if deployment.user_id == user.id else set()
     if share_role in SHARE_ROLES and OWNER not in found:
         found.add(share_role)
-    if OWNER not in found and manages(user, deployment.group_name):
+    if manager is None:
+        manager = manages(user, deployment.group_name)
+    if OWNER not in found and manager:
         found.add(MANAGER)
     if user.is_admin:
         found.add(ADMIN)
@@ -127,11 +131,37 @@ def relations(user: User | None, deployment: Deployment) -> tuple[str, ...]:
         return ()
     cache, key = _cache(), (user.id, deployment.id)
     if key not in cache:
-        role = None
-        if deployment.user_id != user.id:
-            role = _share_roles(user, [deployment.id]).get(deployment.id)
-        cache[key] = _relations(user, deployment, role)
+        if deployment.user_id == user.id:
+            cache[key] = _relations(user, deployment, None, manager=False)
+        else:
+            cache[key] = _relations(user, deployment, *_share_and_manager(user, deployment))
     return cache[key]
+
+
+def _share_and_manager(user: User, deployment: Deployment) -> tuple[str | None, bool]:
+    """The role ``deployment`` is shared with ``user`` in, and whether they manage its group:
+    one round trip to the database (a request asks it once per deployment)."""
+    whom = DeploymentShare.user_id == user.id
+    if user.groups:
+        whom = or_(
+            whom, (DeploymentShare.kind == "group") & DeploymentShare.name.in_(list(user.groups))
+        )
+    asked = [
+        select(DeploymentShare.role.label("said")).where(
+            DeploymentShare.deployment_id == deployment.id, whom
+        )
+    ]
+    group = deployment.group_name
+    if group:
+        asked.append(
+            select(literal(MANAGER).label("said")).where(
+                GroupManager.user_id == user.id, GroupManager.group_name == group
+            )
+        )
+    said = set(db.session.scalars(union_all(*asked) if len(asked) > 1 else asked[0]))
+    role = CO_OWNER if CO_OWNER in said else VIEWER if VIEWER in said else None
+    manager = MANAGER in said or bool(group and group in (user.managed_by_membership or ()))
+    return role, manager
 
 
 def marks(user: User, deployments: list[Deployment]) -> dict[int, str]:
