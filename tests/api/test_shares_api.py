@@ -15,9 +15,12 @@ from app.auth import access_tokens
 from app.auth.cli import create_local_user
 from app.deployments.models import Deployment, DeploymentEvent
 from app.extensions import db
+from tests.api.live import ROOT
 from tests.conftest import TEST_CONFIG
 
 READ_ONLY = ("deployments:read",)
+# rcp of this checkout (the virtualenv's script may be installed from another one).
+HERE = {"PYTHONPATH": str(ROOT)}
 
 
 def launched(caller) -> int:
@@ -187,3 +190,51 @@ def test_concurrent_shares_and_revokes_on_two_processes_are_each_answered_by_the
     assert created == sum(
         1 for e in events if e.kind == "shared" and e.details["previous_role"] is None
     )
+
+
+def test_rcp_shares_lists_what_is_shared_and_unshares(live_portal, tmp_path):
+    """rcp share, unshare and list --shared, as run from this checkout."""
+    scopes = ("deployments:read", "deployments:write", "templates:read")
+    token = live_portal.token_from_account_page(scopes)
+    bob = _people(live_portal.env["PORTAL_SQLALCHEMY_DATABASE_URI"], str(tmp_path / "p"))["bob"]
+    body = {
+        "template": "test-notebook",
+        "name": "for-bob",
+        "parameters": {"num_cpus": 2, "jupyter_password": "s3cret-passw0rd"},
+    }
+    made = requests.post(
+        f"{live_portal.url}/api/v1/deployments",
+        json=body,
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=60,
+    )
+    deployment_id = str(made.json()["id"])
+    code, shared, err = live_portal.rcp(
+        "share", deployment_id, "--user", "bob", "--role", "co-owner", token=token, env=HERE
+    )
+    assert code == 0, err
+    assert shared.split() == ["KIND", "NAME", "ROLE", "user", "bob", "co-owner"]
+    code, listed, _err = live_portal.rcp("list", "--shared", "--json", token=bob, env=HERE)
+    assert code == 0
+    assert [(i["name"], i["owner"], i["access"]) for i in listed["items"]] == [
+        ("for-bob", "ada", "co-owner")
+    ]
+    code, text, _err = live_portal.rcp("list", "--shared", token=bob, env=HERE)
+    assert "OWNER" in text and "ada" in text and "co-owner" in text
+    # A co-owner may not share further: answered as a deployment not theirs (exit 4).
+    code, _out, _err = live_portal.rcp("share", deployment_id, "--user", "ada", token=bob, env=HERE)
+    assert code == 4
+    code, left, err = live_portal.rcp(
+        "unshare", deployment_id, "--user", "bob", token=token, env=HERE
+    )
+    assert code == 0 and "Not shared with anyone." in left, err
+    code, _out, _err = live_portal.rcp("show", deployment_id, token=bob, env=HERE)
+    assert code == 4
+    code, _out, err = live_portal.rcp(
+        "share", deployment_id, token=token, env=HERE, check_json=False
+    )
+    assert code == 0 and "Not shared with anyone." in _out
+    code, _out, err = live_portal.rcp(
+        "share", deployment_id, "--user", "x", "--group", "y", token=token, env=HERE
+    )
+    assert code == 2 and "Name one person" in err
