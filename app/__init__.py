@@ -129,6 +129,7 @@ def _register_blueprints(app: Flask) -> None:
     from app.catalogue.admin import bp as catalogue_admin_bp
     from app.catalogue.served_types import bp as catalogue_types_bp
     from app.catalogue.views import bp as catalogue_bp
+    from app.deployments.sharing_views import bp as sharing_bp
     from app.deployments.views import bp as deployments_bp
     from app.launch.views import bp as launch_bp
     from app.leases.views import bp as leases_bp
@@ -155,6 +156,7 @@ def _register_blueprints(app: Flask) -> None:
         catalogue_admin_bp,
         catalogue_types_bp,
         deployments_bp,
+        sharing_bp,
         deployment_callbacks_bp,
         leases_bp,
         capacity_bp,
@@ -165,6 +167,7 @@ def _register_blueprints(app: Flask) -> None:
 
 def _register_cli(app: Flask) -> None:
     from app.auth.cli import users_cli
+    from app.auth.group_cli import groups_cli
     from app.auth.token_cli import tokens_cli
     from app.backends.cli import backends_cli
     from app.backends.paas.cli import orchestrator_cli
@@ -180,6 +183,7 @@ def _register_cli(app: Flask) -> None:
 
     for group in (
         users_cli,
+        groups_cli,
         tokens_cli,
         catalogue_cli,
         deployments_cli,

@@ -17,6 +17,7 @@ from bench import (
     quotas,
     requests_cost,
     sessions,
+    sharing,
     sync,
     translation,
     verdict,
@@ -40,3 +41,4 @@ if __name__ == "__main__":
     capacity.main(quick="--quick" in sys.argv)
     verdict.main(quick="--quick" in sys.argv)
     busy_worker.main(quick="--quick" in sys.argv)
+    sharing.main(quick="--quick" in sys.argv)

@@ -133,6 +133,13 @@ OIDC_REFRESH_MARGIN_SECONDS = 120
 # `flask users grant` add to these. Everyone who can log in has the role "user".
 ROLE_GROUPS = {"admin": [], "operator": []}
 
+# Groups whose managers are the members of other groups, read at each login as ROLE_GROUPS
+# is: a group's name, then the groups whose members manage it. A manager sees the group's
+# deployments and may extend or delete them; operators name more managers with
+# `flask groups managers add GROUP USERNAME`.
+# {"physics": ["physics-pi"]}
+GROUP_MANAGER_GROUPS = {}
+
 # --- Catalogue ----------------------------------------------------------------------------------
 
 # The folder that seeds the catalogue on a fresh install (`flask catalogue import`).

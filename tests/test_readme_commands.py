@@ -28,7 +28,7 @@ VENV = Path(sys.executable).parents[1]
 README_ADDRESS = "127.0.0.1:5000"
 # The README's `flask` commands of these groups, run one by one after `make setup`, in the
 # order the README gives them.
-GROUPS = ("users", "quota", "catalogue", "tokens", "leases", "sites", "capacity", "db")
+GROUPS = ("users", "groups", "quota", "catalogue", "tokens", "leases", "sites", "capacity", "db")
 # The commands no test here runs as written, and why.
 NOT_RUN = {
     "make test": "runs the whole suite, this test among it",

@@ -23,7 +23,8 @@ from app.api.paging import page_links, read_query
 from app.api.problems import Problem
 from app.api.templates import visible_entry
 from app.api.validation import field_errors
-from app.deployments import operations, presenters, queries, secret_items
+from app.deployments import access, operations, presenters, queries, secret_items
+from app.deployments.access import Action
 from app.deployments.models import Deployment
 from app.deployments.status import Status
 from app.errors import NotFound
@@ -38,6 +39,7 @@ def _summary(
     deployment: Deployment, owners: dict[int, str], lease: LeaseSummary, places=None
 ) -> dict:
     return {
+        "access": access.why(caller().user, deployment),
         "id": deployment.id,
         "uuid": deployment.uuid,
         "name": deployment.name,
@@ -104,7 +106,8 @@ def _detail_answer(deployment: Deployment, status: int = 200):
 @bp.get("/deployments")
 @requires("deployments:read")
 @operation(
-    "Your deployments, filtered and paged as on My deployments",
+    "Your deployments (or, with shared=true, those shared with you), filtered and paged as on "
+    "My deployments",
     response=schemas.DeploymentPage,
     query=schemas.ListQuery,
     problems=("bad-request",),
@@ -113,6 +116,7 @@ def list_deployments():
     user = caller().user
     filters, size, sort = read_query(request.args, user)
     listed = queries.list_page(user, filters, size, sort)
+    access.marks(user, listed.deployments)  # why the caller sees each, read at once
     owners = queries.usernames({d.user_id for d in listed.deployments})
     leased = summaries(listed.deployments)
     places = line_places(listed.deployments)
@@ -240,7 +244,7 @@ def _dry_run() -> bool:
 def relaunch(deployment_id: int):
     user = caller().user
     body = read_body(schemas.RelaunchRequest())
-    deployment = operations.visible_deployment(user, deployment_id)
+    deployment = operations.visible_deployment(user, deployment_id, Action.RELAUNCH)
     launched = launching.relaunch(user, deployment, name=" ".join(body["name"].split()))
     return _detail_answer(launched, 201)
 
@@ -264,7 +268,7 @@ def delete_deployment(deployment_id: int):
             _("force is true or false."),
             extra={"errors": field_errors(error.messages)},
         ) from error
-    deployment = operations.visible_deployment(user, deployment_id)
+    deployment = operations.visible_deployment(user, deployment_id, Action.DELETE)
     if deployment.status == Status.WAITING:
         waiting.leave(user, deployment)  # leaves the line: nothing was launched
     else:
@@ -275,13 +279,13 @@ def delete_deployment(deployment_id: int):
 @bp.post("/deployments/<int:deployment_id>/secrets")
 @requires("deployments:read")
 @operation(
-    "The passwords the portal generated and the secret outputs, for the owner only",
+    "The passwords the portal generated and the secret outputs, for its owner and co-owners",
     response=schemas.Secrets,
     problems=("not-found",),
 )
 def reveal_secrets(deployment_id: int):
     user = caller().user
-    deployment = operations.visible_deployment(user, deployment_id)
+    deployment = operations.visible_deployment(user, deployment_id, Action.REVEAL)
     values = operations.reveal_secrets(user, deployment)
     plain = deployment.outputs or {}
     parsed = presenters.parsed_templates({deployment.revision_id} - {None})

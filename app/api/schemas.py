@@ -12,6 +12,7 @@ from app.formatting import machine_time
 from app.text import one_line_api
 
 NAME_MAX = 120
+ACCESS = ("owner", "co-owner", "viewer", "manager", "operator", "admin")  # why you see it
 
 
 class Time(fields.DateTime):
@@ -134,6 +135,7 @@ class DeploymentSummary(Out):
     group = fields.String(allow_none=True)
     site = fields.String(allow_none=True)
     owner = fields.String()
+    access = fields.String(validate=validate.OneOf(ACCESS), metadata={"description": "Why"})
     created_at = Time()
     links = fields.Nested(Links)
     lease = fields.Nested(Lease, metadata={"description": "Its time limit (state none: none)"})
@@ -385,6 +387,7 @@ class ListQuery(Schema):
     user = fields.String(
         load_default="", metadata={"description": "Admins: a username, or * for everyone"}
     )
+    shared = fields.Boolean(load_default=False, metadata={"description": "Only those shared"})
 
 
 class LaunchQuery(Schema):

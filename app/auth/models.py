@@ -29,6 +29,9 @@ class User(UserMixin, db.Model):
     groups: Mapped[list] = mapped_column(JSON, default=list)
     # Roles that came from group membership at the last login; grants live in RoleGrant.
     group_roles: Mapped[list] = mapped_column(JSON, default=list)
+    # Groups this person manages by membership of another group (GROUP_MANAGER_GROUPS), as
+    # of the last login; managers named by operators live in GroupManager.
+    managed_by_membership: Mapped[list] = mapped_column(JSON, default=list)
     password_hash: Mapped[str | None] = mapped_column(String(255), nullable=True)
     active: Mapped[bool] = mapped_column(default=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
@@ -86,6 +89,25 @@ class RoleGrant(db.Model):
     granted_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     user: Mapped[User] = relationship(back_populates="grants")
+
+
+class GroupManager(db.Model):
+    """A manager of a group named by an operator (``flask groups managers add``), on top of
+    those its members' other groups make (``GROUP_MANAGER_GROUPS``)."""
+
+    __tablename__ = "group_managers"
+    __table_args__ = (
+        UniqueConstraint("group_name", "user_id", name="uq_group_managers_group_user"),
+        Index("ix_group_managers_user", "user_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    group_name: Mapped[str] = mapped_column(String(255))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    named_by: Mapped[str] = mapped_column(String(255), default="")
+    named_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    user: Mapped[User] = relationship()
 
 
 class OAuthToken(db.Model):

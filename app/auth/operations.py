@@ -19,6 +19,7 @@ from app.auth.errors import (
 )
 from app.auth.groups import normalise_group, normalise_groups
 from app.auth.identity import Identity
+from app.auth.managers import refresh_membership
 from app.auth.models import RoleGrant, User
 from app.auth.roles import roles_from_groups
 from app.clock import utcnow
@@ -56,6 +57,7 @@ def _record_identity(identity: Identity) -> User:
     user.email = identity.email or user.email or ""
     user.groups = normalise_groups(identity.groups)
     user.group_roles = roles_from_groups(user.groups, current_app.config["ROLE_GROUPS"])
+    refresh_membership(user)
     user.last_login_at = utcnow()
     db.session.commit()
     return user
@@ -186,6 +188,7 @@ def change_local_groups(user: User, add=(), remove=()) -> list[str]:
             )
     user.groups = normalise_groups((set(user.groups or ()) | set(add)) - set(remove))
     user.group_roles = roles_from_groups(user.groups, current_app.config["ROLE_GROUPS"])
+    refresh_membership(user)
     db.session.commit()
     return user.groups
 

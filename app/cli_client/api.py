@@ -82,6 +82,9 @@ class Portal:
         headers = {"Idempotency-Key": key} if key else {}
         return self.call("POST", path, json=body, headers=headers, params=params)
 
+    def put(self, path: str, body: Any) -> Any:
+        return self.call("PUT", path, json=body)
+
     def delete(self, path: str) -> Any:
         return self.call("DELETE", path)
 

@@ -20,6 +20,7 @@ import yaml
 
 from app.cli_client import config
 from app.cli_client.api import ApiError, Failed, Portal, Unavailable
+from app.cli_client.share_commands import register_share_commands
 from app.cli_client.tables import deployment_lines, lease_lines, site_lines, table
 from app.text import one_line_option
 
@@ -280,17 +281,22 @@ def _outcome_line(dry: dict) -> str:
 @click.option("--template", default="", help="Only this template's.")
 @click.option("--page", default=1, show_default=True, help="Page, counted from 1.")
 @click.option("--size", default=50, show_default=True)
+@click.option("--shared", is_flag=True, help="Those shared with you, not yours.")
 @command
-def list_deployments(status, template, page, size, as_json):
-    """Your deployments, newest first."""
-    data = _portal().get("/deployments", status=status, template=template, page=page, size=size)
+def list_deployments(status, template, page, size, shared, as_json):
+    """Your deployments (or those shared with you), newest first."""
+    data = _portal().get(
+        "/deployments", status=status, template=template, page=page, size=size, shared=shared
+    )
 
     def human(d):
         rows = [
             [i["id"], i["name"], i["template"], i["status"], i["created_at"][:16]]
+            + ([i.get("owner", ""), i.get("access", "")] if shared else [])
             for i in d["items"]
         ]
-        click.echo(table(["ID", "NAME", "TEMPLATE", "STATUS", "CREATED"], rows))
+        heads = ["ID", "NAME", "TEMPLATE", "STATUS", "CREATED"]
+        click.echo(table(heads + (["OWNER", "ACCESS"] if shared else []), rows))
         click.echo(f"Page {d['page']} of {d['pages']}, {d['total']} in all.")
 
     _print(data, as_json, human)
@@ -356,6 +362,9 @@ def extend(deployment_id, hours, as_json):
         click.echo("\n".join(lease_lines(d["lease"])))
 
     _print(data, as_json, human)
+
+
+register_share_commands(cli, command, _portal, _print)
 
 
 def main() -> None:

@@ -13,7 +13,7 @@ about. Besides the orchestrator's own statuses, a row can be in one of the porta
 
 from datetime import datetime
 
-from sqlalchemy import JSON, ForeignKey, Index, String, Text, false
+from sqlalchemy import JSON, ForeignKey, Index, String, Text, UniqueConstraint, false
 from sqlalchemy.orm import Mapped, mapped_column, query_expression, relationship, validates
 
 from app.auth.models import User
@@ -30,7 +30,7 @@ SUBMITTING = Status.SUBMITTING
 UNCONFIRMED = Status.UNCONFIRMED
 NOT_LAUNCHED = Status.NOT_LAUNCHED
 VANISHED = Status.VANISHED
-__all__ = ["PORTAL_STATUSES", "Deployment", "DeploymentEvent", "Status"]
+__all__ = ["PORTAL_STATUSES", "Deployment", "DeploymentEvent", "DeploymentShare", "Status"]
 
 
 # The longest name a person may give a deployment: shorter than the column, so that lists stay
@@ -254,6 +254,34 @@ class DeploymentEvent(db.Model):
     details: Mapped[dict | None] = mapped_column(JSON, nullable=True)
 
     deployment: Mapped[Deployment] = relationship(back_populates="events")
+
+
+class DeploymentShare(db.Model):
+    """One person (``kind`` "user", ``name`` their username) or one group (``kind`` "group")
+    a deployment's owner shared it with, as a "viewer" or a "co-owner"
+    (``app.deployments.access`` says what each may do)."""
+
+    __tablename__ = "deployment_shares"
+    __table_args__ = (
+        UniqueConstraint("deployment_id", "kind", "name", name="uq_deployment_shares_whom"),
+        # "Shared with me": a person's shares, and their groups'.
+        Index("ix_deployment_shares_user", "user_id", "deployment_id"),
+        Index("ix_deployment_shares_group", "kind", "name", "deployment_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    deployment_id: Mapped[int] = mapped_column(ForeignKey("deployments.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(8))
+    name: Mapped[str] = mapped_column(String(255))
+    # The person, for a share with one (a username may name accounts of several providers).
+    user_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), nullable=True
+    )
+    role: Mapped[str] = mapped_column(String(16))
+    granted_by_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), nullable=True
+    )
+    granted_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class DeploymentListing(db.Model):

@@ -21,8 +21,9 @@ from app.auth.models import User
 from app.backends import base
 from app.backends.base import BackendError, RemoteState
 from app.clock import utcnow
-from app.deployments import remote, said, tracking, words
+from app.deployments import access, remote, said, tracking, words
 from app.deployments import status as statuses
+from app.deployments.access import Action
 from app.deployments.errors import DeploymentError, LaunchError, TooManyLaunches, explain
 from app.deployments.identity import groups_for, launch_blocker
 from app.deployments.models import Deployment
@@ -37,6 +38,8 @@ log = logging.getLogger(__name__)
 
 # The timeline kind of a delete someone asked for (a lease's expiry records its own kind).
 DELETE_REQUESTED = "delete-requested"
+# The timeline kind of a reveal of the secrets by a co-owner.
+SECRETS_REVEALED = "secrets-revealed"
 # Why an action waits for the orchestrator's confirmation, by action (see ``_require_uuid``).
 _UNCONFIRMED = {
     "delete": _l(
@@ -86,17 +89,12 @@ __all__ = [
 ]
 
 
-def visible_deployment(user: User, deployment_id: int) -> Deployment:
-    """Deployment ``deployment_id`` if ``user`` may see it (theirs, or any for admins).
+def visible_deployment(user: User, deployment_id: int, action: Action = Action.VIEW) -> Deployment:
+    """Deployment ``deployment_id`` if ``user`` may do ``action`` to it (``access`` says who).
 
     Raises NotFound otherwise, and for deleted ones, so that nobody learns which ids exist.
     """
-    deployment = db.session.get(Deployment, deployment_id)
-    if deployment is None or deployment.deleted:
-        raise NotFound(_("There is no such deployment among yours."))
-    if deployment.user_id != user.id and not user.is_admin:
-        raise NotFound(_("There is no such deployment among yours."))
-    return deployment
+    return access.deployment_for(user, deployment_id, action)
 
 
 def remembered_group(user: User, slug: str) -> str | None:
@@ -128,7 +126,7 @@ def delete(actor: User, deployment: Deployment, *, force: bool = False) -> None:
     A deployment the orchestrator never had (not launched, vanished) is just marked deleted.
     Raises NotFound if ``actor`` may not see it, DeploymentError if the orchestrator refuses.
     """
-    deployment = visible_deployment(actor, deployment.id)
+    deployment = visible_deployment(actor, deployment.id, Action.DELETE)
     source = actor_source(actor, deployment)
     if not statuses.deletable(deployment.status, deployment.uuid):
         _require_uuid(deployment, "delete")
@@ -204,7 +202,7 @@ def reset_delete(actor: User, deployment: Deployment) -> None:
 
     Raises NotFound if ``actor`` may not see it, DeploymentError if the orchestrator refuses.
     """
-    deployment = visible_deployment(actor, deployment.id)
+    deployment = visible_deployment(actor, deployment.id, Action.DELETE)
     _require_uuid(deployment, "reset")
     try:
         remote.reset_delete(deployment)
@@ -253,17 +251,28 @@ def _arrived_late(current: str, reported: str) -> bool:
     return current in _FINISHED_STEP.get(reported, ())
 
 
-def _owner_only(actor: User, deployment: Deployment) -> Deployment:
+def _secrets_keeper(actor: User, deployment: Deployment) -> Deployment:
+    """``deployment`` if ``actor`` may reveal its secrets (its owner and co-owners)."""
     deployment = visible_deployment(actor, deployment.id)
-    if deployment.user_id != actor.id:
+    if not access.may(actor, deployment, Action.REVEAL):
         raise NotFound(_("Only the owner of a deployment can see its secrets."))
     return deployment
 
 
 def reveal_secrets(actor: User, deployment: Deployment) -> dict[str, str]:
-    """The generated secrets and secret outputs of ``actor``'s own ``deployment``, decrypted,
-    by name (non-text values as JSON text). Raises NotFound for anyone but the owner."""
-    deployment = _owner_only(actor, deployment)
+    """The generated secrets and secret outputs of ``deployment``, decrypted, by name
+    (non-text values as JSON text), for its owner and co-owners; a reveal by anyone but the
+    owner is recorded on the timeline, and committed. Raises NotFound for anyone else."""
+    deployment = _secrets_keeper(actor, deployment)
+    if actor.id != deployment.user_id:
+        record_event(
+            deployment,
+            deployment.status,
+            source=actor_source(actor, deployment),
+            actor=actor,
+            kind=SECRETS_REVEALED,
+        )
+        db.session.commit()
     values = {**unseal(deployment.secrets_sealed), **unseal(deployment.secret_outputs_sealed)}
     return {
         name: value if isinstance(value, str) else json.dumps(value, indent=2, sort_keys=True)
@@ -273,14 +282,15 @@ def reveal_secrets(actor: User, deployment: Deployment) -> dict[str, str]:
 
 def forget_secrets(actor: User, deployment: Deployment) -> None:
     """Drop the kept secrets of ``actor``'s own ``deployment`` for good. Secret outputs the
-    orchestrator sends again later are kept again. Raises NotFound for anyone but the owner."""
-    deployment = _owner_only(actor, deployment)
+    orchestrator sends again later are kept again. Raises NotFound for anyone but those who
+    may reveal them (its owner and co-owners)."""
+    deployment = _secrets_keeper(actor, deployment)
     deployment.secrets_sealed = None
     deployment.secret_outputs_sealed = None
     record_event(
         deployment,
         deployment.status,
-        source="user",
+        source=actor_source(actor, deployment),
         actor=actor,
         reason=words.SECRETS_FORGOTTEN,
     )

@@ -9,17 +9,19 @@ stale bookmark still shows a list. Paging is by offset over ``created_at, id`` (
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from typing import Any
 
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import Integer, bindparam, false, func, or_, select
+from sqlalchemy import false, func, or_, select
 from sqlalchemy.orm import load_only, with_expression
 
+from app.auth.managers import managed_groups
 from app.auth.models import User
 from app.bounds import page_number
 from app.catalogue.loader import catalogue
+from app.deployments.access import shared_with_condition
 from app.deployments.models import Deployment
 from app.deployments.status import Status
 from app.extensions import db
@@ -57,6 +59,10 @@ IS_JOB = func.coalesce(Deployment.deployment_type == "CHRONOS", JOB_HINT, false(
 # Groups that hold only jobs (True) or only services (False).
 ONLY_JOBS = {"ready": False, "succeeded": True}
 
+# "Shared with me" and, for a group's managers, "my groups'" (``Filters.shared``).
+SHARED_WITH_ME, MY_GROUPS = "me", "groups"
+YES_WORDS = frozenset({"1", "true", "yes", "on", SHARED_WITH_ME})
+
 EVERYONE = "*"
 # How people write "everyone" in the Whose filter ("*" still works in old links).
 EVERYONE_WORDS = frozenset({"*", "everyone", "all"})
@@ -93,13 +99,15 @@ LIST_COLUMNS = (
 
 @dataclass(frozen=True)
 class Filters:
-    """What the list is narrowed to; ``owner`` is for admins: "" (mine), "*" or a username."""
+    """What the list is narrowed to; ``owner`` is for admins: "" (mine), "*" or a username;
+    ``shared`` is "" (mine), SHARED_WITH_ME or MY_GROUPS' (for their managers)."""
 
     status: str = ""
     template: str = ""
     text: str = ""
     owner: str = ""
     page: int = 1
+    shared: str = ""
 
     @classmethod
     def from_args(cls, args: Any, may_see_others: bool) -> Filters:
@@ -108,7 +116,10 @@ class Filters:
         if owner.lower() in EVERYONE_WORDS or owner.lower() == gettext("Everyone").lower():
             owner = EVERYONE
         page = page_number(args.get("page"))
+        shared = str(args.get("shared", "")).strip().lower()
+        shared = SHARED_WITH_ME if shared in YES_WORDS else MY_GROUPS if shared == MY_GROUPS else ""
         return cls(
+            shared=shared,
             status=status if status in STATUS_GROUPS else "",
             template=args.get("template", "").strip()[:100],
             text=" ".join(args.get("q", "").split())[:200],
@@ -124,13 +135,14 @@ class Filters:
             "q": self.text,
             "user": "everyone" if self.owner == EVERYONE else self.owner,
             "page": self.page if self.page > 1 else "",
+            "shared": {SHARED_WITH_ME: "1", MY_GROUPS: MY_GROUPS}.get(self.shared, ""),
         }
         values.update(changes)
         return {key: value for key, value in values.items() if value not in ("", None, 1)}
 
     @property
     def narrowed(self) -> bool:
-        return bool(self.status or self.template or self.text)
+        return bool(self.status or self.template or self.text or self.shared)
 
 
 @dataclass
@@ -164,8 +176,14 @@ class ListPage:
         return max((self.total + self.size - 1) // self.size, 1)
 
 
-def _owner_condition(viewer: User, owner: str):
-    """Whose deployments: the viewer's own, or for admins everyone's or one user's."""
+def _owner_condition(viewer: User, owner: str, shared: str = ""):
+    """Whose deployments: the viewer's own, those shared with them, those of the groups they
+    manage, or for admins everyone's or one user's."""
+    if shared == SHARED_WITH_ME:
+        return shared_with_condition(viewer)
+    if shared == MY_GROUPS:
+        groups = sorted(managed_groups(viewer))
+        return Deployment.group_name.in_(groups) & (Deployment.user_id != viewer.id)
     if not viewer.is_admin or not owner:
         return Deployment.user_id == viewer.id
     if owner == EVERYONE:
@@ -174,88 +192,34 @@ def _owner_condition(viewer: User, owner: str):
     return Deployment.user_id.in_(user_ids)
 
 
-def _whose(viewer: User, owner: str) -> str:
-    """Whose list, as the statements tell it: "own", "everyone" or "user" (one named)."""
-    if not viewer.is_admin or not owner:
-        return "own"
-    return "everyone" if owner == EVERYONE else "user"
-
-
-def _words(text: str) -> list[str]:
-    """The LIKE patterns of the words searched for, their wildcards taken literally."""
-    return [
-        "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        for word in text.split()
-    ]
-
-
-def _conditions_of(whose: str, status: str, template: bool, words: int) -> list:
-    """The list's conditions for a shape of filters, the values left as parameters: "viewer"
-    (or "owner", a lower-cased username), "template" and "word0", "word1"... (``_values``)."""
+def _conditions(viewer: User, filters: Filters) -> list:
     conditions = [Deployment.deleted.is_(False)]
-    if whose == "own":
-        conditions.append(Deployment.user_id == bindparam("viewer"))
-    elif whose == "user":
-        named = select(User.id).where(func.lower(User.username) == bindparam("owner"))
-        conditions.append(Deployment.user_id.in_(named))
-    if status:
-        conditions.append(Deployment.status.in_(STATUS_GROUPS[status][1]))
-        if status in ONLY_JOBS:
-            conditions.append(IS_JOB.is_(ONLY_JOBS[status]))
-    if template:
-        conditions.append(Deployment.template_slug == bindparam("template"))
-    for n in range(words):
-        word = bindparam(f"word{n}")
-        searched = (
-            Deployment.name,
-            Deployment.template_name,
-            Deployment.uuid,
-            Deployment.group_name,
-            Deployment.site,
-        )
-        conditions.append(or_(*(column.ilike(word, escape="\\") for column in searched)))
-    return conditions
-
-
-def _shape(viewer: User, filters: Filters) -> tuple:
-    return (
-        _whose(viewer, filters.owner),
-        filters.status,
-        bool(filters.template),
-        len(filters.text.split()),
-    )
-
-
-def _values(viewer: User, filters: Filters) -> dict[str, Any]:
-    """The parameters of ``_conditions_of`` for ``viewer`` and ``filters``."""
-    values: dict[str, Any] = {"viewer": viewer.id, "owner": filters.owner.lower()}
+    owner = _owner_condition(viewer, filters.owner, filters.shared)
+    if owner is not None:
+        conditions.append(owner)
+    if filters.status:
+        conditions.append(Deployment.status.in_(STATUS_GROUPS[filters.status][1]))
+        if filters.status in ONLY_JOBS:
+            conditions.append(IS_JOB.is_(ONLY_JOBS[filters.status]))
     if filters.template:
-        values["template"] = filters.template
-    values.update((f"word{n}", pattern) for n, pattern in enumerate(_words(filters.text)))
-    return values
-
-
-@lru_cache(maxsize=256)
-def _page_statements(shape: tuple, sort: tuple[str, str]):
-    """The count and the page's select for a shape of filters (``_shape``) and an order, built
-    once: building them anew cost as much as running them. The page's size and offset are
-    parameters too ("size", "skip")."""
-    conditions = _conditions_of(*shape)
-    column = SORT_COLUMNS[sort[0]]
-    if sort[1] == "asc":
-        order = (column.asc(), Deployment.id.asc())
-    else:
-        order = (column.desc(), Deployment.id.desc())
-    count = select(func.count(Deployment.id)).where(*conditions)
-    page = (
-        select(Deployment)
-        .options(*_list_options())
-        .where(*conditions)
-        .order_by(*order)
-        .limit(bindparam("size", type_=Integer))
-        .offset(bindparam("skip", type_=Integer))
-    )
-    return count, page
+        conditions.append(Deployment.template_slug == filters.template)
+    for word in filters.text.split():
+        pattern = "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        conditions.append(
+            or_(
+                *(
+                    column.ilike(pattern, escape="\\")
+                    for column in (
+                        Deployment.name,
+                        Deployment.template_name,
+                        Deployment.uuid,
+                        Deployment.group_name,
+                        Deployment.site,
+                    )
+                )
+            )
+        )
+    return conditions
 
 
 @cache
@@ -269,35 +233,40 @@ def list_page(
 ) -> ListPage:
     """The page of deployments ``viewer`` may see that ``filters`` asks for, in the order
     ``sort`` names (a key of SORT_COLUMNS and "asc" or "desc"; newest first by default)."""
-    count, statement = _page_statements(_shape(viewer, filters), tuple(sort))
-    values = _values(viewer, filters)
-    total = db.session.scalar(count, values) or 0
+    column = SORT_COLUMNS[sort[0]]
+    if sort[1] == "asc":
+        order = (column.asc(), Deployment.id.asc())
+    else:
+        order = (column.desc(), Deployment.id.desc())
+    conditions = _conditions(viewer, filters)
+    total = db.session.scalar(select(func.count(Deployment.id)).where(*conditions)) or 0
     pages = max((total + size - 1) // size, 1)
     page = min(filters.page, pages)
-    values.update(size=size, skip=(page - 1) * size)
-    deployments = list(db.session.scalars(statement, values))
-    owners_shown = viewer.is_admin and bool(filters.owner)
+    deployments = list(
+        db.session.scalars(
+            select(Deployment)
+            .options(*_list_options())
+            .where(*conditions)
+            .order_by(*order)
+            .limit(size)
+            .offset((page - 1) * size)
+        )
+    )
+    owners_shown = (viewer.is_admin and bool(filters.owner)) or bool(filters.shared)
     return ListPage(deployments, total, page, size, owners_shown)
 
 
 def templates_of(viewer: User, filters: Filters) -> list[tuple[str, str]]:
     """(slug, name) of the templates the viewer's deployments (in the same scope) came from."""
-    whose = _whose(viewer, filters.owner)
-    values = {"viewer": viewer.id, "owner": filters.owner.lower()}
-    rows = db.session.execute(_templates_statement(whose), values)
+    owner = _owner_condition(viewer, filters.owner, filters.shared)
+    query = select(Deployment.template_slug, func.max(Deployment.template_name)).where(
+        Deployment.deleted.is_(False)
+    )
+    if owner is not None:
+        query = query.where(owner)
+    rows = db.session.execute(query.group_by(Deployment.template_slug))
     shown = [(slug, _in_reader_language(slug, name) or slug) for slug, name in rows]
     return sorted(shown, key=lambda row: row[1].lower())
-
-
-@lru_cache(maxsize=4)
-def _templates_statement(whose: str):
-    """The query of ``templates_of`` for "own", "everyone" or "user" lists, built once."""
-    conditions = _conditions_of(whose, "", False, 0)
-    return (
-        select(Deployment.template_slug, func.max(Deployment.template_name))
-        .where(*conditions)
-        .group_by(Deployment.template_slug)
-    )
 
 
 def _in_reader_language(slug: str, name: str | None) -> str | None:
@@ -324,7 +293,7 @@ def has_past_deployments(viewer: User, filters: Filters) -> bool:
     """Whether the list's owner (in ``filters``' scope) ever had a deployment, deleted ones
     included: an empty list then says "at the moment" rather than "yet"."""
     query = select(Deployment.id).limit(1)
-    owner = _owner_condition(viewer, filters.owner)
+    owner = _owner_condition(viewer, filters.owner, filters.shared)
     if owner is not None:
         query = query.where(owner)
     return db.session.scalar(query) is not None

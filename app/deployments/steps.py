@@ -25,6 +25,8 @@ SOURCE_WORDS = {
     "callback": _l("orchestrator notice"),
     "sync": _l("status check"),
     "user": _l("owner"),
+    "co-owner": _l("co-owner"),
+    "manager": _l("group manager"),
     "admin": _l("administrator"),
     "portal": _l("the portal"),
 }

@@ -8,17 +8,28 @@ from sqlalchemy import update
 from sqlalchemy.orm import Session
 
 from app.auth.models import User
+from app.deployments.access import relations
 from app.deployments.models import Deployment, DeploymentEvent
 from app.deployments.status import Status
 from app.extensions import db, listen_once
 from app.instruments import observe_ready
 
-SOURCES = frozenset({"launch", "callback", "sync", "user", "admin", "portal"})
+SOURCES = frozenset(
+    {"launch", "callback", "sync", "user", "co-owner", "manager", "admin", "portal"}
+)
+# The source of an action by someone, by their closest relation that acts (``access``).
+_ACTING = {"owner": "user", "co-owner": "co-owner", "manager": "manager", "admin": "admin"}
 
 
 def actor_source(actor: User, deployment: Deployment) -> str:
-    """ "admin" when ``actor`` acts on someone else's deployment (recorded as such), else "user"."""
-    return "user" if actor.id == deployment.user_id else "admin"
+    """How an action by ``actor`` is recorded: "user" for the owner, "co-owner" or "manager"
+    for them, "admin" for an admin or operator acting on someone else's deployment."""
+    if actor.id == deployment.user_id:
+        return "user"
+    for relation in relations(actor, deployment):
+        if relation in _ACTING:
+            return _ACTING[relation]
+    return "admin"
 
 
 def record_event(

@@ -23,7 +23,9 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user, login_required
 
+from app.auth.managers import managed_groups
 from app.deployments import (
+    access,
     jobs,
     list_rows,
     operations,
@@ -31,6 +33,7 @@ from app.deployments import (
     presenters,
     queries,
     secret_items,
+    sharing,
     stamps,
     steps,
     words,
@@ -63,13 +66,9 @@ def _is_htmx() -> bool:
     return bool(request.headers.get("HX-Request"))
 
 
-def _deployment(deployment_id: int) -> Deployment:
-    """The deployment the current user may see (admins: any); 404 for anyone else's."""
-    return operations.visible_deployment(current_user, deployment_id)
-
-
-def _may_see(deployment: Deployment) -> bool:
-    return deployment.user_id == current_user.id or current_user.is_admin
+def _deployment(deployment_id: int, action: access.Action = access.Action.VIEW) -> Deployment:
+    """The deployment the current user may do ``action`` to (``access``); 404 otherwise."""
+    return operations.visible_deployment(current_user, deployment_id, action)
 
 
 def _filters() -> queries.Filters:
@@ -83,8 +82,9 @@ def _list_context(filters: queries.Filters) -> dict:
     for deployment in listed.deployments:
         if not statuses.reachable(deployment.status, deleted=deployment.deleted):
             outputs[deployment.id] = []
-    owners = {d.user_id for d in listed.deployments} if listed.owners_shown else set()
     in_progress = {d.id for d in listed.deployments if d.in_progress}
+    others = [d for d in listed.deployments if d.user_id != current_user.id]
+    owners = {d.user_id for d in (listed.deployments if listed.owners_shown else others)}
     empty = not listed.deployments and not filters.narrowed
     links = {key: presenters.main_link(value) for key, value in outputs.items()}
     return {
@@ -93,6 +93,7 @@ def _list_context(filters: queries.Filters) -> dict:
         "listed": listed,
         "rows": list_rows.rows_for(listed.deployments, outputs, links, in_progress),
         "owners": queries.usernames(owners),
+        "access_marks": access.marks(current_user, others),
         "deployment_panels": panels.panels_for(listed.deployments),
         "polling": bool(in_progress),
         "row_urls": {
@@ -116,6 +117,7 @@ def index():
     return render_template(
         "deployments/index.html",
         templates=templates,
+        manages_groups=bool(managed_groups(current_user)),
         panels=_list_panels(),
         stamp=tag,
         **context,
@@ -168,7 +170,7 @@ def rows():
 
 def _own_tag(filters: queries.Filters) -> str | None:
     """The change tag of the viewer's own list as ``filters`` narrow it; None for others'."""
-    if filters.owner:
+    if filters.owner or filters.shared:
         return None
     return stamps.own_etag(sorted(filters.args().items()))
 
@@ -201,6 +203,8 @@ def _detail_context(deployment: Deployment, revealed: dict[str, str] | None = No
         "secrets": secrets,
         "revealed": None if revealed is None else secret_items.revealed_secrets(revealed, template),
         "owner_view": deployment.user_id == current_user.id,
+        "rights": access.rights(current_user, deployment),
+        "access_why": access.why(current_user, deployment),
         "people": people,
         "steps": steps.timeline(deployment, people, jobs.step_looks(deployment)),
         "deployment_panels": panels.panels_for([deployment]),
@@ -217,7 +221,8 @@ def _detail_context(deployment: Deployment, revealed: dict[str, str] | None = No
 @login_required
 def detail(deployment_id: int):
     deployment = _deployment(deployment_id)
-    return render_template("deployments/detail.html", **_detail_context(deployment))
+    shares = sharing.shares_of(deployment)
+    return render_template("deployments/detail.html", shares=shares, **_detail_context(deployment))
 
 
 @bp.get("/<int:deployment_id>/status")
@@ -228,7 +233,11 @@ def status(deployment_id: int):
         deployment = _deployment(deployment_id)
     except NotFound:
         gone = db.session.get(Deployment, deployment_id)
-        if gone is None or not gone.deleted or not _may_see(gone):
+        if (
+            gone is None
+            or not gone.deleted
+            or access.Action.VIEW not in access.rights(current_user, gone)
+        ):
             raise
         # Deleted while the page was open: htmx follows this header to the list.
         return Response(status=204, headers={"HX-Redirect": url_for(".index")})
@@ -239,10 +248,11 @@ def status(deployment_id: int):
 @login_required
 def download_output(deployment_id: int, name: str):
     """One output's value as a text file (for show kind "download"); a secret one (kept
-    encrypted) only to its owner, through a POST."""
+    encrypted) only to its owner and co-owners, through a POST."""
     deployment = _deployment(deployment_id)
     values = dict(deployment.outputs or {})
     if name not in values and request.method == "POST":
+        access.check(current_user, deployment, access.Action.REVEAL)
         try:
             values = operations.reveal_secrets(current_user, deployment)
         except PortalError as error:
@@ -269,8 +279,8 @@ def download_output(deployment_id: int, name: str):
 @bp.post("/<int:deployment_id>/secrets")
 @login_required
 def reveal(deployment_id: int):
-    """The deployment's kept secrets, decrypted for its owner (a POST: never cached, logged)."""
-    deployment = _deployment(deployment_id)
+    """The kept secrets, decrypted for its owner and co-owners (a POST: never cached, logged)."""
+    deployment = _deployment(deployment_id, access.Action.REVEAL)
     try:
         revealed = dict(operations.reveal_secrets(current_user, deployment))
     except PortalError as error:
@@ -284,7 +294,7 @@ def reveal(deployment_id: int):
 @bp.post("/<int:deployment_id>/secrets/forget")
 @login_required
 def forget(deployment_id: int):
-    deployment = _deployment(deployment_id)
+    deployment = _deployment(deployment_id, access.Action.REVEAL)
     try:
         operations.forget_secrets(current_user, deployment)
     except PortalError as error:
@@ -347,14 +357,14 @@ def template(deployment_id: int):
 @login_required
 def confirm_delete(deployment_id: int):
     """The confirmation step before deleting (works without scripts)."""
-    deployment = _deployment(deployment_id)
+    deployment = _deployment(deployment_id, access.Action.DELETE)
     return render_template("deployments/delete.html", **_detail_context(deployment))
 
 
 @bp.post("/<int:deployment_id>/delete")
 @login_required
 def remove(deployment_id: int):
-    deployment = _deployment(deployment_id)
+    deployment = _deployment(deployment_id, access.Action.DELETE)
     force = request.form.get("force") == "1"
     try:
         operations.delete(current_user, deployment, force=force)
@@ -374,7 +384,7 @@ def remove(deployment_id: int):
 @login_required
 def reset(deployment_id: int):
     """Reset a stuck delete (the orchestrator's PATCH), so that it can be tried again."""
-    deployment = _deployment(deployment_id)
+    deployment = _deployment(deployment_id, access.Action.DELETE)
     try:
         operations.reset_delete(current_user, deployment)
     except PortalError as error:

@@ -10,6 +10,7 @@ from app.bounds import whole_number
 from app.catalogue.forms import field_name, presets_data, tab_layout, with_preset
 from app.catalogue.loader import catalogue
 from app.deployments import operations as deployments
+from app.deployments.access import Action
 from app.deployments.models import NAME_MAX_LENGTH
 from app.deployments.status import Status
 from app.errors import PortalError
@@ -217,7 +218,7 @@ def summary(slug: str):
 @login_required
 def relaunch(deployment_id: int):
     """Launch the same template with the same settings again, under a new name."""
-    deployment = deployments.visible_deployment(current_user, deployment_id)
+    deployment = deployments.visible_deployment(current_user, deployment_id, Action.RELAUNCH)
     if problem := one_line_problem(request.form.get("name"), _("Name")):
         flash(_("%(problem)s Nothing was launched.", problem=problem), "danger")
         return redirect(url_for("deployments.detail", deployment_id=deployment.id))

@@ -17,6 +17,8 @@ from sqlalchemy import select, update
 
 from app.auth.models import User
 from app.clock import utcnow
+from app.deployments import access
+from app.deployments.access import Action
 from app.deployments.models import Deployment
 from app.deployments.timeline import actor_source
 from app.errors import NotFound
@@ -183,16 +185,11 @@ def offer(lease: Lease | None, policy: Policy, now: datetime | None = None) -> E
 
 
 def visible_lease(actor: User, deployment_id: int, *, override: bool) -> tuple[Deployment, Lease]:
-    """The deployment and its lease if ``actor`` may extend it: the owner, an admin, or an
-    operator extending past the policy. Raises NotFound otherwise."""
-    deployment = db.session.get(Deployment, deployment_id)
-    allowed = (
-        deployment is not None
-        and not deployment.deleted
-        and (deployment.user_id == actor.id or actor.is_admin or (override and actor.is_operator))
-    )
-    if not allowed:
-        raise NotFound(_("There is no such deployment among yours."))
+    """The deployment and its lease if ``actor`` may extend it (``access``: its owner,
+    co-owners, its group's managers, admins; operators extending past the policy). Raises
+    NotFound otherwise."""
+    action = Action.EXTEND_PAST_POLICY if override else Action.EXTEND
+    deployment = access.deployment_for(actor, deployment_id, action)
     # The row as it is now, locked: not a copy this session read before another host's extend.
     lease = db.session.scalar(
         select(Lease)

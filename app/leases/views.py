@@ -8,7 +8,7 @@ from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
 from app.auth.roles import role_required
-from app.errors import PortalError
+from app.errors import NotFound, PortalError
 from app.leases import editing, launching, stuck
 from app.leases.durations import parse_duration
 from app.leases.errors import InvalidPolicy
@@ -43,6 +43,8 @@ def extend(deployment_id: int):
             by=by,
             reason=request.form.get("reason"),
         )
+    except NotFound:
+        raise  # not theirs to extend: the 404 anyone gets for a deployment they cannot see
     except PortalError as error:
         flash(error.message, "danger")
         return _back(deployment_id)

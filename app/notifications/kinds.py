@@ -82,11 +82,16 @@ _STATUS_KINDS = {
 _NEWS_SOURCES = frozenset({"launch", "callback", "sync", "portal"})
 
 
+# Timeline sources of actions taken by someone other than the owner.
+ACTED_FOR_OWNER = frozenset({"admin", "co-owner", "manager"})
+
+
 def kind_for(event: DeploymentEvent, owner_id: int) -> str | None:
     """The notification ``event`` on a deployment owned by ``owner_id`` causes, if any."""
     if event.kind in _EVENT_KINDS:
         return _EVENT_KINDS[event.kind]
-    acted_for_owner = event.source == "admin" and event.actor_id not in (None, owner_id)
+    # Someone else steered it (an admin, a co-owner, a manager of its group): its owner is told.
+    acted_for_owner = event.source in ACTED_FOR_OWNER and event.actor_id not in (None, owner_id)
     if event.kind == "lease-extended":
         return LEASE_EXTENDED if acted_for_owner else None
     if event.kind == "delete-requested":

@@ -16,6 +16,7 @@ from app.clock import utcnow
 from app.deployments import presenters
 from app.deployments.jobs import is_job
 from app.deployments.models import Deployment, DeploymentEvent
+from app.deployments.sharing import co_owners
 from app.extensions import db, listen_once
 from app.i18n import LANGUAGES
 from app.notifications import kinds
@@ -35,10 +36,40 @@ def _write_outbox(session: Session, _context, _instances) -> None:
             notification = notification_for(session, obj)
             if notification is not None:
                 session.add(notification)
+                for copy in _for_co_owners(session, notification):
+                    session.add(copy)
+
+
+# What a deployment's co-owners are told too, each by their own choices and in their language:
+# that its time runs out, is up, and that it was deleted for it.
+CO_OWNERS_TOLD = frozenset({kinds.LEASE_WARNING, kinds.LEASE_EXPIRED, kinds.LEASE_DELETED})
+
+
+def _for_co_owners(session: Session, told: Notification) -> list[Notification]:
+    """The same notice for each co-owner of its deployment, for the kinds co-owners share."""
+    if told.kind not in CO_OWNERS_TOLD or told.deployment is None:
+        return []
+    with session.no_autoflush:
+        people = co_owners(told.deployment)
+    copies = []
+    for person in people:
+        # The entry's own notice is its owner's (one per entry); a copy names only the
+        # deployment, and is written in the same flush as the entry, so never twice.
+        copy = Notification(
+            user_id=person.id,
+            deployment=told.deployment,
+            kind=told.kind,
+            details=dict(told.details or {}),
+            created_at=told.created_at,
+        )
+        _address(session, copy, told.deployment, person)
+        copies.append(copy)
+    return copies
 
 
 def notification_for(session: Session, event: DeploymentEvent) -> Notification | None:
-    """The notification ``event`` causes, not yet added to the session; None if none."""
+    """The notification ``event`` causes its deployment's owner, not yet added to the
+    session; None if none."""
     deployment = event.deployment
     if deployment is None and event.deployment_id is not None:
         deployment = session.get(Deployment, event.deployment_id)
@@ -123,13 +154,16 @@ def _labels(template, name: str) -> dict[str, str]:
     return found
 
 
-def _address(session: Session, notification: Notification, deployment: Deployment) -> None:
-    """Queue the e-mail when a mail server is configured and the owner wants this kind."""
+def _address(
+    session: Session, notification: Notification, deployment: Deployment, reader: User | None = None
+) -> None:
+    """Queue the e-mail when a mail server is configured and its reader (the owner unless
+    given) wants this kind."""
     notification.mail_status = MAIL_NONE
     if not current_app.config.get("MAIL_SERVER"):
         return
     # By id: a deployment added in this very flush has not loaded its relationships.
-    owner = session.get(User, deployment.user_id)
+    owner = reader or session.get(User, deployment.user_id)
     if owner is None or not owner.email or not owner.active:
         return
     waited = notification.kind == kinds.READY and _waited_in_line(session, deployment)

@@ -11,6 +11,7 @@ from flask_login import current_user, login_required
 from app.auth.roles import role_required
 from app.bounds import page_number, whole_number
 from app.deployments import operations as deployments
+from app.deployments.access import Action
 from app.errors import PortalError
 from app.waiting import listing, operations
 
@@ -21,7 +22,7 @@ bp = Blueprint("waiting", __name__)
 @login_required
 def leave(deployment_id: int):
     """Leave the line: nothing is launched, and the request leaves the list."""
-    deployment = deployments.visible_deployment(current_user, deployment_id)
+    deployment = deployments.visible_deployment(current_user, deployment_id, Action.DELETE)
     try:
         operations.leave(current_user, deployment)
     except PortalError as error:
