@@ -81,11 +81,13 @@ def _piece(mark, end: datetime) -> dict:
     }
 
 
-def settle(connection, deployment: Deployment, now: datetime | None = None) -> None:
+def settle(connection, deployment: Deployment, started: datetime | None = None) -> None:
     """Bring ``deployment``'s mark in step with what it holds now: write down the stretch
     since the mark when it stops holding or its charge or owner changes, and mark it anew
-    while it holds. Runs inside the transaction that changed the deployment."""
-    now = now or utcnow()
+    while it holds (from ``started``, when earlier than now: a record inserted already
+    holding held from when it was submitted). Runs inside the transaction that changed the
+    deployment."""
+    now = utcnow()
     rate = rate_of(deployment)
     table = UsageMark.__table__
     while True:
@@ -94,8 +96,9 @@ def settle(connection, deployment: Deployment, now: datetime | None = None) -> N
         ).first()
         if mark is None:
             if rate:
+                since = min(started or now, now)
                 connection.execute(
-                    insert(table), [{"deployment_id": deployment.id, "since": now, **rate}]
+                    insert(table), [{"deployment_id": deployment.id, "since": since, **rate}]
                 )
             return
         if rate and _same(mark, rate):
@@ -124,7 +127,7 @@ def register_usage_listeners() -> None:
 
 
 def _inserted(_mapper, connection, deployment: Deployment) -> None:
-    settle(connection, deployment)
+    settle(connection, deployment, deployment.submitted_at or deployment.created_at)
 
 
 def _updated(_mapper, connection, deployment: Deployment) -> None:
@@ -198,18 +201,19 @@ def _upsert(increments: dict[tuple, list[float]]) -> None:
 
 def fold_pieces(batch: int = 2000) -> int:
     """Fold up to ``batch`` written-down pieces into the totals and delete them, in one
-    transaction (committed here). Returns how many were folded."""
-    pieces = db.session.execute(
-        select(UsagePiece.__table__)
-        .order_by(UsagePiece.id)
-        .limit(batch)
-        .with_for_update(skip_locked=True)
-    ).all()
-    if not pieces:
+    transaction (committed here). Returns how many were folded.
+
+    The pieces folded are those this transaction deleted (``DELETE … RETURNING``): a folder
+    on another host that chose the same rows gets none of them back, on SQLite as on
+    PostgreSQL (where rows another folder holds are skipped, not waited for)."""
+    table = UsagePiece.__table__
+    chosen = select(table.c.id).order_by(table.c.id).limit(batch).with_for_update(skip_locked=True)
+    ids = list(db.session.scalars(chosen))
+    if not ids:
         db.session.rollback()
         return 0
+    pieces = db.session.execute(delete(table).where(table.c.id.in_(ids)).returning(table)).all()
     _upsert(_increments(pieces))
-    db.session.execute(delete(UsagePiece).where(UsagePiece.id.in_([p.id for p in pieces])))
     db.session.commit()
     return len(pieces)
 
