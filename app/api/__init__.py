@@ -14,7 +14,7 @@ bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
 def init_api(app: Flask) -> None:
     """Register the API: its routes, its error answers, no CSRF (nothing is a browser form)."""
-    from app.api import deployments, quota, reference, templates  # noqa: F401  (routes)
+    from app.api import deployments, quota, reference, templates, usage  # noqa: F401  (routes)
     from app.errors import JSON_ANSWER
     from app.extensions import csrf
 
