@@ -360,3 +360,7 @@ def extend(deployment_id, hours, as_json):
 
 def main() -> None:
     cli(prog_name="rcp")
+
+
+# Commands kept in modules of their own register on ``cli`` when this module is read.
+from app.cli_client import usage as _usage  # noqa: E402, F401
