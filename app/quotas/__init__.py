@@ -10,6 +10,7 @@ def init_quotas(app: Flask) -> None:
     from app.auth.account import add_account_section
     from app.deployments.sync import register_pass
     from app.quotas import models, usage_models  # noqa: F401  (the tables, for create_all)
+    from app.quotas.budget_views import budget_context  # noqa: F401  (its routes)
     from app.quotas.charges import register_charge_listeners
     from app.quotas.operations import usage_panel_context
     from app.quotas.usage_marks import account_usage_once, register_usage_listeners

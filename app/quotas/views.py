@@ -167,8 +167,11 @@ def user(user_id: int):
     limits = limits_for(person)
     used = usage_of(user_id=person.id, models=limits.gpu_models)
     panel = assess(None, limits, used, {"gpu_models": {}}, lambda: [], show_unlimited=True)
+    from app.quotas.budget_views import budget_context  # its routes live on this blueprint
+
     return render_template(
         "quotas/user.html",
+        **budget_context(USER, subject),
         person=person,
         form=form,
         limits=limits,
@@ -237,8 +240,11 @@ def group():
         [*_history(MEMBER, name), *_history(GROUP, name)], key=lambda c: (c.at, c.id), reverse=True
     )
     failed = any(f.errors for f in forms.values())
+    from app.quotas.budget_views import budget_context  # its routes live on this blueprint
+
     return render_template(
         "quotas/group.html",
+        **budget_context(GROUP, name),
         name=name,
         forms=forms,
         pool=pool,
