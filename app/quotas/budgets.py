@@ -163,6 +163,23 @@ class BudgetCheck:
             )
         return ngettext("%(amount)s GPU-hour", "%(amount)s GPU-hours", count, amount=number)
 
+    def body(self) -> dict:
+        """The figures for scripts (the API's ``budget`` entries)."""
+        return {
+            "scope": self.scope,
+            "owner": self.owner,
+            "resource": self.resource,
+            "period": "month" if self.period_days == CALENDAR_MONTH else f"{self.period_days}d",
+            "budget_hours": round(self.budget, 3),
+            "used_hours": round(self.used, 3),
+            "committed_hours": round(self.committed, 3),
+            "left_hours": round(self.left, 3),
+            "needed_hours": round(self.needed, 3),
+            "renews_on": self.renews_on.isoformat() if self.renews_on else None,
+            "fits": self.fits,
+            "message": self.sentence,
+        }
+
     @property
     def sentence(self) -> str:
         """``needs 48 A100 GPU-hours; 20 left in group physics this month, renewed on 1

@@ -244,3 +244,23 @@ def test_operators_set_a_groups_budget_on_its_quotas_page_and_see_what_is_left(
         follow_redirects=True,
     )
     assert "Hours are a number, such as 2000." in refused.get_data(as_text=True)
+
+
+def test_an_overrun_is_answered_to_scripts_as_a_budget_problem_with_the_numbers(quotas, clock):
+    from app.api.problems import from_portal_error
+    from app.quotas.errors import OverBudget
+
+    user = quotas.user(groups=["physics"])
+    budget(quotas, GROUP, "physics", A100, 20)
+    with quotas.app.test_request_context("/api/v1/deployments"):
+        person = db.session.get(User, user)
+        found = budget_left(person, "physics", charge(gpus=2, gpu_models={"A100": 2}), 24, NOW)
+        problem = from_portal_error(OverBudget([c for c in found if not c.fits]))
+        body = problem.body()
+    assert problem.status == 409 and body["type"].endswith("/problems/budget")
+    assert body["detail"] == (
+        "needs 48 A100 GPU-hours; 20 left in group physics this month, renewed on 1 December"
+    )
+    (numbers,) = body["budget"]
+    assert numbers["needed_hours"] == 48.0 and numbers["left_hours"] == 20.0
+    assert numbers["renews_on"] == "2026-12-01" and numbers["period"] == "month"
