@@ -308,3 +308,24 @@ def budget_left(
                 )
             )
     return sorted(checks, key=lambda c: (c.fits, c.left - c.needed))
+
+
+def group_budget_use(now: datetime | None = None) -> list[tuple[str, str, str, float, float]]:
+    """(group, resource, period, budget hours, hours used this period) of every group budget:
+    the operators' metrics (groups only, so that the label count stays bounded)."""
+    now = now or utcnow()
+    rows = db.session.scalars(
+        select(UsageBudget)
+        .where(UsageBudget.scope == GROUP)
+        .order_by(UsageBudget.subject, UsageBudget.resource)
+    )
+    found, used_cache = [], {}
+    for budget in rows:
+        start, _renewal = period_of(budget.period_days, now)
+        key = (budget.subject, start)
+        if key not in used_cache:
+            used_cache[key] = used_since(start, group_name=budget.subject, now=now)
+        period = "month" if budget.period_days == CALENDAR_MONTH else f"{budget.period_days}d"
+        used = _used(used_cache[key], budget.resource)
+        found.append((budget.subject, budget.resource, period, budget.hours, used))
+    return found
