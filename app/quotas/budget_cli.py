@@ -123,3 +123,23 @@ def _show(scope: str, subject: str, label: str) -> None:
 
 
 __all__ = ["budget_cli"]
+
+
+@quota_cli.group("usage")
+def usage_cli() -> None:
+    """Usage kept as running totals."""
+
+
+@usage_cli.command("rebuild")
+@click.option("--replace", is_flag=True, help="Drop what is written down and start again.")
+def rebuild_command(replace: bool) -> None:
+    """Write usage down from the deployments' records (once, after upgrading)."""
+    from app.quotas.usage_marks import account_usage_once
+    from app.quotas.usage_rebuild import rebuild_usage
+
+    try:
+        pieces, marks = rebuild_usage(replace=replace)
+    except RuntimeError as error:
+        raise click.ClickException(f"{error} (--replace)") from None
+    click.echo(f"{pieces} finished stretches written down, {marks} running deployments marked.")
+    click.echo(account_usage_once())

@@ -38,8 +38,11 @@ _WATCHED += ("group_name",)
 def rate_of(deployment: Deployment) -> dict | None:
     """What ``deployment`` uses per hour while it holds, as a mark stores it; None when it
     holds nothing (or does not hold)."""
-    if not holds(deployment):
-        return None
+    return charge_rate(deployment) if holds(deployment) else None
+
+
+def charge_rate(deployment: Deployment) -> dict | None:
+    """What ``deployment``'s charge uses per hour (held or not); None when it is nothing."""
     charge = deployment.charge if isinstance(deployment.charge, dict) else {}
 
     def number(value) -> float:

@@ -192,3 +192,24 @@ def test_several_hosts_ending_deployments_and_folding_at_once_count_every_hour_o
         total = used_since(datetime(2026, 10, 1), group_name="physics")
     assert round(total.core_hours, 6) == round(hours, 6)
     assert total.gpu_hours == {"A100": pytest.approx(hours, abs=1e-6)}
+
+
+def test_usage_rebuilt_from_the_records_matches_what_was_kept_as_it_ran(quotas, clock):
+    user = quotas.user(groups=["physics"])
+    ended = quotas.hold(user, charge(cores=2, gpus=1, gpu_models={"A100": 1}), group_name="physics")
+    clock.move(hours=5)
+    quotas.hold(user, charge(cores=1, memory=8))
+    clock.move(days=1, hours=2)
+    quotas.update(ended, status="deleted")
+    clock.move(hours=7)
+    fold(quotas)
+    week = (date(2026, 10, 29), date(2026, 11, 5))
+    kept = day_hours(quotas, *week, user_id=user)
+    runner = quotas.app.test_cli_runner()
+    refused = runner.invoke(args=["quota", "usage", "rebuild"])
+    assert refused.exit_code != 0 and "written down already" in refused.output
+    result = runner.invoke(args=["quota", "usage", "rebuild", "--replace"])
+    assert result.exit_code == 0, result.output
+    assert "1 finished stretches written down, 1 running deployments marked." in result.output
+    assert day_hours(quotas, *week, user_id=user) == kept
+    assert leftovers(quotas) == (1, 0)
