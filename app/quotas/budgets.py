@@ -20,15 +20,22 @@ from datetime import date, datetime, timedelta
 
 from flask_babel import format_date, ngettext
 from flask_babel import gettext as _
-from sqlalchemy import select
+from sqlalchemy import and_, or_, select
 
 from app.clock import utcnow
 from app.extensions import db
 from app.formatting import format_decimal, plural_count
 from app.quotas.errors import InvalidLimit
 from app.quotas.models import GROUP, USER
-from app.quotas.usage_models import CALENDAR_MONTH, CORE_HOURS, GPU_HOURS, UsageBudget, UsageMark
-from app.quotas.usage_totals import Hours, used_since
+from app.quotas.usage_models import (
+    CALENDAR_MONTH,
+    CORE_HOURS,
+    DAY,
+    GPU_HOURS,
+    UsageBudget,
+    UsageMark,
+)
+from app.quotas.usage_totals import Hours, usage_per, used_since
 
 MODEL_PREFIX = GPU_HOURS + ":"
 LONGEST_WINDOW = 366
@@ -276,19 +283,33 @@ def budget_left(
     limit rows (``operations.lock``) so that concurrent launches are counted one after the
     other."""
     now = now or utcnow()
-    owners = [(USER, str(person.id), person.username, {"user_id": person.id})]
+    owners = {USER: (str(person.id), person.username, {"user_id": person.id})}
     if group:
-        owners.append((GROUP, group, group, {"group_name": group}))
+        owners[GROUP] = (group, group, {"group_name": group})
+    asked = [
+        and_(UsageBudget.scope == scope, UsageBudget.subject == subject)
+        for scope, (subject, _label, _owner) in owners.items()
+    ]
+    budgets = [
+        budget
+        for budget in db.session.scalars(select(UsageBudget).where(or_(*asked)))
+        if _rate(request_resources, budget.resource) > 0
+    ]
     checks = []
-    used_cache: dict[tuple, Hours] = {}
-    for scope, subject, label, owner in owners:
-        for budget in budgets_of(scope, subject):
-            rate = _rate(request_resources, budget.resource)
-            if rate <= 0:
-                continue
-            start, renewal = period_of(budget.period_days, now)
-            if (scope, start) not in used_cache:
-                used_cache[(scope, start)] = used_since(start, now=now, **owner)
+    for scope, (subject, label, owner) in owners.items():
+        mine = [b for b in budgets if b.scope == scope]
+        if not mine:
+            continue
+        periods = {b.id: period_of(b.period_days, now) for b in mine}
+        # One read per owner: the days since the earliest period start, each budget summing
+        # the days of its own period.
+        earliest = min(start for start, _renewal in periods.values())
+        days = usage_per(DAY, earliest.date(), now.date(), now=now, **owner)
+        for budget in mine:
+            start, renewal = periods[budget.id]
+            used = sum(
+                _used(hours, budget.resource) for day, hours in days.items() if day >= start.date()
+            )
             span = renewal - now if renewal else timedelta(days=budget.period_days)
             hours = span / timedelta(hours=1)
             if lease_hours is not None:
@@ -301,9 +322,9 @@ def budget_left(
                     resource=budget.resource,
                     period_days=budget.period_days,
                     budget=budget.hours,
-                    used=_used(used_cache[(scope, start)], budget.resource),
+                    used=used,
                     committed=_committed(owner, budget.resource, now, renewal, lease_ends),
-                    needed=rate * hours,
+                    needed=_rate(request_resources, budget.resource) * hours,
                     renews_on=renewal.date() if renewal else None,
                 )
             )
