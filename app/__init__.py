@@ -98,7 +98,9 @@ def _register_listeners(app: Flask) -> None:
     tells of the timeline entries the flush began with; the lease listener's own entries
     (``lease-chosen``) are flushed with them and tell nobody. A lease entry that should tell
     someone would need the lease listener first. The other listeners are alone on their
-    event; they are listed from the bottom floor up. The session's and the models' listeners
+    event, but the quotas' two on a deployment's insert and update (its charge rows, then its
+    usage mark, which reads nothing the charge rows write); they are listed from the bottom
+    floor up. The session's and the models' listeners
     are process-wide: registering them again for another app changes nothing.
     """
     from app import transactions
@@ -106,13 +108,14 @@ def _register_listeners(app: Flask) -> None:
     from app.deployments import stamps, timeline
     from app.leases import hooks as lease_hooks
     from app.notifications import listener as outbox
-    from app.quotas import charges
+    from app.quotas import charges, usage_marks
 
     transactions.listen(app)  # the engines: reads outside transactions on PostgreSQL
     logins.listen()  # a request that writes forgets what its login check read
     timeline.listen()  # what waits for a commit runs after it, never after a rollback
     stamps.listen()  # a change to what a row shows bumps its version (the list's polls)
     charges.listen()  # the charge tables follow Deployment.charge
+    usage_marks.listen()  # a deployment's usage mark follows its charge, group and owner
     outbox.listen()  # a timeline entry worth telling its owner becomes a notification
     lease_hooks.listen()  # a deployment becoming ready, failed or gone moves its lease
 

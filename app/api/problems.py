@@ -18,7 +18,7 @@ from app.deployments.errors import DeploymentError, LaunchError, TooManyLaunches
 from app.errors import NotAllowed, NotFound, PortalError
 from app.launch.decision import NoSiteRoom
 from app.leases.errors import ExtendRefused
-from app.quotas.errors import KeptForLine, QuotaExceeded
+from app.quotas.errors import KeptForLine, OverBudget, QuotaExceeded
 
 MEDIA_TYPE = "application/problem+json"
 
@@ -34,6 +34,7 @@ KINDS: dict[str, tuple[int, Any]] = {
     "over-quota": (409, _l("This launch does not fit your quota")),
     "line-ahead": (409, _l("Requests waiting in line come first for what this needs")),
     "no-site-room": (409, _l("No known site has room for this now")),
+    "budget": (409, _l("This would overrun a budget")),
     "extend-refused": (409, _l("The lease cannot be extended now")),
     "idempotency-key-in-use": (409, _l("A request with this Idempotency-Key is under way")),
     "idempotency-key-reused": (422, _l("This Idempotency-Key was used for another request")),
@@ -109,6 +110,8 @@ def from_portal_error(error: PortalError) -> Problem:
         return Problem("extend-refused", error.message)
     if isinstance(error, QuotaExceeded):
         return Problem(quota_kind(error), error.message)
+    if isinstance(error, OverBudget):
+        return Problem("budget", error.message, extra={"budget": error.numbers()})
     if isinstance(error, NoSiteRoom):
         return Problem("no-site-room", error.message, extra={"can_wait": True})
     if isinstance(error, NotFound):

@@ -369,3 +369,7 @@ register_share_commands(cli, command, _portal, _print)
 
 def main() -> None:
     cli(prog_name="rcp")
+
+
+# Commands kept in modules of their own register on ``cli`` when this module is read.
+from app.cli_client import usage as _usage  # noqa: E402, F401

@@ -142,9 +142,7 @@ def share(
     return previous is None, after
 
 
-def unshare(
-    actor: User, deployment: Deployment, kind: str, name: str
-) -> tuple[bool, list[Share]]:
+def unshare(actor: User, deployment: Deployment, kind: str, name: str) -> tuple[bool, list[Share]]:
     """Stop sharing ``deployment`` with a person or group, and commit; answers whether it was
     shared with them, and the shares as this change left them. Holds from the next request
     on. Raises NotFound as ``share`` does."""

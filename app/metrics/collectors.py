@@ -22,6 +22,7 @@ from app.clock import utcnow
 from app.deployments.models import Deployment, DeploymentListing
 from app.extensions import db
 from app.published import published
+from app.quotas.budgets import group_budget_use
 from app.quotas.holding import holding_clause
 from app.quotas.limits import combine, rows_for
 from app.quotas.models import GROUP, LIMIT_KEYS, QuotaLimit
@@ -44,6 +45,7 @@ class DatabaseCollector(Collector):
             "sync_lag": sync_lag,
             "quota": group_quotas,
             "capacity": site_capacity,
+            "budget": group_budgets,
         }
         for name, section in sections.items():
             try:
@@ -138,6 +140,26 @@ def group_quotas() -> list[Metric]:
             if value is not None:
                 limit.add_metric([name, "gpus", model], value)
     return [used, limit]
+
+
+def group_budgets() -> list[Metric]:
+    """Each group budget and what is used of it in its current period (groups only)."""
+    labels = ["group", "resource", "period"]
+    budget = GaugeMetricFamily(
+        "portal_budget_group_hours",
+        "A group's budget per period: resource is cores, gpus (any model) or gpus:<model>; "
+        "period is month (calendar, UTC) or <N>d (rolling).",
+        labels=labels,
+    )
+    used = GaugeMetricFamily(
+        "portal_budget_group_used_hours",
+        "Hours used of a group's budget in its current period (more than the budget: overrun).",
+        labels=labels,
+    )
+    for group, resource, period, hours, spent in group_budget_use():
+        budget.add_metric([group, resource, period], hours)
+        used.add_metric([group, resource, period], spent)
+    return [budget, used]
 
 
 def site_capacity() -> list[Metric]:

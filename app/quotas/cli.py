@@ -158,3 +158,7 @@ def set_command(
 
 
 __all__ = ["quota_cli"]
+
+
+# ``flask quota budget ...`` lives in a module of its own and registers on ``quota_cli``.
+from app.quotas import budget_cli as _budget_cli  # noqa: E402, F401

@@ -28,7 +28,7 @@ from app.quotas.flavours import flavours_for
 from app.quotas.limits import limits_for, pool_limits
 from app.quotas.models import GROUP, USER
 from app.quotas.usage import holders_of, usage_of
-from app.quotas.usage_history import month_starts, monthly_usage, per_month
+from app.quotas.usage_charts import months_chart
 
 log = logging.getLogger(__name__)
 
@@ -227,6 +227,9 @@ def usage_panel_context(user) -> dict:
 def usage_details_context(user) -> dict:
     """``quota_holders``, the deployments holding the user's resources, and ``quota_months``,
     their core-hours and GPU-hours of the last six months."""
-    labels = [start.strftime("%Y-%m") for start in month_starts(6)]
-    months = per_month(monthly_usage(6, user_id=user.id), labels)
+    chart = months_chart(user_id=user.id, count=6)
+    months = [
+        {"month": m.month, "core_hours": m.hours.core_hours, "gpu_hours": m.hours.gpu_total}
+        for m in chart.months
+    ]
     return {"quota_holders": holders_of(user_id=user.id), "quota_months": months}

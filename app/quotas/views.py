@@ -2,13 +2,10 @@
 changes, and usage over time. Researchers see their own usage on My deployments (and, in
 detail, at ``/quotas/mine``)."""
 
-import csv
-import io
 from datetime import date
 
 from flask import (
     Blueprint,
-    Response,
     current_app,
     flash,
     redirect,
@@ -24,7 +21,7 @@ from sqlalchemy import select
 from app.auth.groups import normalise_group
 from app.auth.models import User
 from app.auth.roles import role_required
-from app.bounds import page_number, whole_number
+from app.bounds import page_number
 from app.errors import NotFound
 from app.extensions import db
 from app.formatting import format_decimal
@@ -38,7 +35,7 @@ from app.quotas.listing import SORTS, known_groups, users_page
 from app.quotas.models import GROUP, MEMBER, SITE, USER, QuotaChange, QuotaLimit
 from app.quotas.operations import usage_details_context, usage_panel_context
 from app.quotas.usage import holders_of, usage_of
-from app.quotas.usage_history import csv_rows, month_starts, monthly_usage, per_month
+from app.quotas.usage_charts import months_chart
 
 bp = Blueprint("quotas", __name__, url_prefix="/quotas")
 HISTORY_SHOWN = 50
@@ -170,16 +167,18 @@ def user(user_id: int):
     limits = limits_for(person)
     used = usage_of(user_id=person.id, models=limits.gpu_models)
     panel = assess(None, limits, used, {"gpu_models": {}}, lambda: [], show_unlimited=True)
-    months = monthly_usage(6, user_id=person.id)
+    from app.quotas.budget_views import budget_context  # its routes live on this blueprint
+
     return render_template(
         "quotas/user.html",
+        **budget_context(USER, subject),
         person=person,
         form=form,
         limits=limits,
         panel=panel,
         holders=holders_of(user_id=person.id),
         history=_history(USER, subject),
-        chart=per_month(months, [m.strftime("%Y-%m") for m in month_starts(6)]),
+        chart=months_chart(user_id=person.id, count=6),
     ), 400 if form.errors else 200
 
 
@@ -241,8 +240,11 @@ def group():
         [*_history(MEMBER, name), *_history(GROUP, name)], key=lambda c: (c.at, c.id), reverse=True
     )
     failed = any(f.errors for f in forms.values())
+    from app.quotas.budget_views import budget_context  # its routes live on this blueprint
+
     return render_template(
         "quotas/group.html",
+        **budget_context(GROUP, name),
         name=name,
         forms=forms,
         pool=pool,
@@ -269,38 +271,4 @@ def history():
     changes = _history(limit=200)
     return render_template(
         "quotas/history.html", changes=changes, label=subject_label, describe=describe_limits
-    )
-
-
-@bp.route("/usage")
-@role_required("operator")
-def usage():
-    months = max(1, min(request.args.get("months", 6, type=whole_number), 24))
-    labels = [m.strftime("%Y-%m") for m in month_starts(months)]
-    by_user, by_group = monthly_usage(months, by="user"), monthly_usage(months, by="group")
-    month = request.args.get("month") or labels[-1]
-    return render_template(
-        "quotas/usage.html",
-        months=months,
-        labels=labels,
-        month=month,
-        chart=per_month(by_user, labels),
-        users=sorted([u for u in by_user if u.month == month], key=lambda u: -u.gpu_hours),
-        groups=sorted([u for u in by_group if u.month == month], key=lambda u: -u.gpu_hours),
-    )
-
-
-@bp.route("/usage.csv")
-@role_required("operator")
-def usage_csv():
-    months = max(1, min(request.args.get("months", 12, type=whole_number), 60))
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["month", "owner_kind", "owner", "resource", "hours"])
-    writer.writerows(csv_rows(monthly_usage(months, by="user"), "user"))
-    writer.writerows(csv_rows(monthly_usage(months, by="group"), "group"))
-    return Response(
-        out.getvalue(),
-        mimetype="text/csv",
-        headers={"Content-Disposition": "attachment; filename=usage.csv"},
     )

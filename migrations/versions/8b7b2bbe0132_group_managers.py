@@ -1,7 +1,7 @@
 """group managers: named by operators, or by membership of another group
 
 Revision ID: 8b7b2bbe0132
-Revises: c3e5a7b9d1f4
+Revises: 878252bb6c2e
 Create Date: 2026-11-29 05:10:00
 
 A group's managers are named by operators (``group_managers``) or follow from membership of
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 
 
 revision = "8b7b2bbe0132"
-down_revision = "c3e5a7b9d1f4"
+down_revision = "878252bb6c2e"
 branch_labels = None
 depends_on = None
 

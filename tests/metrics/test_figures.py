@@ -38,6 +38,7 @@ PORTAL_LABELS = {
     "kind",
     "outcome",
     "event",
+    "period",
 }
 
 

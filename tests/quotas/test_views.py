@@ -196,8 +196,9 @@ def test_usage_charts_name_their_months_and_carry_a_scale_and_a_text_alternative
     this_month = utcnow().strftime("%Y-%m")
     with operator.application.test_request_context():
         short, long = month_name(this_month), month_name(this_month, long=True)
-    assert f"{short}<span" in page and f'<th scope="row">{long}</th>' in page
-    assert "<caption>Core-hours per month, whole site</caption>" in page
+    assert f'<span class="flex-fill text-center">{short}</span>' in page
+    assert f'<th scope="row">{long}</th>' in page
+    assert '<caption class="caption-top">Core-hours per month, whole site</caption>' in page
     assert 'class="quota-chart-scale' in page and ">0</span>" in page
     assert long == utcnow().strftime("%B %Y")
 
@@ -212,7 +213,10 @@ def test_a_chart_of_a_fraction_of_an_hour_reads_that_fraction_not_zero(operator,
     quotas.hold(user, charge(cores=1), created_at=utcnow() - timedelta(minutes=18))
     page = operator.get("/quotas/usage").get_data(as_text=True)
 
-    scale = re.search(r'class="quota-chart-scale[^"]*">\s*<span>([^<]*)</span>', page).group(1)
-    assert re.fullmatch(r"0\.[1-3]\d? h", scale), scale
-    labels = re.search(r'class="d-flex quota-chart-labels".*?</div>', page, re.S).group(0)
-    assert re.search(r'<span class="d-block">0\.[1-3]\d?</span>', labels), labels
+    scales = re.findall(r'class="quota-chart-scale[^"]*">\s*<span>([^<]*)</span>', page)
+    assert scales[0] == "0 h"  # no GPU was held
+    assert re.fullmatch(r"0\.[1-3]\d? h", scales[1]), scales
+    cores = re.search(
+        r"<caption[^>]*>Core-hours per month, whole site</caption>.*?</table>", page, re.S
+    )
+    assert re.search(r'<td class="text-end">0\.3</td>', cores.group(0)), cores.group(0)

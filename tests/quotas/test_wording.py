@@ -120,12 +120,13 @@ def test_the_usage_page_speaks_italian_and_names_the_months_in_italian(operator,
     page = operator.get("/quotas/usage", headers={"Accept-Language": "it"}).get_data(as_text=True)
     today = utcnow().date().replace(day=1)
     short, long = format_date(today, "MMM", locale="it"), format_date(today, "MMMM y", locale="it")
-    assert f"{short}<span" in page and f'<th scope="row">{long}</th>' in page
-    assert "<caption>Ore-core al mese, intero sito</caption>" in page
+    assert f'<span class="flex-fill text-center">{short}</span>' in page
+    assert f'<th scope="row">{long}</th>' in page
+    assert '<caption class="caption-top">Ore-core al mese, intero sito</caption>' in page
     assert "Utilizzo nel tempo" in page and f"Utenti a {long}" in page
     assert "qualsiasi modello 10,0" in page  # GPUs of no stated model
     english = operator.get("/quotas/usage").get_data(as_text=True)
-    assert "<caption>Core-hours per month, whole site</caption>" in english
+    assert '<caption class="caption-top">Core-hours per month, whole site</caption>' in english
     assert f'<th scope="row">{format_date(today, "MMMM y", locale="en")}</th>' in english
 
 

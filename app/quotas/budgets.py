@@ -1,0 +1,352 @@
+"""Budgets: hours of one resource per period, for a person or a group; what is left of them,
+and what a launch would need of them (``budget_left``).
+
+A period is a calendar month (UTC; renewed on the 1st) or a rolling window of N days (today
+and the N-1 days before: what is used leaves the window day by day). What is used comes from
+the running totals (``app.quotas.usage_totals``); a launch needs its rate (cores, GPUs of a
+model, GPUs of any model) times the hours of its lease that fall inside the period (for a
+calendar month, up to the renewal).
+
+``committed``: the use still to come of what already runs, so that two launches admitted one
+after the other never together pass the budget. It is counted for the deployments whose lease
+end the caller gives (``lease_ends``); without it, what runs counts as used so far.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from flask_babel import format_date, ngettext
+from flask_babel import gettext as _
+from sqlalchemy import and_, or_, select
+
+from app.clock import utcnow
+from app.extensions import db
+from app.formatting import format_decimal, plural_count
+from app.quotas.errors import InvalidLimit
+from app.quotas.models import GROUP, USER
+from app.quotas.usage_models import (
+    CALENDAR_MONTH,
+    CORE_HOURS,
+    DAY,
+    GPU_HOURS,
+    UsageBudget,
+    UsageMark,
+)
+from app.quotas.usage_totals import Hours, usage_per, used_since
+
+MODEL_PREFIX = GPU_HOURS + ":"
+LONGEST_WINDOW = 366
+
+
+def resource_key(gpu_model: str | None) -> str:
+    """The budget key of GPU-hours of ``gpu_model`` (None: of any model)."""
+    return GPU_HOURS if not gpu_model else MODEL_PREFIX + gpu_model
+
+
+def model_of(resource: str) -> str | None:
+    return resource[len(MODEL_PREFIX) :] if resource.startswith(MODEL_PREFIX) else None
+
+
+def parse_period(text: str) -> int:
+    """``month`` -> CALENDAR_MONTH; ``30d`` -> 30. Raises InvalidLimit otherwise."""
+    text = (text or "").strip().lower()
+    if text == "month":
+        return CALENDAR_MONTH
+    if text.endswith("d") and text[:-1].isdigit() and 1 <= int(text[:-1]) <= LONGEST_WINDOW:
+        return int(text[:-1])
+    raise InvalidLimit(
+        _(
+            "A period is “month” or a number of days such as “30d” (at most %(count)d).",
+            count=LONGEST_WINDOW,
+        )
+    )
+
+
+def period_text(period_days: int) -> str:
+    if period_days == CALENDAR_MONTH:
+        return _("per calendar month")
+    return ngettext("per rolling day", "per rolling %(num)d days", period_days)
+
+
+def budgets_of(scope: str, subject: str) -> list[UsageBudget]:
+    return list(
+        db.session.scalars(
+            select(UsageBudget)
+            .where(UsageBudget.scope == scope, UsageBudget.subject == subject)
+            .order_by(UsageBudget.resource)
+        )
+    )
+
+
+def set_budget(
+    actor,
+    scope: str,
+    subject: str,
+    resource: str,
+    hours: float | None,
+    period_days: int,
+    reason: str,
+) -> UsageBudget | None:
+    """Set (``hours`` a number) or remove (None) one budget, saying who and why; commits.
+    Raises InvalidLimit for a negative amount or a missing reason."""
+    if not (reason or "").strip():
+        raise InvalidLimit(_("Say why the budget changes."))
+    if hours is not None and hours < 0:
+        raise InvalidLimit(_("A budget is zero hours or more."))
+    found = db.session.scalars(
+        select(UsageBudget).where(
+            UsageBudget.scope == scope,
+            UsageBudget.subject == subject,
+            UsageBudget.resource == resource,
+        )
+    ).first()
+    if hours is None:
+        if found is not None:
+            db.session.delete(found)
+        db.session.commit()
+        return None
+    if found is None:
+        found = UsageBudget(scope=scope, subject=subject, resource=resource)
+        db.session.add(found)
+    found.hours, found.period_days = float(hours), period_days
+    found.reason, found.updated_at = reason.strip(), utcnow()
+    found.actor_name = getattr(actor, "username", "") or ""
+    db.session.commit()
+    return found
+
+
+def period_of(period_days: int, now: datetime) -> tuple[datetime, datetime | None]:
+    """(start, renewal) of the period in force at ``now``; a rolling window has no renewal."""
+    today = datetime.combine(now.date(), datetime.min.time())
+    if period_days == CALENDAR_MONTH:
+        start = today.replace(day=1)
+        renewal = datetime(start.year + start.month // 12, start.month % 12 + 1, 1)
+        return start, renewal
+    return today - timedelta(days=period_days - 1), None
+
+
+@dataclass(frozen=True)
+class BudgetCheck:
+    """One budget as a launch meets it: hours needed of it, left in it, and when it renews."""
+
+    scope: str  # USER or GROUP
+    subject: str
+    owner: str  # the group's name, or the person's username
+    resource: str
+    period_days: int
+    budget: float
+    used: float
+    committed: float
+    needed: float
+    renews_on: date | None
+
+    @property
+    def left(self) -> float:
+        return self.budget - self.used - self.committed
+
+    @property
+    def fits(self) -> bool:
+        return self.needed <= self.left + 1e-9
+
+    @property
+    def model(self) -> str | None:
+        return model_of(self.resource)
+
+    def amount_text(self, hours: float) -> str:
+        number = format_decimal(round(hours, 1))
+        count = plural_count(round(hours, 1))
+        if self.resource == CORE_HOURS:
+            return ngettext("%(amount)s core-hour", "%(amount)s core-hours", count, amount=number)
+        if self.model:
+            return ngettext(
+                "%(amount)s %(model)s GPU-hour",
+                "%(amount)s %(model)s GPU-hours",
+                count,
+                amount=number,
+                model=self.model,
+            )
+        return ngettext("%(amount)s GPU-hour", "%(amount)s GPU-hours", count, amount=number)
+
+    def body(self) -> dict:
+        """The figures for scripts (the API's ``budget`` entries)."""
+        return {
+            "scope": self.scope,
+            "owner": self.owner,
+            "resource": self.resource,
+            "period": "month" if self.period_days == CALENDAR_MONTH else f"{self.period_days}d",
+            "budget_hours": round(self.budget, 3),
+            "used_hours": round(self.used, 3),
+            "committed_hours": round(self.committed, 3),
+            "left_hours": round(self.left, 3),
+            "needed_hours": round(self.needed, 3),
+            "renews_on": self.renews_on.isoformat() if self.renews_on else None,
+            "fits": self.fits,
+            "message": self.sentence,
+        }
+
+    @property
+    def sentence(self) -> str:
+        """``needs 48 A100 GPU-hours; 20 left in group physics this month, renewed on 1
+        December``, in the reader's language."""
+        needs = self.amount_text(self.needed)
+        left = format_decimal(round(max(self.left, 0.0), 1))
+        if self.period_days == CALENDAR_MONTH:
+            renewal = format_date(self.renews_on, "d MMMM")
+            if self.scope == GROUP:
+                return _(
+                    "needs %(needs)s; %(left)s left in group %(group)s this month, renewed on "
+                    "%(date)s",
+                    needs=needs,
+                    left=left,
+                    group=self.owner,
+                    date=renewal,
+                )
+            return _(
+                "needs %(needs)s; %(left)s left in your budget this month, renewed on %(date)s",
+                needs=needs,
+                left=left,
+                date=renewal,
+            )
+        if self.scope == GROUP:
+            return _(
+                "needs %(needs)s; %(left)s left in group %(group)s over the last %(days)d days",
+                needs=needs,
+                left=left,
+                group=self.owner,
+                days=self.period_days,
+            )
+        return _(
+            "needs %(needs)s; %(left)s left in your budget over the last %(days)d days",
+            needs=needs,
+            left=left,
+            days=self.period_days,
+        )
+
+
+def _rate(resources, resource: str) -> float:
+    """Per hour of ``resource`` that ``resources`` (a ``Resources`` or a charge) asks for."""
+    if isinstance(resources, Mapping):
+        cores, models = resources.get("cores") or 0, resources.get("gpu_models") or {}
+    else:
+        cores, models = resources.cpus, resources.gpu_models
+    if resource == CORE_HOURS:
+        return float(cores or 0)
+    model = model_of(resource)
+    if model is None:
+        return float(sum(models.values()))
+    return float(models.get(model, 0))
+
+
+def _used(hours: Hours, resource: str) -> float:
+    return hours.core_hours if resource == CORE_HOURS else hours.gpu(model_of(resource))
+
+
+def _committed(
+    owner: dict, resource: str, now: datetime, until: datetime | None, lease_ends
+) -> float:
+    """The use still to come of what runs for ``owner``, up to the lease ends ``lease_ends``
+    gives (and up to ``until``, the renewal), in hours of ``resource``."""
+    if lease_ends is None:
+        return 0.0
+    where = [getattr(UsageMark, key) == value for key, value in owner.items()]
+    marks = db.session.execute(select(UsageMark.__table__).where(*where)).all()
+    ends = lease_ends([mark.deployment_id for mark in marks]) if marks else {}
+    total = 0.0
+    for mark in marks:
+        end = ends.get(mark.deployment_id)
+        if end is None:
+            continue
+        end = min(end, until) if until else end
+        hours = max((end - now) / timedelta(hours=1), 0.0)
+        rate = {"cores": mark.cores, "gpu_models": mark.gpu_models or {}}
+        total += hours * _rate(rate, resource)
+    return total
+
+
+def budget_left(
+    person,
+    group: str | None,
+    request_resources,
+    lease_hours: float | None,
+    now: datetime | None = None,
+    *,
+    lease_ends: Callable[[Iterable[int]], Mapping[int, datetime | None]] | None = None,
+) -> list[BudgetCheck]:
+    """Every budget a launch by ``person`` charged to ``group`` (None: none) meets: hours it
+    needs of each (its rate times ``lease_hours``, or up to the renewal when the lease is
+    longer or unlimited), used and committed so far, left, and the renewal; the binding ones
+    (those it does not fit, then the tightest) first. Budgets the request needs nothing of
+    are left out. Read-only; a caller that admits on it holds the person's and the group's
+    limit rows (``operations.lock``) so that concurrent launches are counted one after the
+    other."""
+    now = now or utcnow()
+    owners = {USER: (str(person.id), person.username, {"user_id": person.id})}
+    if group:
+        owners[GROUP] = (group, group, {"group_name": group})
+    asked = [
+        and_(UsageBudget.scope == scope, UsageBudget.subject == subject)
+        for scope, (subject, _label, _owner) in owners.items()
+    ]
+    budgets = [
+        budget
+        for budget in db.session.scalars(select(UsageBudget).where(or_(*asked)))
+        if _rate(request_resources, budget.resource) > 0
+    ]
+    checks = []
+    for scope, (subject, label, owner) in owners.items():
+        mine = [b for b in budgets if b.scope == scope]
+        if not mine:
+            continue
+        periods = {b.id: period_of(b.period_days, now) for b in mine}
+        # One read per owner: the days since the earliest period start, each budget summing
+        # the days of its own period.
+        earliest = min(start for start, _renewal in periods.values())
+        days = usage_per(DAY, earliest.date(), now.date(), now=now, **owner)
+        for budget in mine:
+            start, renewal = periods[budget.id]
+            used = sum(
+                _used(hours, budget.resource) for day, hours in days.items() if day >= start.date()
+            )
+            span = renewal - now if renewal else timedelta(days=budget.period_days)
+            hours = span / timedelta(hours=1)
+            if lease_hours is not None:
+                hours = min(hours, float(lease_hours))
+            checks.append(
+                BudgetCheck(
+                    scope=scope,
+                    subject=subject,
+                    owner=label,
+                    resource=budget.resource,
+                    period_days=budget.period_days,
+                    budget=budget.hours,
+                    used=used,
+                    committed=_committed(owner, budget.resource, now, renewal, lease_ends),
+                    needed=_rate(request_resources, budget.resource) * hours,
+                    renews_on=renewal.date() if renewal else None,
+                )
+            )
+    return sorted(checks, key=lambda c: (c.fits, c.left - c.needed))
+
+
+def group_budget_use(now: datetime | None = None) -> list[tuple[str, str, str, float, float]]:
+    """(group, resource, period, budget hours, hours used this period) of every group budget:
+    the operators' metrics (groups only, so that the label count stays bounded)."""
+    now = now or utcnow()
+    rows = db.session.scalars(
+        select(UsageBudget)
+        .where(UsageBudget.scope == GROUP)
+        .order_by(UsageBudget.subject, UsageBudget.resource)
+    )
+    found, used_cache = [], {}
+    for budget in rows:
+        start, _renewal = period_of(budget.period_days, now)
+        key = (budget.subject, start)
+        if key not in used_cache:
+            used_cache[key] = used_since(start, group_name=budget.subject, now=now)
+        period = "month" if budget.period_days == CALENDAR_MONTH else f"{budget.period_days}d"
+        used = _used(used_cache[key], budget.resource)
+        found.append((budget.subject, budget.resource, period, budget.hours, used))
+    return found

@@ -1,0 +1,194 @@
+"""Usage over time, read from the running totals (``app.quotas.usage_marks``): core-hours,
+memory GB-hours and GPU-hours per model, per day or per month, for one person, one group or
+everyone, exact to the second at ``now``.
+
+What is read: the folded totals of the span, plus the pieces written down and not yet folded,
+plus the open part of the marks (the deployments holding now), clipped to the span. Never a
+sum over deployments.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+
+from sqlalchemy import func, select
+
+from app.clock import utcnow
+from app.extensions import db
+from app.quotas.usage_marks import month_of, spread
+from app.quotas.usage_models import CORES_ROW, DAY, MONTH, UsageMark, UsagePiece, UsageTotal
+
+
+@dataclass
+class Hours:
+    """Hours used: core-hours, memory GB-hours, and GPU-hours per GPU model."""
+
+    core_hours: float = 0.0
+    memory_gb_hours: float = 0.0
+    gpu_hours: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def gpu_total(self) -> float:
+        return sum(self.gpu_hours.values())
+
+    def add(self, model: str, cores: float, memory: float, gpus: float) -> None:
+        self.core_hours += cores
+        self.memory_gb_hours += memory
+        if model != CORES_ROW:
+            self.gpu_hours[model] = self.gpu_hours.get(model, 0.0) + gpus
+
+    def gpu(self, model: str | None) -> float:
+        """GPU-hours of ``model``, or of every model (None)."""
+        return self.gpu_total if model is None else self.gpu_hours.get(model, 0.0)
+
+
+def _where(table, user_id: int | None, group_name: str | None) -> list:
+    where = []
+    if user_id is not None:
+        where.append(table.user_id == user_id)
+    if group_name is not None:
+        where.append(table.group_name == group_name)
+    return where
+
+
+def _owner(row, by: str | None):
+    if by == "user":
+        return row.user_id
+    if by == "group":
+        return row.group_name
+    return None
+
+
+def usage_per(
+    span: str,
+    first: date,
+    last: date,
+    *,
+    user_id: int | None = None,
+    group_name: str | None = None,
+    by: str | None = None,
+    now: datetime | None = None,
+) -> dict:
+    """Hours per day (``span`` DAY) or per month (MONTH, ``first`` and ``last`` any day of
+    their months) from ``first`` to ``last`` included, for ``user_id``, ``group_name`` (both:
+    the person's use charged to the group) or everyone. Keyed by the day (or the month's first
+    day); with ``by`` "user" or "group", by (owner, day) instead, owners being user ids or
+    group names (``""``: charged to no group)."""
+    now = now or utcnow()
+    if span == MONTH:
+        first, last = month_of(first), month_of(last)
+    found: dict = {}
+
+    def bucket(owner, start: date) -> Hours:
+        key = start if by is None else (owner, start)
+        if key not in found:
+            found[key] = Hours()
+        return found[key]
+
+    t = UsageTotal
+    owner_columns = {"user": [t.user_id], "group": [t.group_name]}.get(by, [])
+    rows = db.session.execute(
+        select(
+            *owner_columns,
+            t.start,
+            t.gpu_model,
+            func.sum(t.core_hours),
+            func.sum(t.memory_gb_hours),
+            func.sum(t.gpu_hours),
+        )
+        .where(t.span == span, t.start >= first, t.start <= last, *_where(t, user_id, group_name))
+        .group_by(*owner_columns, t.start, t.gpu_model)
+    )
+    for row in rows:
+        owner = row[0] if by else None
+        start, model, cores, memory, gpus = row[-5:]
+        bucket(owner, start).add(model, cores or 0.0, memory or 0.0, gpus or 0.0)
+    window_end = datetime.combine(_after(span, last), datetime.min.time())
+    window = (datetime.combine(first, datetime.min.time()), min(window_end, now))
+    for interval in open_intervals(user_id=user_id, group_name=group_name, now=now):
+        start, end = max(interval.start, window[0]), min(interval.end, window[1])
+        for day, hours in spread(start, end):
+            target = bucket(_owner(interval, by), day if span == DAY else month_of(day))
+            target.add(CORES_ROW, interval.cores * hours, interval.memory_gb * hours, 0.0)
+            for model, count in interval.gpu_models.items():
+                target.add(model, 0.0, 0.0, count * hours)
+    return found
+
+
+def _after(span: str, last: date) -> date:
+    """The first day after the span that starts on ``last``."""
+    if span == DAY:
+        return last + timedelta(days=1)
+    return date(last.year + last.month // 12, last.month % 12 + 1, 1)
+
+
+@dataclass(frozen=True)
+class Interval:
+    user_id: int
+    group_name: str
+    start: datetime
+    end: datetime
+    cores: float
+    memory_gb: float
+    gpu_models: dict
+
+
+def open_intervals(
+    *, user_id: int | None = None, group_name: str | None = None, now: datetime | None = None
+) -> list[Interval]:
+    """What the totals do not hold yet: the pieces written down and not folded, and each
+    mark's use from its ``since`` to ``now``."""
+    now = now or utcnow()
+    found = []
+    for piece in db.session.execute(
+        select(UsagePiece.__table__).where(*_where(UsagePiece, user_id, group_name))
+    ):
+        found.append(
+            Interval(
+                piece.user_id,
+                piece.group_name,
+                piece.start,
+                piece.end,
+                piece.cores,
+                piece.memory_gb,
+                piece.gpu_models or {},
+            )
+        )
+    for mark in db.session.execute(
+        select(UsageMark.__table__).where(*_where(UsageMark, user_id, group_name))
+    ):
+        if mark.since < now:
+            found.append(
+                Interval(
+                    mark.user_id,
+                    mark.group_name,
+                    mark.since,
+                    now,
+                    mark.cores,
+                    mark.memory_gb,
+                    mark.gpu_models or {},
+                )
+            )
+    return found
+
+
+def used_since(
+    start: datetime,
+    *,
+    user_id: int | None = None,
+    group_name: str | None = None,
+    now: datetime | None = None,
+) -> Hours:
+    """Hours used from ``start`` (the first instant of a day) to ``now``, in total."""
+    now = now or utcnow()
+    total = Hours()
+    whole_months = start.day == 1
+    span = MONTH if whole_months else DAY
+    per = usage_per(span, start.date(), now.date(), user_id=user_id, group_name=group_name, now=now)
+    for hours in per.values():
+        total.core_hours += hours.core_hours
+        total.memory_gb_hours += hours.memory_gb_hours
+        for model, value in hours.gpu_hours.items():
+            total.gpu_hours[model] = total.gpu_hours.get(model, 0.0) + value
+    return total

@@ -1,0 +1,214 @@
+"""How fast usage over time and budgets are read.
+
+A year of 100,000 deployments among 200 people in 10 groups (three GPU models), written down
+as the running totals hold them (closed stretches folded by the worker's pass), plus 300
+deployments running now. Figures printed, on SQLite and, when a server answers on
+127.0.0.1:5432, PostgreSQL:
+- folding the year's 100,000 stretches into daily and monthly totals (the worker's pass);
+- the usage charts: one person's twelve months (the Account page), one group's, the whole
+  site's with its per-user and per-group tables (the operators' usage page), p50/p95
+  (target: under 30 ms), and the Account page served whole;
+- ``budget_left`` for a launch meeting three budgets (a person's core-hours, a group's A100
+  and any-model GPU-hours), p50/p95 (target: under 2 ms);
+- ``GET /api/v1/usage`` of a group over 90 days.
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+import time
+from datetime import date, datetime, timedelta
+from pathlib import Path
+
+from bench.quotas import PASSWORD, _app, _percentiles, _postgres_url
+
+DEPLOYMENTS, PEOPLE, GROUPS, RUNNING = 100_000, 200, 10, 300
+MODELS = ("A100", "T4", "V100")
+NOW = datetime(2026, 11, 20, 12, 0)
+
+
+def _fill(app) -> dict:
+    """The year written down; returns figures of the filling and who to ask about."""
+    from app.auth.cli import create_local_user
+    from app.auth.models import User
+    from app.clock import set_clock
+    from app.extensions import db
+    from app.quotas.usage_marks import fold_pieces
+    from app.quotas.usage_models import UsageMark, UsagePiece
+    from tests.quotas.conftest import charge, new_deployment
+
+    set_clock(lambda: NOW)
+    rng = random.Random(31)
+    with app.app_context():
+        people = []
+        for i in range(PEOPLE):
+            # One person logs in (the Account page is served to them); the others need no
+            # password, whose hashing would only slow the filling down.
+            if i == 7:
+                user = create_local_user(f"person-{i}", PASSWORD, f"Person {i}")
+            else:
+                user = User(provider="local", subject=f"person-{i}", username=f"person-{i}")
+                db.session.add(user)
+            user.groups = [f"group-{i % GROUPS}"]
+            db.session.flush()
+            people.append(user.id)
+        db.session.commit()
+        year_start = NOW - timedelta(days=365)
+        rows = []
+        for _ in range(DEPLOYMENTS):
+            person = rng.randrange(PEOPLE)
+            start = year_start + timedelta(minutes=rng.randrange(365 * 24 * 60))
+            end = min(start + timedelta(minutes=rng.randrange(30, 72 * 60)), NOW)
+            gpus = rng.choice((0, 0, 1, 2, 4))
+            rows.append(
+                {
+                    "user_id": people[person],
+                    "group_name": f"group-{person % GROUPS}",
+                    "start": start,
+                    "end": end,
+                    "cores": float(rng.choice((1, 2, 4, 8, 16))),
+                    "memory_gb": float(rng.choice((2, 4, 8, 16, 64))),
+                    "gpu_models": {rng.choice(MODELS): gpus} if gpus else {},
+                }
+            )
+        for chunk in range(0, len(rows), 5000):
+            db.session.execute(UsagePiece.__table__.insert(), rows[chunk : chunk + 5000])
+        db.session.commit()
+        started = time.perf_counter()
+        folded = 0
+        while True:
+            done = fold_pieces(5000)
+            folded += done
+            if not done:
+                break
+        fold_seconds = time.perf_counter() - started
+        # What runs now: real deployments (their marks made by the listeners).
+        for i in range(RUNNING):
+            person = people[i % PEOPLE]
+            set_clock(lambda i=i: NOW - timedelta(hours=1 + i % 48))
+            deployment = new_deployment(person, group_name=f"group-{i % GROUPS}")
+            deployment.status = "ready"
+            deployment.charge = charge(cores=4, gpus=1, gpu_models={MODELS[i % 3]: 1})
+            db.session.add(deployment)
+            db.session.commit()
+        set_clock(lambda: NOW)
+        marks = db.session.query(UsageMark).count()
+        db.session.remove()
+    return {"folded": folded, "fold_seconds": fold_seconds, "marks": marks, "people": people}
+
+
+def _time(run, rounds: int) -> tuple[float, float, float, float]:
+    """p50 and p95 of wall time, then of this process's CPU time, in ms. Both: on a shared
+    machine the wall time also counts the waits for a CPU the others hold, and the database
+    server's work shows only in the wall time (PostgreSQL runs in its own processes)."""
+    run()  # warm: statements built, caches filled
+    walls, cpus = [], []
+    for _ in range(rounds):
+        started, cpu = time.perf_counter(), time.process_time()
+        run()
+        walls.append((time.perf_counter() - started) * 1000)
+        cpus.append((time.process_time() - cpu) * 1000)
+    return (*_percentiles(walls), *_percentiles(cpus))
+
+
+def figures(url: str, instance: Path, rounds: int) -> dict:
+    from flask import render_template_string
+
+    from app.auth.models import User
+    from app.extensions import db
+    from app.quotas.budgets import budget_left, set_budget
+    from app.quotas.usage_charts import months_chart
+    from app.quotas.usage_views import _by_owner
+    from tests.quotas.conftest import charge
+
+    app = _app(url, instance)
+    filled = _fill(app)
+    found = {"fill": filled}
+    person_id = filled["people"][7]
+    chart_page = (
+        '{% from "quotas/_usage_chart.html" import usage_charts %}'
+        "{{ usage_charts(chart, 'GPU-hours', 'Core-hours', 'bench') }}"
+    )
+    with app.test_request_context("/account/"):
+        found["person"] = _time(lambda: months_chart(user_id=person_id), rounds)
+        found["group"] = _time(lambda: months_chart(group_name="group-7"), rounds)
+
+        def site():
+            months_chart()
+            _by_owner(date(2026, 11, 1), date(2026, 11, 1))
+
+        found["site"] = _time(site, rounds)
+        found["rendered"] = _time(
+            lambda: render_template_string(chart_page, chart=months_chart(user_id=person_id)),
+            rounds,
+        )
+        person = db.session.get(User, person_id)
+        set_budget(None, "user", str(person_id), "cores", 10_000, 0, "bench")
+        set_budget(None, "group", "group-7", "gpus:A100", 5_000, 0, "bench")
+        set_budget(None, "group", "group-7", "gpus", 20_000, 30, "bench")
+        request = charge(cores=8, gpus=2, gpu_models={"A100": 2})
+        found["budget"] = _time(lambda: budget_left(person, "group-7", request, 24), rounds * 3)
+        db.session.remove()
+    client = app.test_client()
+    page = client.get("/login")
+    from tests.conftest import csrf_from
+
+    client.post(
+        "/login",
+        data={
+            "csrf_token": csrf_from(page.get_data(as_text=True)),
+            "username": "person-7",
+            "password": PASSWORD,
+            "method": "local",
+        },
+    )
+    assert client.get("/account/").status_code == 200
+    found["account_page"] = _time(lambda: client.get("/account/"), max(rounds // 4, 10))
+    with app.app_context():
+        db.session.remove()
+        db.engine.dispose()
+    return found
+
+
+def _print(label: str, found: dict) -> None:
+    fill = found["fill"]
+    print(
+        f"  {label}: folded {fill['folded']:,} stretches of a year into totals in "
+        f"{fill['fold_seconds']:.1f} s ({fill['folded'] / fill['fold_seconds']:,.0f}/s); "
+        f"{fill['marks']} running"
+    )
+    for key, words in (
+        ("person", "one person's 12 months (Account page chart)"),
+        ("group", "one group's 12 months"),
+        ("site", "whole site's 12 months + a month per user and group"),
+        ("rendered", "one person's chart, read and rendered"),
+        ("account_page", "the Account page served whole"),
+        ("budget", "budget_left, three budgets"),
+    ):
+        p50, p95, cpu50, cpu95 = found[key]
+        print(
+            f"    {words:<53} wall p50 {p50:7.2f} p95 {p95:7.2f} ms; "
+            f"CPU p50 {cpu50:6.2f} p95 {cpu95:6.2f} ms"
+        )
+
+
+def main(quick: bool = False) -> None:
+    rounds = 20 if quick else 100
+    print("Usage over time and budgets (targets: charts < 30 ms, budget < 2 ms)")
+    with tempfile.TemporaryDirectory(prefix="portal-bench-usage-") as tmp:
+        tmp = Path(tmp)
+        _print("SQLite", figures(f"sqlite:///{tmp / 'u.sqlite'}", tmp / "i1", rounds))
+        postgres = _postgres_url(tmp)
+        if postgres:
+            url, drop = postgres
+            try:
+                _print("PostgreSQL", figures(url, tmp / "i2", rounds))
+            finally:
+                drop()
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(quick="--quick" in sys.argv)
