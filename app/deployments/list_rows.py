@@ -14,10 +14,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from flask import current_app
 from flask_babel import gettext as _
 from markupsafe import Markup
 
-from app.deployments import jobs, presenters, words
+from app.auth.models import User
+from app.deployments import access, jobs, panels, presenters, queries, words
+from app.deployments import status as statuses
 from app.deployments.models import Deployment
 from app.deployments.presenters import ShownOutput, StatusLook
 from app.formatting import when
@@ -135,3 +138,34 @@ def rows_for(
             )
         )
     return rows
+
+
+def list_context(viewer: User, filters: queries.Filters) -> dict:
+    """Everything My deployments (the page, and its rows as polled) draws for ``viewer``."""
+    size = current_app.config["DEPLOYMENTS_PAGE_SIZE"]
+    listed = queries.list_page(viewer, filters, size)
+    outputs = presenters.shown_outputs(listed.deployments)
+    for deployment in listed.deployments:
+        if not statuses.reachable(deployment.status, deleted=deployment.deleted):
+            outputs[deployment.id] = []
+    in_progress = {d.id for d in listed.deployments if d.in_progress}
+    others = [d for d in listed.deployments if d.user_id != viewer.id]
+    owners = {d.user_id for d in (listed.deployments if listed.owners_shown else others)}
+    empty = not listed.deployments and not filters.narrowed
+    links = {key: presenters.main_link(value) for key, value in outputs.items()}
+    return {
+        "had_some": empty and queries.has_past_deployments(viewer, filters),
+        "filters": filters,
+        "listed": listed,
+        "rows": rows_for(listed.deployments, outputs, links, in_progress),
+        "owners": queries.usernames(owners),
+        "access_marks": access.marks(viewer, others),
+        "deployment_panels": panels.panels_for(listed.deployments),
+        "polling": bool(in_progress),
+        "row_urls": {
+            "detail": presenters.url_pattern("deployments.detail", "deployment_id"),
+            "delete": presenters.url_pattern("deployments.confirm_delete", "deployment_id"),
+        },
+        "poll_seconds": current_app.config["DEPLOYMENTS_POLL_SECONDS"],
+        "status_groups": queries.STATUS_GROUPS,
+    }

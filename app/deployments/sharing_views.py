@@ -11,8 +11,8 @@ from flask_login import current_user, login_required
 from app.deployments import access, sharing
 from app.deployments.access import Action
 from app.deployments.models import DeploymentEvent
-from app.deployments.steps import register_event_words
 from app.errors import PortalError
+from app.extension_points import EVENT_WORDS
 
 bp = Blueprint("sharing", __name__, url_prefix="/deployments")
 
@@ -43,7 +43,7 @@ def event_words(event: DeploymentEvent) -> tuple[str, str | None] | None:
 
 @bp.record_once
 def _set_up(state) -> None:
-    register_event_words(state.app, event_words)
+    EVENT_WORDS.add(state.app, event_words)
     state.app.jinja_env.globals["access_words"] = access.ACCESS_WORDS
     state.app.jinja_env.globals["share_role_words"] = ROLE_WORDS
 

@@ -75,36 +75,6 @@ def _filters() -> queries.Filters:
     return queries.Filters.from_args(request.args, current_user.is_admin)
 
 
-def _list_context(filters: queries.Filters) -> dict:
-    size = current_app.config["DEPLOYMENTS_PAGE_SIZE"]
-    listed = queries.list_page(current_user, filters, size)
-    outputs = presenters.shown_outputs(listed.deployments)
-    for deployment in listed.deployments:
-        if not statuses.reachable(deployment.status, deleted=deployment.deleted):
-            outputs[deployment.id] = []
-    in_progress = {d.id for d in listed.deployments if d.in_progress}
-    others = [d for d in listed.deployments if d.user_id != current_user.id]
-    owners = {d.user_id for d in (listed.deployments if listed.owners_shown else others)}
-    empty = not listed.deployments and not filters.narrowed
-    links = {key: presenters.main_link(value) for key, value in outputs.items()}
-    return {
-        "had_some": empty and queries.has_past_deployments(current_user, filters),
-        "filters": filters,
-        "listed": listed,
-        "rows": list_rows.rows_for(listed.deployments, outputs, links, in_progress),
-        "owners": queries.usernames(owners),
-        "access_marks": access.marks(current_user, others),
-        "deployment_panels": panels.panels_for(listed.deployments),
-        "polling": bool(in_progress),
-        "row_urls": {
-            "detail": presenters.url_pattern("deployments.detail", "deployment_id"),
-            "delete": presenters.url_pattern("deployments.confirm_delete", "deployment_id"),
-        },
-        "poll_seconds": current_app.config["DEPLOYMENTS_POLL_SECONDS"],
-        "status_groups": queries.STATUS_GROUPS,
-    }
-
-
 @bp.get("/")
 @login_required
 def index():
@@ -112,7 +82,7 @@ def index():
     # The tag is read before the rows: a change landing in between then makes the next poll
     # answer in full, where a tag read after the rows would hide it from every poll.
     tag = _own_tag(filters)
-    context = _list_context(filters)
+    context = list_rows.list_context(current_user, filters)
     templates = queries.templates_of(current_user, filters)
     return render_template(
         "deployments/index.html",
@@ -150,7 +120,7 @@ def rows():
     tag = _own_tag(filters)
     if tag is not None and request.headers.get(STAMP_HEADER) == tag:
         return Response(status=204, headers={STAMP_HEADER: tag})
-    context = _list_context(filters)
+    context = list_rows.list_context(current_user, filters)
     response = Response(
         render_template(
             "deployments/_rows.html",

@@ -6,9 +6,9 @@ import pytest
 import sqlalchemy as sa
 from flask_migrate import downgrade, upgrade
 
-from app.auth.cli import create_local_user
 from app.clock import utcnow
 from app.extensions import db
+from tests.db.old_rows import local_account_as_then
 
 BEFORE = "a1c3e5f7b9d2"
 # name: (callback_secret, orchestrator_owner, task)
@@ -51,7 +51,7 @@ def _upgrade_and_back(make_app, url):
     with app.app_context():
         db.drop_all()
         upgrade(revision=BEFORE)
-        ada = create_local_user("ada", "correct horse battery")
+        ada = local_account_as_then("ada")
         now = utcnow()
         for number, (name, (secret, owner, task)) in enumerate(STORED.items(), start=1):
             db.session.execute(

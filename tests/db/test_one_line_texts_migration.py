@@ -8,11 +8,11 @@ import sqlalchemy as sa
 from flask_migrate import upgrade
 
 from app.auth.access_tokens import AccessToken
-from app.auth.cli import create_local_user
 from app.clock import utcnow
 from app.deployments.models import Deployment, DeploymentEvent
 from app.extensions import db
 from app.quotas.models import QuotaChange
+from tests.db.old_rows import local_account_as_then
 
 BEFORE = "d5a9c3e7f2b4"
 DEPLOYMENT_COLUMNS = (
@@ -41,7 +41,7 @@ def _texts_after_upgrade(make_app, url) -> dict:
         db.drop_all()
         # The step changes no table: the models describe the schema before it as well.
         upgrade(revision=BEFORE)
-        ada = create_local_user("ada", "correct horse battery")
+        ada = local_account_as_then("ada")
         # Written as the table was then: later steps add columns the models already have.
         deployments = sa.table(
             "deployments",

@@ -6,9 +6,9 @@ import pytest
 import sqlalchemy as sa
 from flask_migrate import downgrade, upgrade
 
-from app.auth.cli import create_local_user
 from app.clock import utcnow
 from app.extensions import db
+from tests.db.old_rows import local_account_as_then
 
 BEFORE = "d5a1c7e3f9b2"
 STATUSES = {
@@ -67,7 +67,7 @@ def _upgrade_and_back(make_app, url):
     with app.app_context():
         db.drop_all()
         upgrade(revision=BEFORE)
-        ada = create_local_user("ada", "correct horse battery")
+        ada = local_account_as_then("ada")
         now = utcnow()
         for number, status in enumerate(STATUSES, start=1):
             db.session.execute(

@@ -7,9 +7,9 @@ import pytest
 import sqlalchemy as sa
 from flask_migrate import downgrade, upgrade
 
-from app.auth.cli import create_local_user
 from app.clock import utcnow
 from app.extensions import db
+from tests.db.old_rows import local_account_as_then
 
 BEFORE = "b2d4f6a8c0e3"
 QUOTA_CHANGES = sa.table(
@@ -45,7 +45,7 @@ def test_the_command_line_is_kept_as_no_one_and_comes_back_on_downgrade(
     with app.app_context():
         db.drop_all()
         upgrade(revision=BEFORE)
-        ada = create_local_user("ada", "correct horse battery")
+        ada = local_account_as_then("ada")
         now = utcnow()
         for is_ada, name in WHO:
             actor = ada.id if is_ada else None

@@ -10,12 +10,11 @@ import sqlalchemy as sa
 from flask_migrate import downgrade, upgrade
 
 from app import actors
-from app.auth.cli import create_local_user
 from app.auth.models import RoleGrant
-from app.auth.operations import grant_role
 from app.catalogue.models import CatalogueTemplate, TemplateRevision
 from app.catalogue.operations import save_revision
 from app.extensions import db
+from tests.db.old_rows import local_account_as_then
 
 BEFORE = "c3e5a7b9d1f4"
 CATALOGUE = Path(__file__).resolve().parents[2] / "tosca-catalog"
@@ -47,16 +46,19 @@ def test_the_words_become_kinds_and_come_back_on_downgrade(database, make_app, t
     with app.app_context():
         db.drop_all()
         upgrade(revision=BEFORE)
-        ada = create_local_user("ada", "correct horse battery")
-        grace = create_local_user("grace", "correct horse battery")
+        ada = local_account_as_then("ada")
+        grace = local_account_as_then("grace")
         # A person whose name is one of the words: their changes stay theirs.
-        create_local_user("bootstrap", "correct horse battery")
+        local_account_as_then("bootstrap")
         save_revision("vm", *vm, "import", create=True)
         save_revision("vm", *vm, "ada", "second")
         save_revision("small-vm", *vm, "cli", create=True)
-        grant_role(ada, "admin", granted_by="cli")
-        grant_role(grace, "operator", granted_by="bootstrap")
-        grant_role(grace, "admin", granted_by="ada")
+        for user, role, by in (
+            (ada, "admin", "cli"),
+            (grace, "operator", "bootstrap"),
+            (grace, "admin", "ada"),
+        ):
+            db.session.add(RoleGrant(user_id=user.id, role=role, granted_by=by))
         db.session.commit()
 
         upgrade()
