@@ -60,6 +60,10 @@ class Caller:
         headers = self.headers(kwargs.pop("headers", None))
         return self.client.post(path, json=json, headers=headers, **kwargs)
 
+    def put(self, path, json=None, **kwargs):
+        headers = self.headers(kwargs.pop("headers", None))
+        return self.client.put(path, json=json, headers=headers, **kwargs)
+
     def delete(self, path, **kwargs):
         headers = self.headers(kwargs.pop("headers", None))
         return self.client.delete(path, headers=headers, **kwargs)
