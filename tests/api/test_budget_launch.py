@@ -16,7 +16,9 @@ from app.cli_client import main
 from app.cli_client.api import Portal
 from app.clock import use_clock
 from app.deployments.models import Deployment
+from app.deployments.status import Status
 from app.extensions import db
+from app.launch.admission import admit_once
 from app.leases.editing import parse_field, set_policy
 from app.leases.operations import extend
 from app.quotas.budgets import set_budget
@@ -165,6 +167,25 @@ def test_over_a_budget_that_renews_before_the_longest_wait_it_may_wait_in_line(a
     waiting = ada.post("/api/v1/deployments", json=_body("second", wait=True))
     assert waiting.status_code == 202, waiting.get_json()
     assert waiting.get_json()["status"] == "WAITING"
+    waiting_id = waiting.get_json()["id"]
+
+    # Before the renewal the admission pass leaves it in line; after it, it starts.
+    with app.app_context():
+        assert admit_once().admitted == 0
+    assert _status(app, waiting_id) == Status.WAITING
+    with app.app_context():
+        first = db.session.scalar(db.select(Deployment).where(Deployment.name == "first"))
+        first.status = Status.DELETED  # what it held is handed back, its lease ends with it
+        db.session.commit()
+    clock.at = datetime(2026, 12, 1, 1, 0)
+    with app.app_context():
+        assert admit_once().admitted == 1
+    assert _status(app, waiting_id) != Status.WAITING
+
+
+def _status(app, deployment_id: int) -> str:
+    with app.app_context():
+        return db.session.get(Deployment, deployment_id).status
 
 
 def test_a_budget_never_renewing_in_time_may_not_wait(app, callers, clock):
