@@ -174,6 +174,20 @@ EVENT_WORDS: ExtensionPoint[object] = ExtensionPoint(
     only the entry (no query: a timeline has many entries), and never raise.""",
 )
 
+# --- Leases: how long a deployment may live ---------------------------------------------------
+
+LEASE_EXTEND_CHECKS: ExtensionPoint[object] = ExtensionPoint(
+    "leases.extend_checks",
+    "Callable[[Deployment, Lease, datetime, datetime], None]: (deployment, lease, new end, now)",
+    """A check an extend within the policy must pass besides the policy (the launch's budgets
+    over a period), asked in the order added; it refuses by raising a PortalError whose
+    message says why, with the numbers.
+
+    Fires in ``app.leases.operations.extend``, under the lease's row lock, before anything is
+    written; an operator's override past the policy is not asked. It must only read (the
+    extend rolls back on its error), and never stop or shorten what runs.""",
+)
+
 # --- The worker: what runs in the background --------------------------------------------------
 
 BACKGROUND_DUTIES: ExtensionPoint[Duty] = ExtensionPoint(

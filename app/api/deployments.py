@@ -12,7 +12,7 @@ from flask import jsonify, request
 from flask_babel import gettext as _
 from marshmallow import ValidationError
 
-from app.api import bp, launching, schemas
+from app.api import bp, dry_run_schemas, launching, schemas
 from app.api.auth import caller, requires
 from app.api.bodies import read_body
 from app.api.idempotency_views import idempotent
@@ -193,7 +193,7 @@ def launch():
     entry = visible_entry(user, body["template"])
     if _dry_run():
         result = launching.dry_run(user, entry, body["parameters"], body["group"], body["site"])
-        return jsonify(schemas.DryRun().dump(result))
+        return jsonify(dry_run_schemas.DryRun().dump(result))
     deployment = launching.launch(
         user,
         entry,

@@ -22,7 +22,7 @@ from app.deployments.models import Deployment
 from app.launch import decision, relaunching, sites, workflow
 from app.launch.preview import template_document
 from app.launch.request import LaunchRequest, LeaseChoice
-from app.quotas.errors import QuotaExceeded
+from app.quotas.errors import OverBudget, QuotaExceeded
 from app.tosca.inputs import is_secret
 
 
@@ -69,11 +69,22 @@ def fit_of(preview: dict) -> dict:
     }
 
 
+def budget_of(preview: dict) -> dict:
+    """The budgets the launch meets, as data: whether it fits them all, the sentence when it
+    would overrun one, and each budget's numbers (binding first)."""
+    return {
+        "fits": not any(not check.fits for check in preview["budgets"]),
+        "refusal": preview["over_budget"],
+        "budgets": [check.body() for check in preview["budgets"]],
+    }
+
+
 def dry_run(
     user, entry: Entry, parameters: Any, group: str | None, site: str | None = None
 ) -> dict:
-    """What launching would cost, whether it fits and where, and what the launch would do
-    (``outcome``, ``kind``, ``can_wait``), as the form's box says (``app.launch.decision``);
+    """What launching would cost, whether it fits (its quotas and its ``budget``) and where,
+    and what the launch would do (``outcome``, ``kind``, ``binding``: the kind of the
+    constraint that holds it back, ``can_wait``), as the form's box says (``app.launch.decision``);
     changes nothing.
 
     Raises Problem "invalid-parameters" as ``checked`` does; a ``site`` that cannot be picked
@@ -81,7 +92,9 @@ def dry_run(
     """
     values = checked(entry, parameters)
     picked = sites.chosen_site(entry, site)
-    preview = decision.decide(user, template_document(entry.revision_id), values, group)
+    preview = decision.decide(
+        user, template_document(entry.revision_id), values, group, template_slug=entry.slug
+    )
     offer = sites.site_offer(
         entry, preview["charge"], preview["fits"], picked.name if picked else None
     )
@@ -91,10 +104,12 @@ def dry_run(
         "parameters": _shown(entry, values),
         "sites": [sites.verdict_data(verdict) for verdict in offer.sites] if offer else [],
         "placement": _placement(offer),
+        "budget": budget_of(preview),
         "line_ahead": preview["kept"],
         "no_room": preview["no_room"],
         "outcome": preview["outcome"],
         "kind": preview["kind"],
+        "binding": preview["binding"],
         "can_wait": preview["can_wait"],
     }
 
@@ -129,7 +144,8 @@ def launch(
     ``wait``, one short only of what running deployments hold waits in line (WAITING).
 
     Raises Problem ("forbidden" when the user cannot launch now, "invalid-parameters",
-    "over-quota", "line-ahead" or "no-site-room" with the fit and ``can_wait``) or the
+    "over-quota", "line-ahead" or "no-site-room" with the fit and ``can_wait``, "budget" with
+    each overrun budget's numbers and ``can_wait``) or the
     deployments feature's errors unchanged.
     """
     blocker = operations.launch_blocker(user, entry.serving_backend)
@@ -156,6 +172,15 @@ def launch(
             kind,
             error.message,
             extra={"fit": fit_of(preview), "can_wait": not wait and preview["can_wait"]},
+        ) from error
+    except OverBudget as error:
+        preview = decision.decide(
+            user, template_document(entry.revision_id), values, group, template_slug=entry.slug
+        )
+        raise Problem(
+            "budget",
+            error.message,
+            extra={"budget": error.numbers(), "can_wait": not wait and preview["can_wait"]},
         ) from error
 
 

@@ -15,7 +15,7 @@ from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import Flask
 
-from app.api import schemas
+from app.api import dry_run_schemas, schemas
 from app.api.problems import KINDS, MEDIA_TYPE
 
 API_VERSION = "1.0.0"
@@ -91,7 +91,7 @@ def build(app: Flask, server_url: str) -> dict[str, Any]:
     )
     spec.components.schema("Problem", schema=schemas.Problem)
     # The dry run's answer (200) is named in the launch's description rather than its responses.
-    spec.components.schema("DryRun", schema=schemas.DryRun)
+    spec.components.schema("DryRun", schema=dry_run_schemas.DryRun)
     for rule, view in sorted(api_rules(app), key=lambda pair: pair[0].rule):
         doc = getattr(view, "api_doc", None)
         if doc is None:

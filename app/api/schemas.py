@@ -206,69 +206,6 @@ class Fit(Out):
     assessments = fields.List(fields.Nested(Assessment))
 
 
-class SiteVerdict(Out):
-    site = fields.String(required=True)
-    verdict = fields.String(
-        required=True,
-        validate=validate.OneOf(["fits", "may-not-fit", "does-not-fit"]),
-        metadata={
-            "description": "For this request at this site; stale numbers, maintenance or a "
-            "failed read give may-not-fit, never a refusal"
-        },
-    )
-    binding = fields.String(
-        allow_none=True,
-        metadata={
-            "description": "The constraint that decides, in words",
-            "example": "needs 2 A100 GPUs, 1 free at RECAS-BARI",
-        },
-    )
-    age_seconds = fields.Integer(metadata={"description": "How old the site's numbers are"})
-    source = fields.String(metadata={"description": "fedreg, im or cluster-stats"})
-    read_at = Time()
-
-
-class Sites(Out):
-    verdict = fields.String(
-        metadata={
-            "description": "The request's one verdict with the quota's: does-not-fit only when "
-            "the quota refuses"
-        }
-    )
-    headline = fields.String()
-    site = fields.String(allow_none=True, metadata={"description": "The site picked, if any"})
-    choosable = fields.Boolean(metadata={"description": "Whether a site may be picked"})
-
-
-class DryRun(Out):
-    cost = fields.Dict(required=True, metadata={"description": "As the launch would charge it"})
-    fit = fields.Nested(Fit, required=True)
-    parameters = fields.Dict(metadata={"description": "The checked values"})
-    sites = fields.List(
-        fields.Nested(SiteVerdict),
-        metadata={"description": "Each site of the template's service; empty when none was read"},
-    )
-    placement = fields.Nested(Sites, allow_none=True)
-    line_ahead = fields.String(
-        allow_none=True,
-        metadata={
-            "description": "When it fits but requests waiting in line come first for what it "
-            "needs: why, in words (a launch would answer 409 line-ahead; it may wait in line)"
-        },
-    )
-    no_room = fields.String(
-        allow_none=True,
-        metadata={"description": "When no known site has room: why (launch: 409 no-site-room)"},
-    )
-    outcome = fields.String(
-        required=True,
-        validate=validate.OneOf(["start", "wait", "refuse"]),
-        metadata={"description": "What the launch would do; wait: refused, but wait=true waits"},
-    )
-    kind = fields.String(allow_none=True, metadata={"description": "The launch's problem kind"})
-    can_wait = fields.Boolean(required=True, metadata={"description": "Whether wait=true waits"})
-
-
 class Quota(Out):
     user = fields.String()
     groups = fields.List(fields.String())

@@ -21,7 +21,7 @@ import yaml
 from app.cli_client import config
 from app.cli_client.api import ApiError, Failed, Portal, Unavailable
 from app.cli_client.share_commands import register_share_commands
-from app.cli_client.tables import deployment_lines, lease_lines, site_lines, table
+from app.cli_client.tables import budget_lines, deployment_lines, lease_lines, site_lines, table
 from app.text import one_line_option
 
 READY = {"CREATE_COMPLETE", "UPDATE_COMPLETE"}
@@ -239,9 +239,13 @@ def launch(
             click.echo("Fits your quota." if fit["fits"] else "Does NOT fit your quota:")
             for line in [*fit["problems"], *([fit["refusal"]] if fit["refusal"] else [])]:
                 click.echo(f"  {line}")
+            for line in budget_lines(d.get("budget")):
+                click.echo(line)
             for held in (d.get("line_ahead"), d.get("no_room")):
                 if held:
                     click.echo(f"  {held}")
+            if d.get("binding"):
+                click.echo(f"Held back by: {d['binding']}")
             if outcome := _outcome_line(d):
                 click.echo(outcome)
             # The portal's own sentence, in units people read (the JSON keeps the raw figures).

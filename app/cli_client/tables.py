@@ -90,3 +90,15 @@ def site_lines(sites: list[dict], placement: dict | None) -> list[str]:
     table_text = table(["SITE", "VERDICT", "WHY", "NUMBERS"], rows)
     lines.extend(f"  {line}" for line in table_text.splitlines())
     return lines
+
+
+def budget_lines(budget: dict | None) -> list[str]:
+    """The dry run's budgets: whether the launch fits them, then each budget's own sentence
+    (the portal's words) with its figures left to --json."""
+    if not budget or not budget.get("budgets"):
+        return []
+    lines = ["Fits your budgets." if budget["fits"] else "Does NOT fit a budget:"]
+    for entry in budget["budgets"]:
+        mark = "  " if entry["fits"] else "! "
+        lines.append(f"{mark}{entry['message']}")
+    return lines

@@ -16,7 +16,7 @@ from app.deployments.secrets import unseal
 from app.extensions import db
 from app.launch import workflow
 from app.launch.request import LeaseChoice
-from app.quotas.errors import QuotaExceeded
+from app.quotas.errors import OverBudget, QuotaExceeded
 from app.waiting import admission, operations
 from app.waiting.admission import AdmissionResult
 
@@ -31,7 +31,8 @@ def admit_once() -> AdmissionResult:
 
 def start(deployment_id: int) -> str:
     """Start one waiting request as a person's launch would; "admitted", "gone" (it no longer
-    waits), "short" (its quotas no longer have room) or "failed" (its submit failed)."""
+    waits), "short" (its quotas no longer have room), "budget" (a budget
+    it waits to renew has no room yet) or "failed" (its submit failed)."""
     try:
         entry = operations.held_entry(deployment_id)
     except operations.NotWaiting:
@@ -44,6 +45,10 @@ def start(deployment_id: int) -> str:
         workflow.admit(deployment, parameters, lease)
     except QuotaExceeded:
         return "short"
+    except OverBudget:
+        # Waiting for a budget's renewal: it keeps its place, and the pass goes on with the
+        # others (the plan knows nothing of budgets, so it is not out of date).
+        return "budget"
     except LaunchError as error:
         log.warning("Request %s admitted but not launched: %s", deployment_id, error.message)
         return "failed"

@@ -22,7 +22,7 @@ from app.deployments.timeline import record_event
 from app.errors import PortalError
 from app.extensions import db
 from app.launch.checks import chosen_group
-from app.launch.constraints import CONSTRAINTS, line, room
+from app.launch.constraints import CONSTRAINTS, budget, line, room
 from app.launch.constraints.hold import Claim, Hold
 from app.launch.constraints.room import NoSiteRoom as NoSiteRoom  # callers catch it here
 from app.quotas.errors import QuotaExceeded
@@ -55,6 +55,8 @@ class Decision:
         """The named error that refuses it, in the hold's words; when the person wanted to
         wait and may not, the sentence says why it cannot wait (CannotWait)."""
         if wanted_to_wait and self.outcome == REFUSE:
+            if not issubclass(self.hold.error, QuotaExceeded):
+                return self.hold.error(self.hold.cannot_wait or self.hold.sentence)
             return CannotWait(self.hold.cannot_wait or self.hold.sentence)
         return self.hold.error(self.hold.sentence)
 
@@ -108,12 +110,18 @@ def decide(
     group: str | None,
     *,
     incomplete: bool = False,
+    template_slug: str = "",
+    lease_minutes: int | None = None,
 ) -> dict:
     """The quotas' box (``app.quotas.preview.launch_preview``) for a launch by ``user`` charged
     to ``group`` (or, when None, the group the launch would charge), with the decision the
     launch would take now (``weigh``): ``kept`` (the sentence when requests in line come
-    first), ``no_room`` (the sentence when no known site has room), ``can_wait``, ``outcome``
-    (START, WAIT, REFUSE) and ``kind`` (None, or the API's problem kind for the refusal).
+    first), ``no_room`` (the sentence when no known site has room), ``budgets`` (each budget
+    the launch meets, ``BudgetCheck``, binding first, for ``template_slug`` with a lease of
+    ``lease_minutes``: None, the policy's default), ``over_budget`` (the sentence when it would
+    overrun one), ``binding`` (the kind of the constraint that holds it back, or None),
+    ``can_wait``, ``outcome`` (START, WAIT, REFUSE) and ``kind`` (None, or the API's problem
+    kind for the refusal).
 
     Raises LaunchError (on the field "group") when ``group`` is not one of the person's.
     """
@@ -124,8 +132,18 @@ def decide(
         group_name=chosen_group(user, group),
         incomplete=incomplete,
     )
-    decision = weigh(Claim(user, box["group_name"], box["charge"]))
+    claim = Claim(
+        user,
+        box["group_name"],
+        box["charge"],
+        template_slug=template_slug,
+        lease_minutes=lease_minutes,
+    )
+    decision = weigh(claim)
     said = {decision.kind: decision.hold.sentence} if decision.hold else {}
+    box["budgets"] = budget.checks_of(claim)
+    box["over_budget"] = said.get(budget.KIND)
+    box["binding"] = decision.kind
     box["kept"] = said.get(line.KIND)
     box["no_room"] = said.get(room.KIND)
     box["can_wait"] = decision.outcome == WAIT

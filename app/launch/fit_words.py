@@ -26,6 +26,12 @@ def misfit_tabs(tabs: list, field_names: list[str]) -> list[tuple[int, str]]:
 
 def launch_reason(summary: dict, tabs: list[tuple[int, str]]) -> str:
     """Why Launch is off while the request does not fit, naming the tabs to change."""
+    if summary.get("over_budget") and summary.get("fits") and not summary.get("refusal"):
+        if summary.get("can_wait"):
+            return _(
+                "Launch is off while this would overrun a budget: wait in line for its renewal."
+            )
+        return _("Launch is off while this would overrun a budget: choose smaller sizes.")
     if summary.get("kept") and summary.get("fits") and not summary.get("refusal"):
         return _(
             "Launch is off while requests in line come first for what this needs: wait in line."

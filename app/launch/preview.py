@@ -35,22 +35,28 @@ def _load(revision_id: int) -> dict:
 
 
 def summary(
-    entry: Entry, form, user=None, group_name: str | None = None, site: str | None = None
+    entry: Entry,
+    form,
+    user=None,
+    group_name: str | None = None,
+    site: str | None = None,
+    lease_minutes: int | None = None,
 ) -> dict:
     """What launching with the form's current values would cost ``user``, whether it fits
     their quota and what the launch would do (``app.launch.decision``), and at which sites
     (``sites``: a SiteOffer, or None when no site of the template's backend has been read;
-    ``site`` the one picked).
+    ``site`` the one picked), and against the budgets for a lease of ``lease_minutes`` (None:
+    the policy's default).
 
     Values that are not valid yet count as the template's defaults, so the box stays useful
     while the user is still typing. Raises TemplateError when the template cannot be read.
     """
     # The box and "could it wait" ask the same quota and line checks: each is read once.
     with remembering():
-        return _summary(entry, form, user, group_name, site)
+        return _summary(entry, form, user, group_name, site, lease_minutes)
 
 
-def _summary(entry: Entry, form, user, group_name: str | None, site: str | None) -> dict:
+def _summary(entry: Entry, form, user, group_name, site, lease_minutes) -> dict:
     parameters = {}
     for name, input_field in form.input_fields.items():
         field = form[field_name(name)]
@@ -63,12 +69,15 @@ def _summary(entry: Entry, form, user, group_name: str | None, site: str | None)
     user = user or current_user
     document = template_document(entry.revision_id)
     incomplete = any(f.errors for f in form)
+    lease = {"template_slug": entry.slug, "lease_minutes": lease_minutes}
     try:
-        box = decision.decide(user, document, parameters, group_name, incomplete=incomplete)
+        box = decision.decide(
+            user, document, parameters, group_name, incomplete=incomplete, **lease
+        )
     except LaunchError:
         # Not one of the person's groups (the form says so beside the field): the box counts
         # the group the launch would charge without it.
-        box = decision.decide(user, document, parameters, None, incomplete=incomplete)
+        box = decision.decide(user, document, parameters, None, incomplete=incomplete, **lease)
     box["sites"] = sites.site_offer(entry, box["charge"], box["fits"], site)
     return with_words(box, tab_layout(entry.parsed))
 
@@ -98,7 +107,11 @@ def with_words(box: dict, tabs: list) -> dict:
     shown_tabs = len(tabs) > 1 and not box["fits"]
     box["misfit_tabs"] = fit_words.misfit_tabs(tabs, fields) if shown_tabs else []
     box["blocked"] = bool(
-        not box["fits"] or box["refusal"] or box.get("kept") or box.get("no_room")
+        not box["fits"]
+        or box["refusal"]
+        or box.get("kept")
+        or box.get("no_room")
+        or box.get("over_budget")
     )
     box["reason"] = fit_words.launch_reason(box, box["misfit_tabs"]) if box["blocked"] else ""
     return box

@@ -110,7 +110,9 @@ def launch(slug: str):
             return redirect(url_for("deployments.detail", deployment_id=deployment.id))
     elif request.method == "POST":
         status = 400
-    summary = preview.summary(entry, form, group_name=charged, site=launch_fields["site"])
+    summary = preview.summary(
+        entry, form, group_name=charged, site=launch_fields["site"], lease_minutes=lease.minutes
+    )
     if "site" in launch_fields["errors"] and not summary["sites"]:
         # No list of sites to show it beside: it goes with the form's own errors.
         form.form_errors.append(launch_fields["errors"]["site"])
@@ -208,9 +210,12 @@ def summary(slug: str):
     # The group the launch would be charged to, when the form offers the choice.
     group = request.form.get("group") or None
     site = request.form.get("site", "").strip() or None
+    lease = lease_launching.launch_offer(entry.slug, group, request.form.get("lease_duration"))
     return render_template(
         "catalogue/_summary.html",
-        summary=preview.summary(entry, form, group_name=group, site=site),
+        summary=preview.summary(
+            entry, form, group_name=group, site=site, lease_minutes=lease.minutes
+        ),
     )
 
 

@@ -2,14 +2,15 @@
 (``prepare``), the launch decision is taken for it under the quotas' locks
 (``decision.take``), and it starts, waits in line, or is refused.
 
-Who commits: this workflow, in exactly two documented steps, and nothing it calls.
+Who commits: this workflow, in exactly two documented steps, and nothing it calls (but the
+lease's ``choose``, which commits step 1 with the lease chosen).
 
-1. Record: a request that starts is recorded (status SUBMITTING, with its charge, reserved
-   under the quotas' locks) and committed here, before the create request leaves, so no
-   answer lost on the way can leave a deployment the portal does not know of, and no racing
-   launch can pass a limit. A request that waits is recorded WAITING with its place in line
-   (``app.waiting.joining``), charged nothing, and committed here; nothing more happens to it
-   until the admission pass (``admission``) starts it from step 1.
+1. Record: a request that starts is recorded (status SUBMITTING, with its charge, reserved under
+   the quotas' locks, and the lease chosen) and committed here, before the create request
+   leaves, so no answer lost on the way can leave a deployment the portal does not know of, and
+   no racing launch can pass a limit. A request that waits is recorded WAITING with its place in
+   line (``app.waiting.joining``), charged nothing, and committed here; nothing more happens to
+   it until the admission pass (``admission``) starts it from step 1.
 2. Submit outcome: the backend's answer (created, refused, or lost) is written and committed
    (``submitting``), together with the values to offer next time.
 """
@@ -141,11 +142,18 @@ def launch(request: LaunchRequest, *, wait: bool = False) -> Deployment:
     """
     deployment, parameters, generated = prepare(request)
     user = request.user
-    claim = Claim(user, deployment.group_name, deployment.charge)
+    claim = Claim(
+        user,
+        deployment.group_name,
+        deployment.charge,
+        template_slug=deployment.template_slug,
+        lease_minutes=request.lease.minutes if request.lease else None,
+    )
     decided = decision.take(claim, deployment, source="launch", reason=RECORDED, actor=user)
     if decided.outcome == decision.START:
-        db.session.commit()  # step 1: recorded and reserved, before anything leaves
+        # Its lease with it, so that a launch counted next against a budget sees its end.
         _choose_lease(deployment, request.lease)
+        db.session.commit()  # step 1: recorded and reserved, before anything leaves
         return submit(user, deployment, parameters, request if request.remember else None)
     if wait and decided.outcome == decision.WAIT:
         hold = decided.hold
@@ -179,7 +187,13 @@ def admit(deployment: Deployment, parameters: dict, lease: LeaseChoice) -> Deplo
     deployment.submitted_at = utcnow()
     user = deployment.user
     claim = Claim(
-        user, deployment.group_name, deployment.charge, excluding=deployment.id, from_line=True
+        user,
+        deployment.group_name,
+        deployment.charge,
+        excluding=deployment.id,
+        from_line=True,
+        template_slug=deployment.template_slug,
+        lease_minutes=lease.minutes if lease else None,
     )
     decided = decision.take(
         claim, deployment, source="portal", reason=wording.STARTED, kind=wording.STARTED_KIND
@@ -187,11 +201,11 @@ def admit(deployment: Deployment, parameters: dict, lease: LeaseChoice) -> Deplo
     if decided.outcome != decision.START:
         db.session.rollback()
         raise decided.refusal()
-    db.session.commit()  # step 1: reserved and out of the line, before anything leaves
     _choose_lease(deployment, lease)
+    db.session.commit()  # step 1: reserved and out of the line, before anything leaves
     return submit(user, deployment, parameters)
 
 
 def _choose_lease(deployment: Deployment, lease: LeaseChoice | None) -> None:
     if lease is not None:
-        lease_operations.choose(deployment, minutes=lease.minutes)  # commits
+        lease_operations.choose(deployment, minutes=lease.minutes)  # commits step 1 with it

@@ -22,6 +22,7 @@ from app.deployments.access import Action
 from app.deployments.models import Deployment
 from app.deployments.timeline import actor_source
 from app.errors import NotFound
+from app.extension_points import LEASE_EXTEND_CHECKS
 from app.extensions import db
 from app.leases import schedule
 from app.leases.clock_text import iso, recorded
@@ -249,8 +250,10 @@ def extend(
     policy; commits and records ``lease-extended``. Without ``override``, ``by`` (minutes) may
     only name the step itself (a script saying what it expects); any other length is refused.
     With ``override`` an operator or admin extends by ``by`` minutes (the step when None) past
-    the cap, window and count, giving a ``reason``. Raises ExtendRefused with the reason,
-    NotFound, or InvalidPolicy (or PortalError for a reason with control characters)."""
+    the cap, window and count, giving a ``reason``; only an extend within the policy is asked
+    the ``LEASE_EXTEND_CHECKS`` (a budget it would overrun). Raises ExtendRefused with the
+    reason, NotFound, InvalidPolicy, or a check's PortalError (OverBudget; PortalError for a
+    reason with control characters)."""
     try:
         check_one_line(reason, _("Reason"), "reason")
         deployment, lease = visible_lease(actor, deployment_id, override=override)
@@ -267,6 +270,8 @@ def extend(
                     _("This lease cannot be extended now: %(why)s.", why=chance.refusal)
                 )
             new_end, past_cap, previous = chance.new_end, False, lease.ends_at
+            for check in LEASE_EXTEND_CHECKS.each():
+                check(deployment, lease, new_end, now)
         _count_extend(lease, now, override=override)
     except BaseException:
         db.session.rollback()

@@ -8,10 +8,11 @@ of ``CONSTRAINTS``, under the quotas' locks when it takes the decision, and the 
 decides; the form's box, the API's dry run and ``rcp launch --dry-run`` ask the same list
 without taking anything.
 
-Adding a constraint (a budget over a period, a group's pool) is one module in this package,
-with a function ``held(claim) -> Hold | None``, plus its line in ``CONSTRAINTS``: the launch,
-the line, the form's box and the dry run read the hold, whatever constraint made it (a new
-problem kind for the API is published in ``app.api.problems``, as every kind is).
+Adding a constraint (a group's pool; ``budget`` added the budgets over a period) is one module
+in this package, with a function ``held(claim) -> Hold | None``, plus its line in
+``CONSTRAINTS``: the launch, the line, the form's box and the dry run read the hold, whatever
+constraint made it (a new problem kind for the API is published in ``app.api.problems``, as
+every kind is).
 A constraint reads; it never writes, commits or raises for a launch it holds back.
 """
 
@@ -19,11 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from app.launch.constraints import line, quota, room
+from app.launch.constraints import budget, line, quota, room
 from app.launch.constraints.hold import Claim, Hold
 
 Constraint = Callable[[Claim], Hold | None]
 
 # Asked in this order: the quotas first (a launch over a limit is told so whatever else holds
-# it), then those already waiting in line, then the sites.
-CONSTRAINTS: tuple[Constraint, ...] = (quota.held, line.held, room.held)
+# it), then the budgets over a period (a limit of the person or group too, that no place in
+# line or free site can lift before its renewal), then those already waiting in line, then the
+# sites.
+CONSTRAINTS: tuple[Constraint, ...] = (quota.held, budget.held, line.held, room.held)

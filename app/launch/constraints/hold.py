@@ -14,13 +14,17 @@ class Claim:
     """What a launch asks: ``user``'s launch of ``charge`` charged to ``group_name``.
     ``excluding`` is its own row when it has one (a request admitted from the line), left out
     of what is held; ``from_line``: the line's own admission, which planned in the line's
-    order and by the sites' room itself, so only the limits are asked again."""
+    order and by the sites' room itself, so only the limits (and budgets) are asked again.
+    ``template_slug`` and ``lease_minutes`` (None: the policy's default) say how long it is
+    charged for against a budget over a period."""
 
     user: User
     group_name: str | None
     charge: dict
     excluding: int | None = None
     from_line: bool = False
+    template_slug: str = ""
+    lease_minutes: int | None = None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,173 @@
+"""The budgets over a period (``app.quotas.budgets``): a launch is charged its projected use,
+its rate for the hours of its lease, against what is left of each budget of the person and of
+the group it is charged to. Running deployments count what they will still use up to their
+lease's end (``lease_ends``), so launches admitted one after the other never together pass a
+budget (the decision is taken under the quotas' locks, and this reads under them).
+
+The hours charged: the lease chosen at launch; with none chosen, the policy's default (what
+the lease starts with once the deployment is ready); a launch that never expires is charged
+to the end of the period (to the renewal of a calendar month, the whole of a rolling window).
+
+Over a budget, a launch may wait in line only when every budget it overruns renews before the
+line's longest wait (``QUEUE_MAX_WAIT``) and the launch fits a whole renewed budget; it waits
+in the line of the resource the budget counts, and the admission pass starts it once the
+budget has room again. Otherwise it is refused (OverBudget: the API's problem ``budget``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+
+from flask import current_app
+from flask_babel import gettext as _
+from sqlalchemy import select
+
+from app.clock import utcnow
+from app.deployments.models import Deployment
+from app.extensions import db
+from app.launch.constraints.hold import Claim, Hold
+from app.leases.errors import InvalidPolicy
+from app.leases.models import WAITING, Lease
+from app.leases.operations import check_choice
+from app.leases.policy import resolve, resolver
+from app.quotas.budgets import BudgetCheck, budget_left
+from app.quotas.errors import OverBudget
+from app.quotas.models import GROUP, USER
+from app.quotas.usage_models import CORE_HOURS
+from app.waiting import settings, wording
+from app.waiting.lines import Line
+
+KIND = "budget"
+
+
+def lease_hours(template_slug: str, group_name: str | None, minutes: int | None) -> float | None:
+    """The hours a launch is charged for (see the module's docstring); None: to the end of
+    the period."""
+    policy = resolve(template_slug, group_name)
+    try:
+        chosen = check_choice(policy, minutes)
+    except InvalidPolicy:
+        chosen = policy.longest_initial  # the form refuses it; the box counts the most allowed
+    return chosen / 60 if chosen else None
+
+
+def lease_ends(deployment_ids: Iterable[int]) -> dict[int, datetime | None]:
+    """When each of ``deployment_ids`` stops using what it holds, as far as the portal knows:
+    its lease's end; a lease whose clock has not started yet (not ready) from now for its
+    chosen length; without a lease row yet, its policy's default from now. None: no end (it
+    never expires), so it counts only what it has used so far."""
+    ids = list(deployment_ids)
+    now = utcnow()
+    leases = {
+        lease.deployment_id: lease
+        for lease in db.session.scalars(select(Lease).where(Lease.deployment_id.in_(ids)))
+    }
+    ends: dict[int, datetime | None] = {}
+    for deployment_id, lease in leases.items():
+        if lease.ends_at is not None:
+            ends[deployment_id] = lease.delete_at or lease.ends_at
+        elif lease.state == WAITING and lease.minutes:
+            ends[deployment_id] = now + timedelta(minutes=lease.minutes)
+    missing = [i for i in ids if i not in leases]
+    if missing:
+        policy_of = resolver()
+        rows = db.session.execute(
+            select(Deployment.id, Deployment.template_slug, Deployment.group_name).where(
+                Deployment.id.in_(missing)
+            )
+        )
+        for deployment_id, slug, group in rows:
+            policy = policy_of(slug, group)
+            if policy.expires:
+                ends[deployment_id] = now + timedelta(minutes=policy.default)
+    return ends
+
+
+def checks_of(claim: Claim) -> list[BudgetCheck]:
+    """Every budget the claim meets, the binding ones first (``budget_left``)."""
+    hours = lease_hours(claim.template_slug, claim.group_name, claim.lease_minutes)
+    return budget_left(
+        claim.user, claim.group_name, claim.charge, hours, utcnow(), lease_ends=lease_ends
+    )
+
+
+def refusal_sentence(over: list[BudgetCheck]) -> str:
+    return _(
+        "This would overrun a budget: %(why)s. Nothing was launched.",
+        why="; ".join(check.sentence for check in over),
+    )
+
+
+def held(claim: Claim) -> Hold | None:
+    over = [check for check in checks_of(claim) if not check.fits]
+    if not over:
+        return None
+    sentence = refusal_sentence(over)
+    line = _renewal_line(claim, over)
+    if line is None:
+        alone = _("No budget it overruns renews before the longest wait in line.")
+        return Hold(KIND, sentence, _error(over), cannot_wait=f"{sentence} {alone}")
+    return Hold(
+        KIND,
+        sentence,
+        _error(over),
+        line=line,
+        reason="; ".join(check.sentence for check in over),
+        joined=wording.JOINED,
+    )
+
+
+def _error(over: list[BudgetCheck]) -> type[OverBudget]:
+    """OverBudget for ``over``, raised with the hold's sentence: a hold names its error by
+    what it calls with the sentence, and scripts need the numbers of these budgets."""
+
+    class Overrun(OverBudget):
+        def __init__(self, message: str) -> None:
+            super().__init__(over)
+            self.message = message
+
+    return Overrun
+
+
+def _renewal_line(claim: Claim, over: list[BudgetCheck]) -> Line | None:
+    """The line to wait in for the renewal, or None when it may not wait (see the module)."""
+    if not current_app.config.get("QUEUE_ENABLED"):
+        return None
+    latest = utcnow() + settings.max_wait()
+    for check in over:
+        if check.renews_on is None or check.needed > check.budget + 1e-9:
+            return None
+        if datetime.combine(check.renews_on, datetime.min.time()) > latest:
+            return None
+    first = over[0]
+    subject = first.subject if first.scope == GROUP else str(claim.user.id)
+    resource = "cores" if first.resource == CORE_HOURS else "gpus"
+    return Line(GROUP if first.scope == GROUP else USER, subject, resource, first.model)
+
+
+def extension_check(deployment: Deployment, lease: Lease, new_end: datetime, now: datetime):
+    """An extend (within the policy) of ``deployment``'s ``lease`` to ``new_end`` is charged
+    the hours it adds, at the deployment's rate, against the budgets of its owner and group,
+    as a launch of that length would be (counted in this period, up to its renewal; what
+    runs is counted to its lease's end, this lease's current end included). Raises
+    OverBudget with the sentence and the numbers when it would overrun one. Never touches
+    what runs: refused, the lease keeps its current end."""
+    added = (new_end - max(lease.ends_at or now, now)) / timedelta(hours=1)
+    if added <= 0:
+        return
+    checks = budget_left(
+        deployment.user,
+        deployment.group_name,
+        deployment.charge or {},
+        added,
+        now,
+        lease_ends=lease_ends,
+    )
+    over = [check for check in checks if not check.fits]
+    if over:
+        sentence = _(
+            "This lease cannot be extended: it would overrun a budget: %(why)s.",
+            why="; ".join(check.sentence for check in over),
+        )
+        raise _error(over)(sentence)
