@@ -175,7 +175,9 @@ def test_an_operator_finds_the_heaviest_gpu_user_and_changes_their_limit(
     shot("quota-operator-users")
     page.get_by_role("link", name="Ada Lovelace").click()
     page.get_by_label("GPUs (all models)").fill("8")
-    page.get_by_label("Reason for the change").fill("new project grant")
+    # The page has a budget form too, with a reason of its own.
+    limits = page.locator("form", has=page.get_by_role("button", name="Save limits"))
+    limits.get_by_label("Reason for the change").fill("new project grant")
     page.get_by_role("button", name="Save limits").click()
     expect(page.get_by_text("new project grant")).to_be_visible()
     shot("quota-operator-user")

@@ -11,7 +11,8 @@ from werkzeug.serving import make_server
 from werkzeug.wrappers import Request, Response
 
 from app.backends.base import MASK
-from app.backends.paas import make_backend
+from app.backends.paas.backend import PaasBackend
+from app.backends.paas.connect import client_for, service_secrets
 from app.backends.paas.emulator.core import emulator_of
 from app.backends.paas.errors import OrchestratorError
 from app.deployments import said
@@ -19,6 +20,12 @@ from tests.backends.paas.conftest import PARAMETERS, TEMPLATE
 
 CLIENT_SECRET = "portal-client-secret-4242"
 SERVICE_TOKEN = "fixed-service-token-7777"
+
+
+def _backend(token: str) -> PaasBackend:
+    """The orchestrator as the backend builds it for the service identity, calling with
+    ``token`` (no identity provider here to grant one)."""
+    return PaasBackend(client_for(None, lambda: token, (2, 2)), service_secrets())
 
 
 @pytest.fixture
@@ -40,7 +47,7 @@ def test_a_reason_and_a_log_naming_the_token_and_the_client_secret_show_neither(
     leak = f"Keystone refused token-alice; the portal's client secret is {CLIENT_SECRET}"
     emulator_of(emulator.app).set_status(made["uuid"], "CREATE_FAILED", leak)
 
-    with portal.app_context(), make_backend(None, lambda: "token-alice", (2, 2)) as backend:
+    with portal.app_context(), _backend("token-alice") as backend:
         assert CLIENT_SECRET in backend.credentials()
         state = said.state(backend.state(made["uuid"]), backend.credentials())
         log = said.log(backend.log(made["uuid"]), backend.credentials()).text
@@ -54,7 +61,7 @@ def test_a_fixed_service_token_is_declared_before_any_call(make_app, emulator):
     app = make_app(
         ORCHESTRATOR_URL=emulator.url, ORCHESTRATOR_SERVICE_IDENTITY={"token": SERVICE_TOKEN}
     )
-    with app.app_context(), make_backend(None, lambda: SERVICE_TOKEN, (2, 2)) as backend:
+    with app.app_context(), _backend(SERVICE_TOKEN) as backend:
         assert SERVICE_TOKEN in backend.credentials()
 
 
@@ -73,7 +80,7 @@ def test_an_error_echoing_the_request_shows_no_token(make_app):
         app = make_app(ORCHESTRATOR_URL=f"http://127.0.0.1:{server.server_port}")
         with (
             app.app_context(),
-            make_backend(None, lambda: "token-alice", (2, 2)) as backend,
+            _backend("token-alice") as backend,
             pytest.raises(OrchestratorError) as refused,
         ):
             backend.state("11111111-2222-3333-4444-555555555555")
