@@ -115,6 +115,8 @@ def _people(database_url: str, instance: str) -> dict[str, str]:
         bob = create_local_user("bob", "correct horse battery")
         scopes = list(access_tokens.SCOPES)
         _record, token = access_tokens.create(bob, "t", scopes, timedelta(days=1))
+        # A session still holding its connection would leave it to the garbage collector.
+        db.session.remove()
         db.engine.dispose()
     return {"bob": token}
 
@@ -184,6 +186,8 @@ def test_concurrent_shares_and_revokes_on_two_processes_are_each_answered_by_the
         from app.deployments.sharing import shares_of
 
         final = [(s.name, s.role) for s in shares_of(deployment)]
+        # A session still holding its connection would leave it to the garbage collector.
+        db.session.remove()
         db.engine.dispose()
     assert final == ([("bob", role)] if role else [])
     created = sum(1 for verb, _r, status, _i in answers if verb == "put" and status == 201)
