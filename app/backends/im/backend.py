@@ -23,7 +23,7 @@ from app.backends.base import (
     Refused,
     RemoteState,
 )
-from app.backends.im import capacity, compatibility, deletes
+from app.backends.im import addresses, capacity, compatibility, deletes
 from app.backends.im.client import ImClient, auth_lines, cloud_id_of
 from app.backends.im.reasons import reason
 from app.backends.im.states import WATCH, UnknownWatch, phase_of
@@ -191,13 +191,24 @@ class ImBackend(Backend):
         self.watch.believe(backend_id, raw)
         outputs, why = {}, None
         if phase is Phase.READY:
-            outputs = self.client.outputs(backend_id)
+            outputs = self.outputs(backend_id)
         elif phase is Phase.FAILED:
             details["log"] = self.client.contmsg(backend_id)
             why = reason(details["log"])
         return RemoteState(
             backend_id, phase, raw_state=raw, reason=why, outputs=outputs, details=details
         )
+
+    def outputs(self, backend_id: str) -> dict[str, Any]:
+        """A ready infrastructure's outputs, with its machines' addresses added when no output
+        says where to reach it (``addresses``)."""
+        outputs = dict(self.client.outputs(backend_id))
+        if not addresses.holds_an_address(outputs):
+            found = addresses.machine_addresses(
+                self.client.machines(backend_id, addresses.MACHINES_ASKED)
+            )
+            outputs.update({k: v for k, v in found.items() if k not in outputs})
+        return outputs
 
     def list_mine(self) -> list[RemoteState]:
         """Every infrastructure of the caller's IM identity, with the portal's tag where its
@@ -209,7 +220,7 @@ class ImBackend(Backend):
                 raw = str(self.client.state(infid).get("state") or "unknown")
                 phase = phase_of(raw)
                 # A listing may be the first to see it ready: its outputs come with it.
-                outputs = self.client.outputs(infid) if phase is Phase.READY else {}
+                outputs = self.outputs(infid) if phase is Phase.READY else {}
                 why = reason(self.client.contmsg(infid)) if phase is Phase.FAILED else None
             except NotFound:
                 continue  # deleted meanwhile
@@ -263,9 +274,6 @@ class ImBackend(Backend):
 
     def credentials(self) -> tuple[str, ...]:
         return self.client.credentials
-
-    def outputs(self, backend_id: str) -> dict[str, Any]:
-        return dict(self.client.outputs(backend_id))
 
     def template(self, backend_id: str) -> str:
         return self.client.tosca(backend_id)

@@ -238,6 +238,20 @@ class ImClient:
     def outputs(self, infid: str) -> dict:
         return self._json("GET", f"/infrastructures/{_segment(infid)}/outputs").get("outputs") or {}
 
+    def machines(self, infid: str, most: int) -> list[list[dict]]:
+        """The RADL (IM's JSON form) of the infrastructure's first ``most`` machines."""
+        uris = self._json("GET", f"/infrastructures/{_segment(infid)}").get("uri-list") or []
+        found = []
+        for item in uris[:most]:
+            uri = item.get("uri", "") if isinstance(item, dict) else ""
+            vmid = uri.rstrip("/").rsplit("/", 1)[-1]
+            if _ID.match(vmid):
+                path = f"/infrastructures/{_segment(infid)}/vms/{_segment(vmid)}"
+                radl = self._json("GET", path).get("radl")
+                radl = radl if isinstance(radl, list) else []
+                found.append([item for item in radl if isinstance(item, dict)])
+        return found
+
     def contmsg(self, infid: str) -> str:
         """The contextualisation log, as text."""
         return str(

@@ -26,6 +26,21 @@ def test_a_template_without_interfaces_becomes_ready_with_its_outputs(im_backend
     assert state.reason is None
 
 
+def test_a_ready_template_whose_outputs_say_no_address_gets_its_machines_address(im_backend):
+    text = template("compute.yaml").replace(
+        "    node_ip:\n      value: { get_attribute: [ node, private_address ] }\n", ""
+    )
+    made = im_backend.create(CreateRequest(template=text, inputs={}, tag=secrets.token_hex(6)))
+
+    state = wait_until_settled(im_backend, made.backend_id)
+    listed = {s.backend_id: s for s in im_backend.list_mine()}[made.backend_id]
+
+    # IM's machine "node" has one interface, 10.0.0.1; nothing else of its RADL (which holds
+    # its credentials) is kept.
+    assert state.outputs == {"cpus_asked": 1, "node_address": "10.0.0.1"}
+    assert listed.outputs == state.outputs
+
+
 def test_the_input_values_and_the_tag_are_written_into_the_template_im_keeps(im_backend):
     made = create(im_backend, "compute.yaml", {"num_cpus": 3}, tag="kept-tag_1")
 
