@@ -20,7 +20,7 @@ from datetime import date, datetime, timedelta
 
 from flask_babel import format_date, ngettext
 from flask_babel import gettext as _
-from sqlalchemy import and_, or_, select
+from sqlalchemy import bindparam, or_, select
 
 from app.clock import utcnow
 from app.extensions import db
@@ -266,6 +266,22 @@ def _committed(
     return total
 
 
+def _budgets_met(user_subject: str, group: str | None) -> list[UsageBudget]:
+    """The budgets of the person (by id) and of ``group``: one statement, built once."""
+    key = "group" if group else "person"
+    statement = _BUDGETS_MET.get(key)
+    if statement is None:
+        asked = [(UsageBudget.scope == USER) & (UsageBudget.subject == bindparam("person"))]
+        if group:
+            asked.append((UsageBudget.scope == GROUP) & (UsageBudget.subject == bindparam("group")))
+        statement = _BUDGETS_MET[key] = select(UsageBudget).where(or_(*asked))
+    values = {"person": user_subject, **({"group": group} if group else {})}
+    return list(db.session.scalars(statement, values))
+
+
+_BUDGETS_MET: dict[str, object] = {}
+
+
 def budget_left(
     person,
     group: str | None,
@@ -286,13 +302,9 @@ def budget_left(
     owners = {USER: (str(person.id), person.username, {"user_id": person.id})}
     if group:
         owners[GROUP] = (group, group, {"group_name": group})
-    asked = [
-        and_(UsageBudget.scope == scope, UsageBudget.subject == subject)
-        for scope, (subject, _label, _owner) in owners.items()
-    ]
     budgets = [
         budget
-        for budget in db.session.scalars(select(UsageBudget).where(or_(*asked)))
+        for budget in _budgets_met(str(person.id), group)
         if _rate(request_resources, budget.resource) > 0
     ]
     checks = []

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 
 from app.clock import utcnow
 from app.extensions import db
@@ -44,12 +44,41 @@ class Hours:
 
 
 def _where(table, user_id: int | None, group_name: str | None) -> list:
+    """The owner's condition, with the values as bound parameters named ``user_id`` and
+    ``group_name``: a statement built with it is built once and kept (``_statement``)."""
     where = []
     if user_id is not None:
-        where.append(table.user_id == user_id)
+        where.append(table.user_id == bindparam("user_id"))
     if group_name is not None:
-        where.append(table.group_name == group_name)
+        where.append(table.group_name == bindparam("group_name"))
     return where
+
+
+# Statements built once per shape and kept: building one costs more CPU than running it on a
+# small table (budgets are read at every cost box), and the values go in as parameters.
+_STATEMENTS: dict[tuple, object] = {}
+
+
+def _statement(key: tuple, build):
+    found = _STATEMENTS.get(key)
+    if found is None:
+        found = _STATEMENTS[key] = build()
+    return found
+
+
+def _run(statement, values: dict):
+    """Run a kept statement on the session's connection (in its transaction): these read
+    tables, not objects, so the ORM's handling of a statement is not needed."""
+    return db.session.connection().execute(statement, values)
+
+
+def _owner_values(user_id: int | None, group_name: str | None) -> dict:
+    values = {}
+    if user_id is not None:
+        values["user_id"] = user_id
+    if group_name is not None:
+        values["group_name"] = group_name
+    return values
 
 
 def _owner(row, by: str | None):
@@ -86,19 +115,11 @@ def usage_per(
             found[key] = Hours()
         return found[key]
 
-    t = UsageTotal
-    owner_columns = {"user": [t.user_id], "group": [t.group_name]}.get(by, [])
-    rows = db.session.execute(
-        select(
-            *owner_columns,
-            t.start,
-            t.gpu_model,
-            func.sum(t.core_hours),
-            func.sum(t.memory_gb_hours),
-            func.sum(t.gpu_hours),
-        )
-        .where(t.span == span, t.start >= first, t.start <= last, *_where(t, user_id, group_name))
-        .group_by(*owner_columns, t.start, t.gpu_model)
+    shape = ("totals", by, user_id is not None, group_name is not None)
+    statement = _statement(shape, lambda: _totals_statement(by, user_id, group_name))
+    rows = _run(
+        statement,
+        {"span": span, "first": first, "last": last, **_owner_values(user_id, group_name)},
     )
     for row in rows:
         owner = row[0] if by else None
@@ -114,6 +135,28 @@ def usage_per(
             for model, count in interval.gpu_models.items():
                 target.add(model, 0.0, 0.0, count * hours)
     return found
+
+
+def _totals_statement(by: str | None, user_id: int | None, group_name: str | None):
+    t = UsageTotal
+    owner_columns = {"user": [t.user_id], "group": [t.group_name]}.get(by, [])
+    return (
+        select(
+            *owner_columns,
+            t.start,
+            t.gpu_model,
+            func.sum(t.core_hours),
+            func.sum(t.memory_gb_hours),
+            func.sum(t.gpu_hours),
+        )
+        .where(
+            t.span == bindparam("span"),
+            t.start >= bindparam("first"),
+            t.start <= bindparam("last"),
+            *_where(t, user_id, group_name),
+        )
+        .group_by(*owner_columns, t.start, t.gpu_model)
+    )
 
 
 def _after(span: str, last: date) -> date:
@@ -141,9 +184,17 @@ def open_intervals(
     mark's use from its ``since`` to ``now``."""
     now = now or utcnow()
     found = []
-    for piece in db.session.execute(
-        select(UsagePiece.__table__).where(*_where(UsagePiece, user_id, group_name))
-    ):
+    values = _owner_values(user_id, group_name)
+    shape = (user_id is not None, group_name is not None)
+    pieces = _statement(
+        ("pieces", *shape),
+        lambda: select(UsagePiece.__table__).where(*_where(UsagePiece, user_id, group_name)),
+    )
+    marks = _statement(
+        ("marks", *shape),
+        lambda: select(UsageMark.__table__).where(*_where(UsageMark, user_id, group_name)),
+    )
+    for piece in _run(pieces, values):
         found.append(
             Interval(
                 piece.user_id,
@@ -155,9 +206,7 @@ def open_intervals(
                 piece.gpu_models or {},
             )
         )
-    for mark in db.session.execute(
-        select(UsageMark.__table__).where(*_where(UsageMark, user_id, group_name))
-    ):
+    for mark in _run(marks, values):
         if mark.since < now:
             found.append(
                 Interval(
