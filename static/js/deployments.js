@@ -44,4 +44,30 @@
       window.htmx.trigger(details, "usage-changed");
     }
   });
+
+  // A deployment page's status polls: once the poll is answered "not found" (the deployment
+  // was deleted, or its owner stopped sharing it), the page says so and stops polling, rather
+  // than showing the last status for ever. The answer is not swapped in: it is an error page.
+  document.body.addEventListener("htmx:beforeSwap", function (event) {
+    var status = event.detail.target;
+    if (!status || status.id !== "deployment-status" || event.detail.xhr.status !== 404) return;
+    event.detail.shouldSwap = false;
+    event.detail.isError = false;
+    var gone = document.createElement("section");
+    gone.id = "deployment-status";
+    gone.className = "card mb-4";
+    gone.setAttribute("role", "status");
+    var body = document.createElement("div");
+    body.className = "card-body";
+    var words = document.createElement("p");
+    words.className = "mb-2 deployment-gone";
+    words.textContent = status.getAttribute("data-gone");
+    var link = document.createElement("a");
+    link.href = status.getAttribute("data-gone-link");
+    link.textContent = status.getAttribute("data-gone-link-text");
+    body.appendChild(words);
+    body.appendChild(link);
+    gone.appendChild(body);
+    status.replaceWith(gone);  // a removed element's polling stops with it
+  });
 })();
