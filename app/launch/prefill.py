@@ -5,7 +5,7 @@ from flask_login import current_user
 from sqlalchemy import select
 
 from app.caches import cached
-from app.catalogue.forms import build_form_class, field_name
+from app.catalogue.forms import build_form_class, field_name, presets_data
 from app.catalogue.loader import Entry
 from app.catalogue.models import LaunchDefaults
 from app.extensions import db
@@ -21,6 +21,14 @@ def form_class(entry: Entry):
     """The launch form class of an entry, built once per revision and language in each app."""
     key = (entry.revision_id, current_language())
     return cached("launch_forms", FORM_CLASSES, key, lambda: build_form_class(entry.parsed))
+
+
+def presets(entry: Entry) -> list[dict]:
+    """The entry's presets as the page offers them (``presets_data``), worked out once per
+    revision and language in each app, like its form class: building every input's field to
+    read them cost as much as the rest of the form's setting up. Read only, never changed."""
+    key = (entry.revision_id, current_language())
+    return cached("launch_presets", FORM_CLASSES, key, lambda: presets_data(entry.parsed))
 
 
 def remembered_values(user, slug: str) -> dict:

@@ -106,8 +106,10 @@ def site_offer(
 ) -> SiteOffer | None:
     """The sites of ``entry``'s backend with their verdicts for ``charge`` and one verdict
     with the quota's; None when no site of that backend has been read yet."""
-    names = {site.name for site in backend_sites(entry.serving_backend)}
-    frees = [free for free in snapshot.current() if free.site in names]
+    # The snapshots first: where no site has been read at all, the sites need no reading.
+    frees = snapshot.current()
+    names = {site.name for site in backend_sites(entry.serving_backend)} if frees else set()
+    frees = [free for free in frees if free.site in names]
     if not frees:
         return None
     verdicts = site_verdicts(charge, frees, utcnow())

@@ -2,12 +2,15 @@
 a deployment. Each translates HTTP into one request (``request.LaunchRequest``) and calls one
 verb: ``workflow.launch``, ``changing.change`` or ``relaunching.relaunch``."""
 
+from contextlib import nullcontext
+
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
 from app.bounds import whole_number
-from app.catalogue.forms import field_name, presets_data, tab_layout, with_preset
+from app.caches import remembering
+from app.catalogue.forms import field_name, tab_layout, with_preset
 from app.catalogue.loader import catalogue
 from app.deployments import operations as deployments
 from app.deployments.access import Action
@@ -50,8 +53,16 @@ def _initial_form(entry, chosen: dict | None):
 @bp.route("/catalogue/<slug>/", methods=["GET", "POST"])
 @login_required
 def launch(slug: str):
+    # Showing the form writes nothing: the lease policy read for its duration field is read
+    # once for the box's budgets too (``app.caches.remembering``). A post may launch, so it
+    # reads afresh.
+    with remembering() if request.method == "GET" else nullcontext():
+        return _launch(slug)
+
+
+def _launch(slug: str):
     entry = _visible_entry(slug)
-    presets = presets_data(entry.parsed)
+    presets = prefill.presets(entry)
     chosen = _chosen_preset(presets)
     form, prefilled = _initial_form(entry, chosen)
     status, quota_refusal = 200, None
@@ -210,13 +221,11 @@ def summary(slug: str):
     # The group the launch would be charged to, when the form offers the choice.
     group = request.form.get("group") or None
     site = request.form.get("site", "").strip() or None
-    lease = lease_launching.launch_offer(entry.slug, group, request.form.get("lease_duration"))
-    return render_template(
-        "catalogue/_summary.html",
-        summary=preview.summary(
-            entry, form, group_name=group, site=site, lease_minutes=lease.minutes
-        ),
-    )
+    # The box writes nothing: the lease policy is read once for the offer and the budgets.
+    with remembering():
+        lease = lease_launching.launch_offer(entry.slug, group, request.form.get("lease_duration"))
+        box = preview.summary(entry, form, group_name=group, site=site, lease_minutes=lease.minutes)
+    return render_template("catalogue/_summary.html", summary=box)
 
 
 @bp.post("/deployments/<int:deployment_id>/relaunch")

@@ -16,6 +16,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import select
 
+from app.caches import remembered
 from app.extensions import db
 from app.leases.durations import format_duration, format_durations, spoken_duration
 from app.leases.errors import InvalidPolicy
@@ -178,9 +179,17 @@ def combine(by_level: dict[tuple, dict], order: list[tuple[str, str]]) -> Policy
 
 
 def resolve(template_slug: str | None, group_name: str | None) -> Policy:
-    """The policy in force for a launch of ``template_slug`` charged to ``group_name``."""
-    order = levels(template_slug, group_name)
-    return combine(stored_levels(template_slug, group_name), order)
+    """The policy in force for a launch of ``template_slug`` charged to ``group_name``.
+
+    Inside ``app.caches.remembering`` (the launch form and its box, which ask it for the
+    offer, the budget check and again for the budgets shown) it is read once."""
+    return remembered(
+        "lease_policy",
+        (template_slug, group_name),
+        lambda: combine(
+            stored_levels(template_slug, group_name), levels(template_slug, group_name)
+        ),
+    )
 
 
 def resolver():

@@ -23,6 +23,7 @@ from flask import current_app
 from flask_babel import gettext as _
 from sqlalchemy import select
 
+from app.caches import remembered, value_key
 from app.clock import utcnow
 from app.deployments.models import Deployment
 from app.extensions import db
@@ -85,7 +86,20 @@ def lease_ends(deployment_ids: Iterable[int]) -> dict[int, datetime | None]:
 
 
 def checks_of(claim: Claim) -> list[BudgetCheck]:
-    """Every budget the claim meets, the binding ones first (``budget_left``)."""
+    """Every budget the claim meets, the binding ones first (``budget_left``). Inside
+    ``app.caches.remembering`` (the launch box, which shows them after weighing the claim)
+    they are read once."""
+    key = (
+        claim.user.id,
+        claim.group_name,
+        value_key(claim.charge),
+        claim.template_slug,
+        claim.lease_minutes,
+    )
+    return remembered("budget_checks", key, lambda: _checks_of(claim))
+
+
+def _checks_of(claim: Claim) -> list[BudgetCheck]:
     hours = lease_hours(claim.template_slug, claim.group_name, claim.lease_minutes)
     return budget_left(
         claim.user, claim.group_name, claim.charge, hours, utcnow(), lease_ends=lease_ends
