@@ -57,6 +57,17 @@ def when(value: datetime | None, zone: str | None = None) -> str:
     return _moment(_as_utc(value), _zone(zone), get_locale())
 
 
+def moments(zone: str | None = None):
+    """``when`` for many moments in a row (a list's rows): the person's zone and language are
+    looked up once, not once per moment."""
+    zone_info, locale = _zone(zone), get_locale()
+
+    def moment(value: datetime | None) -> str:
+        return "" if value is None else _moment(_as_utc(value), zone_info, locale)
+
+    return moment
+
+
 @lru_cache(maxsize=_KEPT)
 def _moment(value: datetime, zone, locale) -> str:
     local = value.astimezone(zone)

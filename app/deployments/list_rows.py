@@ -16,14 +16,14 @@ from dataclasses import dataclass
 
 from flask import current_app
 from flask_babel import gettext as _
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from app.auth.models import User
 from app.deployments import access, jobs, panels, presenters, queries, words
 from app.deployments import status as statuses
 from app.deployments.models import Deployment
 from app.deployments.presenters import ShownOutput, StatusLook
-from app.formatting import when
+from app.formatting import moments
 
 # How much of a failure's reason a row shows under its status (the page shows it all), and
 # by how much a reason may pass that before it is cut (Jinja's ``truncate`` and its leeway).
@@ -42,6 +42,7 @@ class Copy:
     label: str
     text: str
     action: Markup  # "Copy <label>", for screen readers
+    number: int  # its place among the row's copies, from 1 (the button's id)
 
 
 @dataclass(slots=True)
@@ -63,6 +64,9 @@ class Row:
     copy_link: Markup | None
     copies: list[Copy]
     delete: Markup | None
+    url: str  # the deployment's page
+    delete_url: str  # its delete confirmation
+    panels: list[tuple[str, object]]  # (template, value) of each panel shown in the row
 
 
 def _cut(text: str, length: int = REASON_SHOWN) -> str:
@@ -74,18 +78,35 @@ def _cut(text: str, length: int = REASON_SHOWN) -> str:
     return kept + "..."
 
 
+def _naming(sentence: str, key: str):
+    """``Markup(sentence) % {key: value}`` for one value at a time, as plain string work: the
+    value escaped, the portal's own words kept (Markup's ``%`` wraps every value it is given
+    and cost more than the rest of a row's sentences)."""
+
+    def named(value) -> Markup:
+        return Markup(sentence % {key: escape(value)})  # noqa: S704 (the portal's own words)
+
+    return named
+
+
 def rows_for(
     deployments: list[Deployment],
     outputs: dict[int, list[ShownOutput]],
     links: dict[int, ShownOutput | None],
     in_progress: set[int],
+    deployment_panels: list[tuple[panels.Panel, dict]] = (),
 ) -> list[Row]:
     """The rows of ``deployments``, in their order, with ``outputs`` (each one's outputs as
-    shown, none once it cannot be reached), ``links`` (its main link) and ``in_progress``."""
-    open_words = Markup(_("Open %(name)s"))  # noqa: S704 (the portal's own words)
-    copy_link_words = Markup(_("Copy the %(name)s address"))  # noqa: S704
-    copy_words = Markup(_("Copy %(what)s"))  # noqa: S704
-    delete_words = Markup(_("Delete %(name)s"))  # noqa: S704
+    shown, none once it cannot be reached), ``links`` (its main link), ``in_progress`` and
+    the values of the panels shown in rows (``panels.panels_for``)."""
+    open_words = _naming(_("Open %(name)s"), "name")
+    copy_link_words = _naming(_("Copy the %(name)s address"), "name")
+    copy_words = _naming(_("Copy %(what)s"), "what")
+    delete_words = _naming(_("Delete %(name)s"), "name")
+    when = moments()
+    detail_url = presenters.url_pattern("deployments.detail", "deployment_id")
+    delete_url = presenters.url_pattern("deployments.confirm_delete", "deployment_id")
+    row_panels = [(p.row_template, values) for p, values in deployment_panels if p.row_template]
     template_names: dict[tuple, str] = {}
     looks: dict[str, StatusLook] = {}
     rows = []
@@ -111,7 +132,7 @@ def rows_for(
             if output.show not in ("copy", "ssh") or output.name == skipped:
                 continue
             text = "ssh " + output.text if output.show == "ssh" else output.text
-            copies.append(Copy(output.label, text, copy_words % {"what": output.label}))
+            copies.append(Copy(output.label, text, copy_words(output.label), len(copies) + 1))
             if len(copies) == COPIES_SHOWN:
                 break
         rows.append(
@@ -127,14 +148,15 @@ def rows_for(
                 created=when(deployment.created_at),
                 resources=presenters.resources_cell(deployment.charge),
                 link=link,
-                open_link=open_words % {"name": link.label} if link else None,
-                copy_link=copy_link_words % {"name": link.label} if link else None,
+                open_link=open_words(link.label) if link else None,
+                copy_link=copy_link_words(link.label) if link else None,
                 copies=copies,
                 delete=(
-                    None
-                    if deployment.status in _NOT_DELETABLE
-                    else delete_words % {"name": deployment.name}
+                    None if deployment.status in _NOT_DELETABLE else delete_words(deployment.name)
                 ),
+                url=detail_url.format(key),
+                delete_url=delete_url.format(key),
+                panels=[(t, values[key]) for t, values in row_panels if key in values],
             )
         )
     return rows
@@ -153,19 +175,16 @@ def list_context(viewer: User, filters: queries.Filters) -> dict:
     owners = {d.user_id for d in (listed.deployments if listed.owners_shown else others)}
     empty = not listed.deployments and not filters.narrowed
     links = {key: presenters.main_link(value) for key, value in outputs.items()}
+    deployment_panels = panels.panels_for(listed.deployments)
     return {
         "had_some": empty and queries.has_past_deployments(viewer, filters),
         "filters": filters,
         "listed": listed,
-        "rows": rows_for(listed.deployments, outputs, links, in_progress),
+        "rows": rows_for(listed.deployments, outputs, links, in_progress, deployment_panels),
         "owners": queries.usernames(owners),
         "access_marks": access.marks(viewer, others),
-        "deployment_panels": panels.panels_for(listed.deployments),
+        "deployment_panels": deployment_panels,
         "polling": bool(in_progress),
-        "row_urls": {
-            "detail": presenters.url_pattern("deployments.detail", "deployment_id"),
-            "delete": presenters.url_pattern("deployments.confirm_delete", "deployment_id"),
-        },
         "poll_seconds": current_app.config["DEPLOYMENTS_POLL_SECONDS"],
         "status_groups": queries.STATUS_GROUPS,
     }
