@@ -3,10 +3,11 @@
 import difflib
 import os
 import sys
+from collections.abc import Mapping
 from datetime import timedelta
 from pathlib import Path
 
-from flask import Flask
+from flask import Config, Flask
 
 from app.errors import ConfigurationError
 from app.instance import private_file, private_folder
@@ -39,15 +40,68 @@ def load_config(app: Flask, overrides: dict | None) -> None:
     Raises ConfigurationError when a production setting is unsafe.
     """
     app.config.from_pyfile(str(PROJECT_ROOT / "config" / "defaults.py"))
-    app.config.from_pyfile(str(Path(app.instance_path) / "portal.cfg"), silent=True)
+    renamed = _Renamed(app)
+    instance_file = Config(app.config.root_path)
+    instance_file.from_pyfile(str(Path(app.instance_path) / "portal.cfg"), silent=True)
+    renamed.merge(instance_file)
     if os.environ.get("PORTAL_SETTINGS"):
-        app.config.from_envvar("PORTAL_SETTINGS")
-    _warn_of_unknown_variables(app, set(app.config))
+        settings_file = Config(app.config.root_path)
+        settings_file.from_envvar("PORTAL_SETTINGS")
+        renamed.merge(settings_file)
+    _warn_of_unknown_variables(app, set(app.config) | set(RENAMED))
+    # Loaded in place: a PORTAL_A__B variable sets one key inside the dictionary A already holds.
     app.config.from_prefixed_env("PORTAL")
+    renamed.settle(_environment_names())
     if overrides:
-        app.config.update(overrides)
+        renamed.merge(overrides)
     _derive(app)
     _check(app)
+
+
+# Settings that were renamed: old name -> new name. The code reads only the new names; an old
+# one, wherever it is set (a settings file, a PORTAL_* variable, a test's overrides), is read
+# as its new name when settings are loaded, with a warning. Within one source the new name wins
+# when both are set; a later source overrides an earlier one whatever name either uses.
+RENAMED = {
+    "QUEUE_ENABLED": "LINE_ENABLED",
+    "QUEUE_MAX_WAIT": "LINE_MAX_WAIT",
+    "QUEUE_FAIR_SHARE": "LINE_FAIR_SHARE",
+    "QUEUE_FAIR_SHARE_WINDOW": "LINE_FAIR_SHARE_WINDOW",
+    "QUEUE_FAIR_SHARE_MINUTES_PER_GPU_HOUR": "LINE_FAIR_SHARE_MINUTES_PER_GPU_HOUR",
+    "QUEUE_FAIR_SHARE_MAX_DELAY": "LINE_FAIR_SHARE_MAX_DELAY",
+    "QUEUE_ADMIT_BATCH": "LINE_ADMIT_BATCH",
+}
+
+
+class _Renamed:
+    """Reads old setting names (``RENAMED``) as the new ones, source by source, and warns once
+    for each old name found."""
+
+    def __init__(self, app: Flask) -> None:
+        self.app = app
+        self.warned: set[str] = set()
+
+    def merge(self, source: Mapping) -> None:
+        """Put the settings of ``source`` into the configuration, old names under new ones."""
+        self.app.config.update(source)
+        self.settle(set(source))
+
+    def settle(self, set_here: set[str]) -> None:
+        """Move each old name among ``set_here`` (just loaded into the configuration) to its new
+        name, unless the same source set the new name too."""
+        config = self.app.config
+        for old in sorted(set_here & RENAMED.keys()):
+            new, value = RENAMED[old], config.pop(old)
+            if new in set_here:
+                self._warn(old, "%s and its new name %s are both set: %s is used.", new)
+            else:
+                config[new] = value
+                self._warn(old, "%s is now called %s: it is read as %s; rename it.", new)
+
+    def _warn(self, old: str, message: str, new: str) -> None:
+        if old not in self.warned:
+            self.warned.add(old)
+            self.app.logger.warning(message, old, new, new)
 
 
 # Variables with the PORTAL_ prefix that are not settings: read by the set-up commands
@@ -55,6 +109,15 @@ def load_config(app: Flask, overrides: dict | None) -> None:
 NOT_SETTINGS = frozenset(
     {"SETTINGS", "INSTANCE_PATH", "ADMIN_PASSWORD", "RESEARCHER_PASSWORD", "TEST_POSTGRES"}
 )
+
+
+def _environment_names() -> set[str]:
+    """The settings the PORTAL_* variables name (PORTAL_A__B names A)."""
+    return {
+        variable.removeprefix("PORTAL_").split("__", 1)[0]
+        for variable in os.environ
+        if variable.startswith("PORTAL_")
+    }
 
 
 def _warn_of_unknown_variables(app: Flask, known: set[str]) -> None:

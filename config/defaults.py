@@ -435,21 +435,21 @@ GPU_MODEL_NAMES = {}
 
 # A launch that does not fit only because running deployments hold the resources it needs (the
 # group's pool or the person's own limit) may wait in line instead of being refused (README,
-# "Waiting in line"); False turns the offer off. A request waits at most QUEUE_MAX_WAIT (a
+# "Waiting in line"); False turns the offer off. A request waits at most LINE_MAX_WAIT (a
 # duration written as leases write them: 90m, 8h, 3d), then it is dropped with a notice.
-QUEUE_ENABLED = True
-QUEUE_MAX_WAIT = "3d"
+LINE_ENABLED = True
+LINE_MAX_WAIT = "3d"
 # The fair-share rule: each GPU-hour a person's deployments held in the last
-# QUEUE_FAIR_SHARE_WINDOW moves their new request back by QUEUE_FAIR_SHARE_MINUTES_PER_GPU_HOUR
-# minutes in its line, never by more than QUEUE_FAIR_SHARE_MAX_DELAY (the ageing bound: no
+# LINE_FAIR_SHARE_WINDOW moves their new request back by LINE_FAIR_SHARE_MINUTES_PER_GPU_HOUR
+# minutes in its line, never by more than LINE_FAIR_SHARE_MAX_DELAY (the ageing bound: no
 # request waits behind one that arrived longer than that after it). False: first come, first
 # served.
-QUEUE_FAIR_SHARE = True
-QUEUE_FAIR_SHARE_WINDOW = "7d"
-QUEUE_FAIR_SHARE_MINUTES_PER_GPU_HOUR = 1
-QUEUE_FAIR_SHARE_MAX_DELAY = "4h"
+LINE_FAIR_SHARE = True
+LINE_FAIR_SHARE_WINDOW = "7d"
+LINE_FAIR_SHARE_MINUTES_PER_GPU_HOUR = 1
+LINE_FAIR_SHARE_MAX_DELAY = "4h"
 # The admission pass of the sync worker starts at most this many waiting requests per pass.
-QUEUE_ADMIT_BATCH = 50
+LINE_ADMIT_BATCH = 50
 
 # --- Metrics ------------------------------------------------------------------------------------
 

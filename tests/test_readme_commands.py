@@ -105,7 +105,10 @@ def readme_commands() -> list[list[str]]:
 
 
 def settings() -> set[str]:
-    names = set()
+    """Every setting's name, and the old names of renamed ones (which still work)."""
+    from app.config import RENAMED
+
+    names = set(RENAMED)
     exec((ROOT / "config" / "defaults.py").read_text(), {}, scope := {})  # noqa: S102
     names.update(name for name in scope if name.isupper())
     return names

@@ -104,6 +104,8 @@ class Lease(Out):
     )
 
 
+# A place in line, under the published field "queue": the class keeps that word, as its name
+# is the schema's name in the published OpenAPI document.
 class Queue(Out):
     position = fields.Integer(required=True, metadata={"description": "1 for the first"})
     line = fields.String(
@@ -244,7 +246,7 @@ class LaunchRequest(Schema):
         load_default=False,
         metadata={
             "description": "Wait in line when running deployments hold what it needs: 202 "
-            "with status WAITING and its queue place, instead of over-quota"
+            "with status WAITING and its place in line (queue), instead of over-quota"
         },
     )
 

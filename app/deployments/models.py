@@ -21,6 +21,7 @@ from app.backends import registry
 from app.clock import utcnow
 from app.deployments import job_text
 from app.deployments import status as statuses
+from app.deployments.revisions import parsed_template
 from app.deployments.status import PORTAL_STATUSES, Status
 from app.extensions import db
 from app.tosca.translations import current_language
@@ -193,8 +194,6 @@ class Deployment(db.Model):
         """The launched template's name in the reader's language: the revision launched
         carries its translations, and revisions never change, so this is the name it had then.
         A revision gone, or one whose name is not the one recorded, leaves the record's."""
-        from app.deployments.tracking import parsed_template
-
         if not self.revision_id or current_language() is None:
             return self.template_name
         template = parsed_template(self.revision_id)

@@ -19,7 +19,7 @@ from flask_babel import lazy_gettext as _l
 from markupsafe import Markup
 
 from app.caches import cached
-from app.deployments import said, tracking
+from app.deployments import revisions, said
 from app.deployments.models import Deployment
 from app.deployments.status import Status
 from app.formatting import format_decimal
@@ -201,7 +201,7 @@ def _shown(name: str, value: Any, spec: OutputSpec | None) -> ShownOutput:
 def parsed_templates(revision_ids: set[int]) -> dict[int, ParsedTemplate]:
     """Parsed templates by revision id, in the current request's language
     (``ParsedTemplate.localised``); revisions unreadable now are skipped."""
-    found = tracking.parsed_templates(set(revision_ids))
+    found = revisions.parsed_templates(set(revision_ids))
     return {revision_id: parsed.localised() for revision_id, parsed in found.items()}
 
 

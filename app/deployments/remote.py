@@ -1,45 +1,39 @@
-"""The deployments feature's remote verbs: the one place that asks a backend to make, follow,
-read or remove a deployment, and decides what each answer means for the portal's record.
+"""The deployments feature's remote verbs: the one place that asks a backend to make, read or
+remove one deployment, and decides what each answer means for the portal's record.
 
-Whoever asks (a person on a page or through the API, the sync worker, a lease at its end)
-comes through here, so that a rule such as "what a busy answer to a delete means" has one
-owner. A deployment is served by the backend named in its record (``Deployment.backend``);
-the owner's identity is used for every call about it (``identity.backend_for``), since a
-backend lets only the owner act on a deployment. The sync worker's listing reads one
-identity's deployments through ``listing_for``.
+Whoever asks (the launch, a person on a page or through the API, a lease at its end) comes
+through here, so that a rule such as "what a busy answer to a delete means" has one owner. A
+deployment is served by the backend named in its record (``Deployment.backend``); the owner's
+identity is used for every call about it (``identity.backend_for``), since a backend lets only
+the owner act on a deployment. What the sync worker asks to follow the backends (an identity's
+whole listing, many deployments' states at once) is its own (``app.sync.asking``).
 """
 
 from __future__ import annotations
 
 import enum
-import threading
-from collections import defaultdict
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 from flask import current_app, has_request_context, request
 
-from app.auth.errors import TokenUnavailable
 from app.auth.models import User
 from app.backends.base import Backend, BackendError, Busy, CreateRequest, NotFound, RemoteState
 from app.catalogue.served_types import imports_for_fetching_backends
 from app.deployments import identity, said
-from app.deployments.errors import DeploymentError
 from app.deployments.models import Deployment
 
 __all__ = [
     "Deleted",
-    "IdentityListing",
     "callback_url",
     "create",
     "delete",
-    "listing_for",
     "log",
-    "resources",
     "reset_delete",
-    "states_of",
+    "resources",
+    "tag_of",
     "template",
+    "told_by_backend",
 ]
 
 
@@ -55,12 +49,13 @@ class Deleted(enum.Enum):
 def _told_by(deployment: Deployment) -> Iterator[None]:
     """Errors from the deployment's backend name that backend (``service``), so that the
     sentences people read say who refused or did not answer."""
-    with _told_by_name(deployment.backend):
+    with told_by_backend(deployment.backend):
         yield
 
 
 @contextmanager
-def _told_by_name(name: str) -> Iterator[None]:
+def told_by_backend(name: str) -> Iterator[None]:
+    """Errors of backend ``name`` raised inside the block name it (``service``)."""
     try:
         yield
     except BackendError as error:
@@ -72,46 +67,6 @@ def owner_backend(deployment: Deployment, *, quick: bool = False) -> Backend:
     """The deployment's backend, acting as its owner (``quick``: a call a person waits for).
     Raises DeploymentError when the owner has no way to call it."""
     return identity.backend_for(deployment.user, deployment.backend, quick=quick)
-
-
-class IdentityListing:
-    """What the sync worker's listing asks of one identity's backend (use it in a ``with``
-    block): every deployment held there, and of one of them its state or its template.
-    Each raises the backend's errors (``app.backends.base``), naming that backend."""
-
-    def __init__(self, backend: Backend, name: str):
-        self._backend, self.name = backend, name
-
-    @property
-    def adopts_made_elsewhere(self) -> bool:
-        """Whether the backend may hold deployments made elsewhere in this identity's name."""
-        return self._backend.capabilities().made_elsewhere
-
-    def states(self) -> list[RemoteState]:
-        with _told_by_name(self.name):
-            found = self._backend.list_mine()
-        return [said.state(state, self._backend.credentials()) for state in found]
-
-    def state(self, backend_id: str) -> RemoteState:
-        with _told_by_name(self.name):
-            return said.state(self._backend.state(backend_id), self._backend.credentials())
-
-    def template(self, backend_id: str) -> str:
-        with _told_by_name(self.name):
-            return self._backend.template(backend_id)
-
-    def __enter__(self) -> IdentityListing:
-        return self
-
-    def __exit__(self, *exc_info) -> None:
-        self._backend.close()
-
-
-def listing_for(key: str) -> IdentityListing | None:
-    """The listing of the identity ``key`` (``identity.identity_of``) at its backend; None
-    when that identity has no way to call it now."""
-    backend = identity.backend_for_identity(key)
-    return None if backend is None else IdentityListing(backend, identity.split_key(key)[0])
 
 
 def _portal_address() -> str | None:
@@ -211,49 +166,3 @@ def template(deployment: Deployment) -> str:
     """The template the backend holds for the deployment, asked for now."""
     with _told_by(deployment), owner_backend(deployment, quick=True) as backend:
         return backend.template(deployment.uuid)
-
-
-class _ThreadBackends:
-    """One backend per pool thread (connections are not shared), made by ``copies``."""
-
-    def __init__(self, copies):
-        self.copies = copies
-        self._local = threading.local()
-
-    def get(self) -> Backend:
-        backend = getattr(self._local, "backend", None)
-        if backend is None:
-            backend = self._local.backend = self.copies()
-        return backend
-
-
-def _ask(backends: _ThreadBackends, backend_id: str):
-    """The deployment's state, or the exception the call raised (run in a pool thread)."""
-    backend = backends.get()
-    try:
-        return said.state(backend.state(backend_id), backend.credentials())
-    except BackendError as error:
-        return error
-
-
-def states_of(rows: list[Deployment], concurrency: int) -> Iterator[tuple[Deployment, object]]:
-    """Each row with what its backend says of it now: a RemoteState, or the error met (a
-    BackendError, or TokenUnavailable/DeploymentError when its owner cannot call). At most
-    ``concurrency`` calls run at once, each thread with a backend of its own; everything
-    touching the database stays in the caller's thread."""
-    grouped: dict[tuple[str, str], list[Deployment]] = defaultdict(list)
-    for row in rows:
-        grouped[(identity.identity_of(row.user, row.backend), row.backend)].append(row)
-    jobs = []
-    with ThreadPoolExecutor(max_workers=concurrency) as pool:
-        for (_key, name), members in grouped.items():
-            try:
-                # The credentials are read here, in the thread owning the database session.
-                with identity.backend_for(members[0].user, name) as template_backend:
-                    backends = _ThreadBackends(template_backend.thread_copies())
-            except (TokenUnavailable, DeploymentError) as error:
-                jobs.extend((row, error) for row in members)
-                continue
-            jobs.extend((row, pool.submit(_ask, backends, row.uuid)) for row in members)
-        for row, job in jobs:
-            yield row, job if isinstance(job, Exception) else job.result()

@@ -9,53 +9,17 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from flask import current_app
-from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from app.backends.base import RemoteState
-from app.caches import cached_many
-from app.catalogue.models import TemplateRevision
 from app.clock import utcnow
 from app.deployments import said, words
 from app.deployments.models import VANISHED, Deployment, DeploymentListing
+from app.deployments.revisions import parsed_template
 from app.deployments.secrets import seal, split_outputs, unseal
 from app.deployments.status import Status
 from app.deployments.timeline import change_status
 from app.extensions import db
-from app.tosca.parsed import ParsedTemplate
-
-# Parsed templates kept per app, by revision (revisions never change).
-PARSED_TEMPLATES = 256
-
-
-def parsed_template(revision_id: int | None) -> ParsedTemplate | None:
-    """The parsed template of a revision (cached: revisions never change); ``None`` if gone."""
-    if revision_id is None:
-        return None
-    return parsed_templates({revision_id}).get(revision_id)
-
-
-def parsed_templates(revision_ids: set[int]) -> dict[int, ParsedTemplate]:
-    """The parsed templates of revisions, by id, the missing ones read in one query and kept
-    (revisions never change); revisions gone or stored in an older format are left out. Each
-    keeps its words per language once made (``ParsedTemplate.localised``)."""
-    found = cached_many("parsed_templates", PARSED_TEMPLATES, revision_ids, _parsed)
-    return {revision_id: parsed for revision_id, parsed in found.items() if parsed is not None}
-
-
-def _parsed(revision_ids: set[int]) -> dict[int, ParsedTemplate]:
-    rows = db.session.execute(
-        select(TemplateRevision.id, TemplateRevision.parsed).where(
-            TemplateRevision.id.in_(revision_ids)
-        )
-    )
-    found = {}
-    for revision_id, text in rows:
-        try:
-            found[revision_id] = ParsedTemplate.from_json(text)
-        except ValueError:
-            continue  # stored in an older format; names stand in for labels
-    return found
 
 
 def poll_interval() -> timedelta:

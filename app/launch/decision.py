@@ -88,8 +88,8 @@ def take(claim: Claim, deployment, **started) -> Decision:
 
 
 def lines_open() -> bool:
-    """Whether the portal offers lines to wait in (QUEUE_ENABLED)."""
-    return bool(current_app.config.get("QUEUE_ENABLED"))
+    """Whether the portal offers lines to wait in (LINE_ENABLED)."""
+    return bool(current_app.config.get("LINE_ENABLED"))
 
 
 def charge_of(text: str, parameters: Mapping[str, Any]) -> dict:

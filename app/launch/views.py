@@ -115,8 +115,8 @@ def _launch(slug: str):
                 form.form_errors.append(error.message)
             status = error.status_code
         else:
-            queued = deployment.status == Status.WAITING
-            tone = "success" if deployment.uuid or queued else "warning"
+            in_line = deployment.status == Status.WAITING
+            tone = "success" if deployment.uuid or in_line else "warning"
             flash(_launched_message(deployment), tone)
             return redirect(url_for("deployments.detail", deployment_id=deployment.id))
     elif request.method == "POST":

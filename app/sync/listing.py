@@ -43,6 +43,7 @@ from app.deployments.status import Status
 from app.deployments.timeline import change_status, record_event
 from app.extension_points import StateKey
 from app.extensions import db
+from app.sync import asking, identities
 
 log = logging.getLogger(__name__)
 CALLBACK_PATH = re.compile(r"/deployments/callback/(\d+)/([A-Za-z0-9_-]+)$")
@@ -70,7 +71,7 @@ def _ensure_listings() -> None:
     if state["at"] is not None and time.monotonic() - state["at"] < every:
         return
     known = set(db.session.scalars(select(DeploymentListing.identity)))
-    for key in identity.listing_identities():
+    for key in identities.listing_identities():
         if key in known:
             continue
         try:
@@ -166,7 +167,7 @@ def list_identity(key: str) -> ListResult:
     Never raises for orchestrator trouble: the listing is retried later, with back-off.
     """
     result = ListResult()
-    at_backend = remote.listing_for(key)
+    at_backend = asking.listing_for(key)
     if at_backend is None:
         return result
     started = utcnow()
@@ -201,7 +202,7 @@ def _listing_failed(key: str, error: Exception) -> None:
 
 
 def _settle(
-    key, at_backend: remote.IdentityListing, states, started: datetime, since, result: ListResult
+    key, at_backend: asking.IdentityListing, states, started: datetime, since, result: ListResult
 ) -> bool:
     """Apply the listing to ``key``'s rows; True while some launch is still unsettled.
 
@@ -319,7 +320,7 @@ def _settle_pending(at_backend, pending, unknown, started, result) -> list:
     return unknown
 
 
-def _by_time_and_template(at_backend: remote.IdentityListing, row: Deployment, unknown: list):
+def _by_time_and_template(at_backend: asking.IdentityListing, row: Deployment, unknown: list):
     if not row.submitted_at:
         return None
     for state in unknown:
@@ -342,7 +343,7 @@ def _adopt(user_id: int, backend: str, unknown: list, result: ListResult) -> Non
     if lister is None:
         return
     for state in unknown:
-        user = identity.owner_of(_created_by(state), backend) or lister
+        user = identities.owner_of(state, backend) or lister
         if state.phase in (Status.DELETING, Status.DELETED):
             continue
         if CALLBACK_PATH.search(state.callback or "") and _callback_row_exists(state.callback):
@@ -371,11 +372,6 @@ def _adopt(user_id: int, backend: str, unknown: list, result: ListResult) -> Non
         db.session.add(row)
         tracking.apply_state(row, state, source="sync")
         result.adopted += 1
-
-
-def _created_by(state) -> dict:
-    """Who the backend says made a deployment, as ``identity.owner_of`` reads it."""
-    return {"subject": state.owner_subject, "issuer": state.owner_issuer}
 
 
 def _callback_row_exists(callback: str) -> bool:

@@ -3,7 +3,7 @@
 Rows are claimed before anyone is asked, as every duty claims its rows (``app.claims``). A
 claim is a lease (``claimed_until``), so no database lock is held
 while a backend answers, and a worker that dies only delays its rows by the lease.
-Calls run in a bounded thread pool (``remote.states_of``); everything touching the database
+Calls run in a bounded thread pool (``asking.states_of``); everything touching the database
 stays in the caller's thread.
 """
 
@@ -19,9 +19,10 @@ from sqlalchemy import or_, select
 from app import claims
 from app.backends.base import NotFound
 from app.clock import utcnow
-from app.deployments import remote, tracking
+from app.deployments import tracking
 from app.deployments.models import Deployment
 from app.extensions import db
+from app.sync import asking
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +69,7 @@ def poll_due(limit: int | None = None, due_by: datetime | None = None) -> PollRe
     result = PollResult()
     if not rows:
         return result
-    for row, answer in remote.states_of(rows, config["DEPLOYMENTS_SYNC_CONCURRENCY"]):
+    for row, answer in asking.states_of(rows, config["DEPLOYMENTS_SYNC_CONCURRENCY"]):
         result.checked += 1
         _store(row, answer, result)
     db.session.commit()

@@ -99,7 +99,7 @@ def plan_now() -> tuple[int, fairness.Plan]:
         reading.requests_of(rows, limits),
         limits,
         used,
-        most=current_app.config["QUEUE_ADMIT_BATCH"],
+        most=current_app.config["LINE_ADMIT_BATCH"],
         startable=lambda request_id: has_room(charges[request_id]),
     )
     return len(rows), plan

@@ -76,7 +76,7 @@ def line_ahead(user_id: int, group_name: str | None, charge: dict) -> Ahead | No
     """What keeps a launch of ``charge`` by ``user_id`` (charged to ``group_name``) from
     starting at once for the sake of those waiting, or None when it may start. It is asked
     only of a launch its quotas let start."""
-    if not current_app.config.get("QUEUE_ENABLED"):
+    if not current_app.config.get("LINE_ENABLED"):
         return None
     # Asked twice by the launch box (is it kept; could it wait): once, inside its block.
     key = (user_id, group_name, value_key(charge), g.get(_PLACE))

@@ -3,10 +3,10 @@
 The rule, as operators read it (README, "Waiting in line"):
 
 1. First come, first served within a line: a request's place is the moment it joined.
-2. Fair share: each GPU-hour its owner's deployments held in the last QUEUE_FAIR_SHARE_WINDOW
-   (measured when it joins) moves the request back by QUEUE_FAIR_SHARE_MINUTES_PER_GPU_HOUR
-   minutes. ``QUEUE_FAIR_SHARE = False`` turns this off: the moment it joined alone counts.
-3. Ageing bound: no request is moved back by more than QUEUE_FAIR_SHARE_MAX_DELAY, so none
+2. Fair share: each GPU-hour its owner's deployments held in the last LINE_FAIR_SHARE_WINDOW
+   (measured when it joins) moves the request back by LINE_FAIR_SHARE_MINUTES_PER_GPU_HOUR
+   minutes. ``LINE_FAIR_SHARE = False`` turns this off: the moment it joined alone counts.
+3. Ageing bound: no request is moved back by more than LINE_FAIR_SHARE_MAX_DELAY, so none
    ever waits behind a request that joined longer than that after it, however many keep
    arriving.
 4. An operator may move a request to another place (with a reason the owner is told); the

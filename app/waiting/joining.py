@@ -42,11 +42,11 @@ def enter(
     values). Does not commit."""
     now = enqueued_at = utcnow()
     hours = 0.0
-    if current_app.config["QUEUE_FAIR_SHARE"]:
+    if current_app.config["LINE_FAIR_SHARE"]:
         hours = recent_gpu_hours(user.id, now - settings.fair_share_window(), now)
     moved = fairness.penalty(
         hours,
-        float(current_app.config["QUEUE_FAIR_SHARE_MINUTES_PER_GPU_HOUR"]),
+        float(current_app.config["LINE_FAIR_SHARE_MINUTES_PER_GPU_HOUR"]),
         settings.fair_share_max_delay(),
     )
     deployment.submitted_at = None

@@ -129,13 +129,13 @@ def needs_of(user_id: int, group_name: str | None, charge: dict) -> dict[Key, fl
 
 def sort_clause():
     """The order of a line in SQL (``fairness.order_key``)."""
-    fair = current_app.config["QUEUE_FAIR_SHARE"]
+    fair = current_app.config["LINE_FAIR_SHARE"]
     return func.coalesce(LineEntry.placed_at, LineEntry.fair_at if fair else LineEntry.enqueued_at)
 
 
 def position(entry: LineEntry) -> int:
     """``entry``'s place in its line, 1 for the first."""
-    fair = current_app.config["QUEUE_FAIR_SHARE"]
+    fair = current_app.config["LINE_FAIR_SHARE"]
     mine = entry.placed_at or (entry.fair_at if fair else entry.enqueued_at)
     ahead = db.session.scalar(
         select(func.count())

@@ -1,4 +1,4 @@
-"""The longest wait: a request that waited ``QUEUE_MAX_WAIT`` is dropped from its line, with a
+"""The longest wait: a request that waited ``LINE_MAX_WAIT`` is dropped from its line, with a
 notice, by the admission pass (``admission``) before it plans."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from app.waiting.operations import NotWaiting, held_entry, out_of_line
 
 
 def drop_overdue(now=None) -> int:
-    """Drop every request that waited QUEUE_MAX_WAIT, with a notice; commits each. Returns
+    """Drop every request that waited LINE_MAX_WAIT, with a notice; commits each. Returns
     how many were dropped."""
     now = now or utcnow()
     # Due, and places left behind by a request deleted from its page (``held_entry`` clears).

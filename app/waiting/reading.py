@@ -81,7 +81,7 @@ def ordered_waiting(*, user_id: int | None = None, group_name: str | None = None
         if group_name:
             owners.append(Deployment.group_name == group_name)
         statement = statement.where(or_(*owners))
-    fair = current_app.config["QUEUE_FAIR_SHARE"]
+    fair = current_app.config["LINE_FAIR_SHARE"]
     found: dict[int, tuple] = {}
     order_key = fairness.order_key
     for (

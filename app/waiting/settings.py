@@ -10,7 +10,7 @@ from app.errors import ConfigurationError
 from app.leases.durations import parse_duration
 from app.leases.errors import InvalidPolicy
 
-DURATIONS = ("QUEUE_MAX_WAIT", "QUEUE_FAIR_SHARE_WINDOW", "QUEUE_FAIR_SHARE_MAX_DELAY")
+DURATIONS = ("LINE_MAX_WAIT", "LINE_FAIR_SHARE_WINDOW", "LINE_FAIR_SHARE_MAX_DELAY")
 
 
 def check(config) -> None:
@@ -27,12 +27,12 @@ def _minutes(name: str) -> timedelta:
 
 
 def max_wait() -> timedelta:
-    return _minutes("QUEUE_MAX_WAIT")
+    return _minutes("LINE_MAX_WAIT")
 
 
 def fair_share_window() -> timedelta:
-    return _minutes("QUEUE_FAIR_SHARE_WINDOW")
+    return _minutes("LINE_FAIR_SHARE_WINDOW")
 
 
 def fair_share_max_delay() -> timedelta:
-    return _minutes("QUEUE_FAIR_SHARE_MAX_DELAY")
+    return _minutes("LINE_FAIR_SHARE_MAX_DELAY")

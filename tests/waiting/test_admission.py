@@ -44,7 +44,7 @@ def test_recent_gpu_hours_move_a_request_back_unless_fair_share_is_off(line, clo
     clock.move(minutes=10)
     second = line.wait(light)
     assert _places(line, first, second) == [2, 1]
-    line.app.config["QUEUE_FAIR_SHARE"] = False
+    line.app.config["LINE_FAIR_SHARE"] = False
     assert _places(line, first, second) == [1, 2]
 
 

@@ -142,7 +142,7 @@ def test_with_lines_off_a_launch_that_fits_starts(line):
     line.pool(gpus="2")
     line.launch(ada)
     assert line.wait(bea, gpus=2).status == "WAITING"
-    line.app.config["QUEUE_ENABLED"] = False
+    line.app.config["LINE_ENABLED"] = False
     assert line.launch(cy)
 
 

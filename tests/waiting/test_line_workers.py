@@ -68,9 +68,9 @@ def emulated_settings(emulated_settings, tmp_path):  # noqa: F811 - extends the 
     return {
         **emulated_settings,
         "CLOCK_OFFSET_FILE": str(tmp_path / "clock-offset"),
-        "QUEUE_MAX_WAIT": "4h",
-        "QUEUE_FAIR_SHARE": True,
-        "QUEUE_FAIR_SHARE_MINUTES_PER_GPU_HOUR": 1,
+        "LINE_MAX_WAIT": "4h",
+        "LINE_FAIR_SHARE": True,
+        "LINE_FAIR_SHARE_MINUTES_PER_GPU_HOUR": 1,
         "ORCHESTRATOR_DEMO_COMPLETE_AFTER_POLLS": None,
     }
 
@@ -209,7 +209,7 @@ def test_two_portal_processes_admit_thirty_waiting_requests_once_each_in_order(l
         "ORCHESTRATOR_TIMEOUT": [2, 10],
         "CLOCK_OFFSET_FILE": str(clock.path),
         "LAUNCHES_PER_MINUTE": 0,
-        "QUEUE_MAX_WAIT": "4h",
+        "LINE_MAX_WAIT": "4h",
         "PORTAL_BASE_URL": app.config["PORTAL_BASE_URL"],
     }
     root = Path(__file__).resolve().parents[2]

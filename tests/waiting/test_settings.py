@@ -8,7 +8,7 @@ from tests.conftest import TEST_CONFIG
 
 
 @pytest.mark.parametrize(
-    "name", ["QUEUE_MAX_WAIT", "QUEUE_FAIR_SHARE_WINDOW", "QUEUE_FAIR_SHARE_MAX_DELAY"]
+    "name", ["LINE_MAX_WAIT", "LINE_FAIR_SHARE_WINDOW", "LINE_FAIR_SHARE_MAX_DELAY"]
 )
 def test_a_duration_setting_that_cannot_be_read_stops_the_start_naming_it(tmp_path, name):
     with pytest.raises(ConfigurationError) as raised:
@@ -18,4 +18,4 @@ def test_a_duration_setting_that_cannot_be_read_stops_the_start_naming_it(tmp_pa
 
 def test_the_defaults_wait_three_days_at_most(tmp_path):
     app = create_app(TEST_CONFIG, instance_path=str(tmp_path))
-    assert app.config["QUEUE_MAX_WAIT"] == "3d" and app.config["QUEUE_FAIR_SHARE"] is True
+    assert app.config["LINE_MAX_WAIT"] == "3d" and app.config["LINE_FAIR_SHARE"] is True

@@ -9,7 +9,7 @@ the lease starts with once the deployment is ready); a launch that never expires
 to the end of the period (to the renewal of a calendar month, the whole of a rolling window).
 
 Over a budget, a launch may wait in line only when every budget it overruns renews before the
-line's longest wait (``QUEUE_MAX_WAIT``) and the launch fits a whole renewed budget; it waits
+line's longest wait (``LINE_MAX_WAIT``) and the launch fits a whole renewed budget; it waits
 in the line of the resource the budget counts, and the admission pass starts it once the
 budget has room again. Otherwise it is refused (OverBudget: the API's problem ``budget``).
 """
@@ -146,7 +146,7 @@ def _error(over: list[BudgetCheck]) -> type[OverBudget]:
 
 def _renewal_line(claim: Claim, over: list[BudgetCheck]) -> Line | None:
     """The line to wait in for the renewal, or None when it may not wait (see the module)."""
-    if not current_app.config.get("QUEUE_ENABLED"):
+    if not current_app.config.get("LINE_ENABLED"):
         return None
     latest = utcnow() + settings.max_wait()
     for check in over:

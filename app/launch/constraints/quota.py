@@ -26,7 +26,7 @@ def held(claim: Claim) -> Hold | None:
     if not short:
         return None
     sentence = refusal_message(*short[0])
-    if not (current_app.config["QUEUE_ENABLED"] and could_wait(assessments)):
+    if not (current_app.config["LINE_ENABLED"] and could_wait(assessments)):
         alone = _("It is over the limit by itself, so it cannot wait in line.")
         return Hold(KIND, sentence, QuotaExceeded, cannot_wait=f"{sentence} {alone}")
     return Hold(

@@ -30,7 +30,7 @@ def no_room_sentence() -> str:
 
 
 def held(claim: Claim) -> Hold | None:
-    if claim.from_line or not current_app.config.get("QUEUE_ENABLED"):
+    if claim.from_line or not current_app.config.get("LINE_ENABLED"):
         return None  # the admission pass asks the sites itself, in the line's order
     if has_room(claim.charge):
         return None
