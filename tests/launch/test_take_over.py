@@ -280,4 +280,4 @@ def test_the_words_are_italian_for_an_italian_reader(world, app):
     html = world.page("carla")
     assert "Prendi in carico…" in html
     world.press("carla")
-    assert "Presa in carico da carla" in world.page("carla")
+    assert "Preso in carico da carla al posto di olga" in world.page("carla")
