@@ -9,13 +9,9 @@ from datetime import datetime, time, timedelta
 import pytest
 from sqlalchemy import select
 
-from app.auth import managers
 from app.auth.models import User
-from app.auth.operations import set_active
-from app.catalogue.operations import publish, save_revision
 from app.clock import set_clock, utcnow
-from app.deployments import sharing
-from app.deployments.models import Deployment, DeploymentShare
+from app.deployments.models import DeploymentShare
 from app.extensions import db
 from app.launch import taking_over
 from app.quotas.budgets import set_budget
@@ -24,92 +20,13 @@ from app.quotas.operations import usage_of
 from app.quotas.usage_marks import account_usage_once
 from app.quotas.usage_models import CORE_HOURS, DAY
 from app.quotas.usage_totals import usage_per
-from tests.conftest import csrf_from
-from tests.deployments.conftest import SIDECAR, TEMPLATE
-from tests.quotas.conftest import Quotas, charge
-
-A100 = charge(cores=4, gpus=2, gpu_models={"A100": 2})
-
-
-class World:
-    """Olga owns a deployment of 4 cores and 2 A100 GPUs charged to group physics, shared with
-    Carla as co-owner, with Vera as viewer and with group optics as viewer; Mario manages
-    physics; Ada is an admin."""
-
-    def __init__(self, app, make_deployment, people_for):
-        self.app, self.people_for = app, people_for
-        self.quotas = Quotas(app)
-        self.ids, self.clients = {}, {}
-        for name, groups in (
-            ("olga", ["physics", "optics"]),
-            ("carla", ["physics"]),
-            ("vera", ["optics"]),
-            ("mario", ["biology"]),
-            ("ada", []),
-        ):
-            client = app.test_client()
-            helper = people_for(app, client)
-            self.ids[name] = helper.create(name, roles=("admin",) if name == "ada" else ())
-            with app.app_context():
-                db.session.get(User, self.ids[name]).groups = groups
-                db.session.commit()
-            helper.login(name)
-            self.clients[name] = client
-        with app.app_context():
-            managers.name_manager("physics", self.user("mario"), "test")
-        self.deployment_id = make_deployment(
-            self.ids["olga"], name="Shared cluster", group_name="physics", charge=A100
-        )
-        with app.app_context():
-            olga, deployment = self.user("olga"), self.deployment()
-            sharing.share(olga, deployment, "user", "carla", "co-owner")
-            sharing.share(olga, deployment, "user", "vera", "viewer")
-            sharing.share(olga, deployment, "group", "optics", "viewer")
-
-    def user(self, name: str) -> User:
-        return db.session.get(User, self.ids[name])
-
-    def deployment(self) -> Deployment:
-        return db.session.get(Deployment, self.deployment_id)
-
-    def disable_owner(self) -> None:
-        with self.app.app_context():
-            set_active(self.user("olga"), False)
-            db.session.commit()
-
-    def take_over(self, name: str) -> Deployment:
-        with self.app.app_context():
-            return taking_over.take_over(self.user(name), self.deployment_id)
-
-    def state(self):
-        """(owner, group, shares, event kinds) as recorded."""
-        with self.app.app_context():
-            deployment = self.deployment()
-            shares = sorted((s.kind, s.name, s.role) for s in sharing.shares_of(deployment))
-            owner = db.session.get(User, deployment.user_id).username
-            return owner, deployment.group_name, shares, [e.kind for e in deployment.events]
-
-    def page(self, name: str) -> str:
-        return self.clients[name].get(f"/deployments/{self.deployment_id}").get_data(as_text=True)
-
-    def press(self, name: str):
-        page = f"/deployments/{self.deployment_id}"
-        token = csrf_from(self.clients[name].get("/deployments/").get_data(as_text=True))
-        return self.clients[name].post(f"{page}/take-over", data={"csrf_token": token})
+from tests.launch.take_over_support import World, service_app
+from tests.quotas.conftest import charge
 
 
 @pytest.fixture
 def app(make_app, closed_port_url):
-    """The portal calls the orchestrator in its own name for local accounts (a service
-    identity): whoever owns a deployment, it is asked the same way, so it may change hands."""
-    portal = make_app(
-        ORCHESTRATOR_URL=closed_port_url,
-        ORCHESTRATOR_SERVICE_IDENTITY={"token": "service-token"},
-    )
-    with portal.app_context():
-        save_revision("test-notebook", TEMPLATE, SIDECAR, "test", create=True)
-        publish("test-notebook", "test")
-    return portal
+    return service_app(make_app, closed_port_url)
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ is refused in words, and it runs on to its lease's end as it is."""
 import pytest
 
 from app.launch import taking_over
-from tests.launch.test_take_over import World
+from tests.launch.take_over_support import World
 
 
 def test_where_each_person_calls_as_themselves_it_cannot_change_hands(
