@@ -93,12 +93,13 @@ class World:
         return self.clients[name].post(f"{page}/take-over", data={"csrf_token": token})
 
 
-def service_app(make_app, closed_port_url):
+def service_app(make_app, closed_port_url, **settings):
     """A portal that calls the orchestrator in its own name for local accounts (a service
     identity): whoever owns a deployment, it is asked the same way, so it may change hands."""
     portal = make_app(
         ORCHESTRATOR_URL=closed_port_url,
         ORCHESTRATOR_SERVICE_IDENTITY={"token": "service-token"},
+        **settings,
     )
     with portal.app_context():
         save_revision("test-notebook", TEMPLATE, SIDECAR, "test", create=True)
