@@ -139,6 +139,7 @@ def take_over(taker: User, deployment_id: int) -> Deployment:
     try:
         lock_rows(select(Deployment.id).where(Deployment.id == deployment.id))
         db.session.refresh(deployment)
+        db.session.refresh(deployment.user)  # its owner's account, as it is now
         access.forget_cached()
         if deployment.user_id != before:
             raise TakenAlready(
