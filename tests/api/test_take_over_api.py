@@ -23,9 +23,9 @@ from tests.launch.take_over_support import World, service_app
 from tests.quotas.conftest import charge
 
 # Who may take it over once its owner is disabled (the words): its co-owner, a manager
-# of its group, an admin; a viewer, a stranger and an operator of nothing else may not.
+# of its group, an admin; a viewer, a stranger and an operator may not.
 TAKERS = {"carla": "co-owner", "mario": "manager", "ada": "admin"}
-REFUSED = ("vera", "otto")
+REFUSED = ("vera", "otto", "oscar")
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ A100 = charge(cores=4, gpus=2, gpu_models={"A100": 2})
 class World:
     """Olga owns a deployment of 4 cores and 2 A100 GPUs charged to group physics, shared with
     Carla as co-owner, with Vera as viewer and with group optics as viewer; Mario manages
-    physics; Ada is an admin."""
+    physics; Ada is an admin, Oscar an operator, Otto a stranger in group chemistry."""
 
     def __init__(self, app, make_deployment, people_for):
         self.app, self.people_for = app, people_for
@@ -33,11 +33,13 @@ class World:
             ("vera", ["optics"]),
             ("mario", ["biology"]),
             ("ada", []),
+            ("oscar", []),
             ("otto", ["chemistry"]),
         ):
             client = app.test_client()
             helper = people_for(app, client)
-            self.ids[name] = helper.create(name, roles=("admin",) if name == "ada" else ())
+            roles = {"ada": ("admin",), "oscar": ("operator",)}.get(name, ())
+            self.ids[name] = helper.create(name, roles=roles)
             with app.app_context():
                 db.session.get(User, self.ids[name]).groups = groups
                 db.session.commit()
