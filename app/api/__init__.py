@@ -15,7 +15,15 @@ bp = Blueprint("api", __name__, url_prefix="/api/v1")
 def init_api(app: Flask) -> None:
     """Ready the API: its routes on its blueprint (registered by ``app.create_app``), its
     error answers, no CSRF (nothing is a browser form)."""
-    from app.api import deployments, quota, reference, shares, templates, usage  # noqa: F401
+    from app.api import (  # noqa: F401
+        deployments,
+        quota,
+        reference,
+        shares,
+        taking_over,
+        templates,
+        usage,
+    )
     from app.extension_points import JSON_ERROR_ANSWERS
     from app.extensions import csrf
 

@@ -95,7 +95,7 @@ def _detail(deployment: Deployment) -> dict:
     }
 
 
-def _detail_answer(deployment: Deployment, status: int = 200):
+def detail_answer(deployment: Deployment, status: int = 200):
     response = jsonify(schemas.DeploymentDetail().dump(_detail(deployment)))
     response.status_code = status
     if status == 201 or deployment.status == Status.WAITING:
@@ -139,7 +139,7 @@ def list_deployments():
     problems=("not-found",),
 )
 def get_deployment(deployment_id: int):
-    return _detail_answer(operations.visible_deployment(caller().user, deployment_id))
+    return detail_answer(operations.visible_deployment(caller().user, deployment_id))
 
 
 @bp.post("/deployments")
@@ -204,7 +204,7 @@ def launch():
         wait=body["wait"],
     )
     # Waiting in line: accepted, to be launched when its turn comes.
-    return _detail_answer(deployment, 202 if deployment.status == Status.WAITING else 201)
+    return detail_answer(deployment, 202 if deployment.status == Status.WAITING else 201)
 
 
 def _dry_run() -> bool:
@@ -248,7 +248,7 @@ def relaunch(deployment_id: int):
     body = read_body(schemas.RelaunchRequest())
     deployment = operations.visible_deployment(user, deployment_id, Action.RELAUNCH)
     launched = launching.relaunch(user, deployment, name=" ".join(body["name"].split()))
-    return _detail_answer(launched, 201)
+    return detail_answer(launched, 201)
 
 
 @bp.delete("/deployments/<int:deployment_id>")
@@ -275,7 +275,7 @@ def delete_deployment(deployment_id: int):
         waiting.leave(user, deployment)  # leaves the line: nothing was launched
     else:
         operations.delete(user, deployment, force=force)
-    return _detail_answer(deployment, 202)
+    return detail_answer(deployment, 202)
 
 
 @bp.post("/deployments/<int:deployment_id>/secrets")
@@ -340,7 +340,7 @@ def extend_lease(deployment_id: int):
     # The operation checked who may extend (the owner, admins, operators past the policy); an
     # operator extending someone else's deployment is answered only what operators may see.
     try:
-        return _detail_answer(operations.visible_deployment(user, deployment_id))
+        return detail_answer(operations.visible_deployment(user, deployment_id))
     except NotFound:
         return jsonify(schemas.DeploymentSummary().dump(_lease_only(lease.deployment)))
 

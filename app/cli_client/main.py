@@ -368,7 +368,8 @@ def extend(deployment_id, hours, as_json):
     _print(data, as_json, human)
 
 
-register_share_commands(cli, command, _portal, _print)
+# The portal is looked up when a command runs, as every command here does.
+register_share_commands(cli, command, lambda: _portal(), _print)
 
 
 def main() -> None:

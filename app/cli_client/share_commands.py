@@ -1,4 +1,6 @@
-"""``rcp share`` and ``rcp unshare``: who one of your deployments is shared with."""
+"""``rcp share`` and ``rcp unshare``: who one of your deployments is shared with; ``rcp
+take-over``: one shared with you, or in a group you manage, becomes yours once its owner's
+account is disabled."""
 
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ def _shares_lines(d: dict) -> list[str]:
 
 
 def register_share_commands(cli, command, portal_of, print_answer) -> None:
-    """Add ``share`` and ``unshare`` to the ``rcp`` group ``cli``."""
+    """Add ``share``, ``unshare`` and ``take-over`` to the ``rcp`` group ``cli``."""
 
     @cli.command("share")
     @click.argument("deployment_id", type=int)
@@ -57,3 +59,18 @@ def register_share_commands(cli, command, portal_of, print_answer) -> None:
         portal.delete(f"/deployments/{deployment_id}/shares/{_whom(user, group)}")
         data = portal.get(f"/deployments/{deployment_id}/shares")
         print_answer(data, as_json, lambda d: click.echo("\n".join(_shares_lines(d))))
+
+    @cli.command("take-over")
+    @click.argument("deployment_id", type=int)
+    @command
+    def take_over(deployment_id, as_json):
+        """Become the owner of a deployment whose owner's account is disabled (you co-own it,
+        manage its group, or are an admin); it is then charged to you, if it fits your quota
+        and budget."""
+        data = portal_of().post(f"/deployments/{deployment_id}/take-over")
+
+        def human(d):
+            group = f" and group {d['group']}" if d.get("group") else ""
+            click.echo(f"You own {d['name']} ({d['id']}) now; it is charged to you{group}.")
+
+        print_answer(data, as_json, human)

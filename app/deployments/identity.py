@@ -39,6 +39,13 @@ def identity_of(user: User, backend: str) -> str:
     return registry.identity_key(backend, f"user:{user.id}" if own else SERVICE)
 
 
+def in_portal_name(user: User, backend: str) -> bool:
+    """Whether ``user``'s calls to ``backend`` are made in the portal's own name (its service
+    identity) rather than their own: then whoever owns a deployment there, the backend is
+    asked the same way, and the deployment may change hands."""
+    return split_key(identity_of(user, backend))[1] == SERVICE
+
+
 def split_key(key: str) -> tuple[str, str]:
     """(backend, identity) of a key made by ``identity_of``."""
     return registry.split_identity_key(key)

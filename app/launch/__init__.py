@@ -18,15 +18,22 @@ from flask import Flask
 def init_launch(app: Flask) -> None:
     """Plug the launch form's cost box into the catalogue's ``COST_PREVIEW`` (the admins'
     preview of a revision shows the same box as the launch form), the budgets into the
-    leases' ``LEASE_EXTEND_CHECKS`` (an extend is charged as a launch is), and declare the worker's
-    admission duty, which starts requests from the line."""
-    from app.extension_points import BACKGROUND_DUTIES, COST_PREVIEW, LEASE_EXTEND_CHECKS
-    from app.launch import admission, preview
+    leases' ``LEASE_EXTEND_CHECKS`` (an extend is charged as a launch is), the words of a
+    take-over into the timeline's ``EVENT_WORDS``, and declare the worker's admission duty,
+    which starts requests from the line."""
+    from app.extension_points import (
+        BACKGROUND_DUTIES,
+        COST_PREVIEW,
+        EVENT_WORDS,
+        LEASE_EXTEND_CHECKS,
+    )
+    from app.launch import admission, preview, take_over_words
     from app.launch.constraints import budget
     from app.worker import Duty
 
     COST_PREVIEW.add(app, preview.summary)
     LEASE_EXTEND_CHECKS.add(app, budget.extension_check)
+    EVENT_WORDS.add(app, take_over_words.event_words)
     BACKGROUND_DUTIES.add(
         app,
         Duty(

@@ -1,6 +1,7 @@
 """The launch pages: the form of a catalogue template (with its live cost box), and relaunching
 a deployment. Each translates HTTP into one request (``request.LaunchRequest``) and calls one
-verb: ``workflow.launch``, ``changing.change`` or ``relaunching.relaunch``."""
+verb: ``workflow.launch``, ``changing.change``, ``relaunching.relaunch`` or
+``taking_over.take_over``."""
 
 from contextlib import nullcontext
 
@@ -17,7 +18,7 @@ from app.deployments.access import Action
 from app.deployments.models import NAME_MAX_LENGTH
 from app.deployments.status import Status
 from app.errors import PortalError
-from app.launch import changing, decision, prefill, preview, relaunching, workflow
+from app.launch import changing, decision, prefill, preview, relaunching, taking_over, workflow
 from app.launch.request import LaunchRequest, LeaseChoice
 from app.leases import launching as lease_launching
 from app.quotas.errors import QuotaExceeded
@@ -249,3 +250,18 @@ def relaunch(deployment_id: int):
         return redirect(url_for("deployments.detail", deployment_id=deployment.id))
     flash(_("%(name)s is being launched with the same settings.", name=launched.name), "success")
     return redirect(url_for("deployments.detail", deployment_id=launched.id))
+
+
+@bp.post("/deployments/<int:deployment_id>/take-over")
+@login_required
+def take_over(deployment_id: int):
+    """Become the owner of a deployment whose owner's account is disabled (the page's Take
+    over button); anyone who may not take it over is answered 404."""
+    deployment = deployments.visible_deployment(current_user, deployment_id, Action.TAKE_OVER)
+    try:
+        taking_over.take_over(current_user, deployment.id)
+    except PortalError as error:
+        flash(error.message, "danger")
+        return redirect(url_for("deployments.detail", deployment_id=deployment_id))
+    flash(_("You own %(name)s now; it is charged to you.", name=deployment.name), "success")
+    return redirect(url_for("deployments.detail", deployment_id=deployment_id))

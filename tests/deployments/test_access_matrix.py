@@ -55,6 +55,9 @@ ROUTES: dict[tuple[str, str], list[tuple[tuple[str, ...], dict]]] = {
     ("deployments.reset", "POST"): [(("delete",), {})],
     ("waiting.leave", "POST"): [(("delete",), {})],
     ("launch.relaunch", "POST"): [(("relaunch",), {"form": {"name": "again"}})],
+    # Nobody's while its owner is active (here): tests/api/test_take_over_api.py asks every
+    # kind of person again once the owner's account is disabled.
+    ("launch.take_over", "POST"): [(("take-over",), {})],
     ("leases.extend", "POST"): [
         (("extend",), {}),
         (("extend-past-policy",), {"form": {"override": "1", "by": "1h", "reason": "test"}}),
@@ -70,6 +73,7 @@ ROUTES: dict[tuple[str, str], list[tuple[tuple[str, ...], dict]]] = {
     ("api.list_shares", "GET"): [(("view",), {})],
     ("api.relaunch", "POST"): [(("relaunch",), {"json": {"name": "again"}})],
     ("api.delete_deployment", "DELETE"): [(("delete",), {})],
+    ("api.take_over", "POST"): [(("take-over",), {})],
     ("api.reveal_secrets", "POST"): [(("reveal",), {})],
     ("api.extend_lease", "POST"): [
         (("extend",), {"json": {}}),
