@@ -177,7 +177,10 @@ def _record(budget, period_start: datetime, thresholds: list[int], used: float, 
                 warned_at=now,
             )
             .on_conflict_do_nothing(index_elements=["budget_id", "period_start", "threshold"])
+            # A row comes back only when this insert landed (the row count is not to be
+            # trusted here on every driver).
+            .returning(BudgetWarning.threshold)
         )
-        if db.session.execute(statement).rowcount:
+        if db.session.execute(statement).first() is not None:
             landed.append(threshold)
     return landed

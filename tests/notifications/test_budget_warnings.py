@@ -112,9 +112,9 @@ def test_a_group_budget_warns_each_of_its_managers_once_at_80_and_once_at_100_pe
     assert portal.send().sent == 1
     [mail] = smtp_server.wait_for(1)
     assert mail["To"] == "carol@example.org"
-    assert mail["Subject"] == "Il gruppo physics ha usato l'81% delle sue 2.000 ore GPU A100"
+    assert mail["Subject"].strip() == "Gruppo physics: 81% delle sue 2.000 ore-GPU A100 già usato"
     text = mail.get_body(("plain",)).get_content()
-    assert "questo mese; si rinnova il 1 dicembre." in text
+    assert "già usato questo mese; si rinnova il 1 dicembre." in text
 
     clock.at = START + timedelta(hours=200)  # 2,000: all of it
     assert _warn(app) == 1
