@@ -102,8 +102,7 @@ def test_a_group_budget_warns_each_of_its_managers_once_at_80_and_once_at_100_pe
     subject, paragraphs = _words(app, to_bob)
     assert subject == "Group physics has used 81% of its 2,000 A100 GPU-hours"
     assert paragraphs[0] == (
-        "Group physics has used 81% of its 2,000 A100 GPU-hours this month; "
-        "renewed on 1 December."
+        "Group physics has used 81% of its 2,000 A100 GPU-hours this month; renewed on 1 December."
     )
     assert paragraphs[1].startswith("380 A100 GPU-hours are left;")
     assert paragraphs[2] == "You are told as a manager of group physics."
