@@ -7,9 +7,9 @@ def init_quotas(app: Flask) -> None:
     """The quotas feature's own registration: its tables, the usage panel it lends My
     deployments (through ``DEPLOYMENT_LIST_PANELS``, so that feature never imports this one),
     the usage section of the Account page, and the worker's duties that write usage down and
-    warn of budgets nearly or wholly used (``budget_warnings``). Its
-    pages and template helpers come with its blueprint, its listeners (charge rows, usage
-    marks) with the others (``app.create_app``)."""
+    warn of budgets nearly or wholly used (``budget_warnings``). Its pages and template
+    helpers come with its blueprint, its listeners (charge rows, usage marks) with the others
+    (``app.create_app``)."""
     from app.extension_points import ACCOUNT_SECTIONS, BACKGROUND_DUTIES, DEPLOYMENT_LIST_PANELS
     from app.quotas import models, usage_models  # noqa: F401  (the tables, for create_all)
     from app.quotas.budget_views import budget_context  # noqa: F401  (its routes)
