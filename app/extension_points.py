@@ -188,6 +188,21 @@ LEASE_EXTEND_CHECKS: ExtensionPoint[object] = ExtensionPoint(
     extend rolls back on its error), and never stop or shorten what runs.""",
 )
 
+# --- Quotas: how much people may use ---------------------------------------------------------
+
+BUDGET_WARNINGS: ExtensionPoint[object] = ExtensionPoint(
+    "quotas.budget_warnings",
+    "Callable[[BudgetReached], None] (app.quotas.budget_warnings): scope, subject, owner, "
+    "counts, model, hours, used, threshold, period_days, renews_on",
+    """Who is told that a budget's use reached 80 or 100 per cent of it in its period (the
+    notifications tell the person, or the managers of the group), in the order added.
+
+    Fires in the worker's budgets pass, once per budget, period and threshold across every
+    host: only the pass that recorded the warning calls it, in the transaction that records
+    it. It must only add rows to the session (the pass commits them with the warning, or rolls
+    both back), and must not commit.""",
+)
+
 # --- The worker: what runs in the background --------------------------------------------------
 
 BACKGROUND_DUTIES: ExtensionPoint[Duty] = ExtensionPoint(

@@ -72,4 +72,4 @@ def test_a_failing_pass_is_rolled_back_and_the_worker_goes_on(make_app):
 def test_every_feature_declares_its_duty(make_app):
     app = make_app()
     names = [duty.name for duty in BACKGROUND_DUTIES.each(app)]
-    assert sorted(names) == ["capacity", "leases", "lines", "mail", "sync", "usage"]
+    assert sorted(names) == ["budgets", "capacity", "leases", "lines", "mail", "sync", "usage"]

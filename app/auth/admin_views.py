@@ -1,12 +1,20 @@
-"""The admins' user pages: every account, its groups, roles, state and live sessions."""
+"""The admins' user pages: every account, its groups, the groups it manages, roles, state and
+live sessions; and naming or removing a group's managers."""
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_login import current_user
 from sqlalchemy import func, or_, select
 
-from app.auth import access_tokens, logins, role_label
-from app.auth.errors import EmailNotEditable, GroupsNotEditable, InvalidEmail, InvalidGroupName
+from app.auth import access_tokens, logins, managers, role_label
+from app.auth.errors import (
+    EmailNotEditable,
+    GroupsNotEditable,
+    InvalidEmail,
+    InvalidGroupName,
+    NoSuchPerson,
+)
+from app.auth.manager_operations import change_manager
 from app.auth.models import User
 from app.auth.operations import (
     change_local_groups,
@@ -49,7 +57,63 @@ def index():
     users = db.paginate(
         statement.order_by(User.provider, User.username), page=page, per_page=PAGE_SIZE
     )
-    return render_template("auth/admin/users.html", users=users, query=query)
+    return render_template(
+        "auth/admin/users.html",
+        users=users,
+        query=query,
+        managed=managers.groups_managed_by(list(users.items)),
+        providers=list(
+            db.session.scalars(select(User.provider).distinct().order_by(User.provider))
+        ),
+        typed={key: request.args.get(key, "")[:255] for key in ("group", "username", "provider")},
+    )
+
+
+@bp.post("/managers")
+@role_required("admin")
+def change_managers():
+    typed = {key: request.form.get(key, "")[:255] for key in ("group", "username", "provider")}
+    naming = request.form.get("action") != "remove"
+    back = {"q": request.form.get("q") or None}
+    try:
+        done = change_manager(
+            current_user, typed["group"], typed["username"], typed["provider"], naming=naming
+        )
+    except (InvalidGroupName, NoSuchPerson) as error:
+        flash(error.message, "danger")
+        # What was typed comes back in the form, so nothing is lost.
+        return redirect(url_for("users_admin.index", **back, **typed, _anchor="managers"))
+    flash(*_manager_words(done, naming))
+    return redirect(url_for("users_admin.index", **back))
+
+
+def _manager_words(done, naming: bool) -> tuple[str, str]:
+    names = {"user": done.user.username, "group": done.group}
+    if naming and done.changed:
+        return _("%(user)s now manages %(group)s.", **names), "success"
+    if naming:
+        return _("%(user)s already managed %(group)s.", **names), "info"
+    if done.by_membership:
+        if done.changed:
+            return (
+                _(
+                    "%(user)s is no longer a named manager of %(group)s, but still manages it "
+                    "by membership of another group (the GROUP_MANAGER_GROUPS setting).",
+                    **names,
+                ),
+                "warning",
+            )
+        return (
+            _(
+                "%(user)s manages %(group)s by membership of another group (the "
+                "GROUP_MANAGER_GROUPS setting), not by name: change the setting or their groups.",
+                **names,
+            ),
+            "warning",
+        )
+    if done.changed:
+        return _("%(user)s no longer manages %(group)s.", **names), "success"
+    return _("%(user)s was not a manager of %(group)s.", **names), "info"
 
 
 @bp.get("/<int:user_id>")

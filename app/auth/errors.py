@@ -107,3 +107,9 @@ class InvalidEmail(PortalError):
     """A text given as an e-mail address could not be one."""
 
     status_code = 400
+
+
+class NoSuchPerson(PortalError):
+    """No account, or more than one, answers to the username given."""
+
+    status_code = 400

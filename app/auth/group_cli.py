@@ -7,12 +7,10 @@ Managers by membership of another group come from ``GROUP_MANAGER_GROUPS`` at ea
 import click
 from flask import current_app
 from flask.cli import AppGroup
-from sqlalchemy import select
 
 from app.auth import managers
 from app.auth.groups import normalise_group, normalise_groups
 from app.auth.models import User
-from app.extensions import db
 from app.text import one_line_option
 
 groups_cli = AppGroup("groups", help="Manage groups: who manages them.")
@@ -30,10 +28,7 @@ def _group(name: str) -> str:
 def _person(username: str, provider: str | None) -> User:
     """The one account named ``username`` (of ``provider`` when given); ClickException if
     there is none or several."""
-    query = select(User).where(User.username == username)
-    if provider:
-        query = query.where(User.provider == provider)
-    found = list(db.session.scalars(query))
+    found = managers.people_named(username, provider)
     if not found:
         raise click.ClickException(f"No user named {username!r}.")
     if len(found) > 1:

@@ -117,6 +117,33 @@ def managers_by_membership(group: str) -> list[User]:
     return [user for user in found if group in (user.managed_by_membership or ())]
 
 
+def people_named(username: str, provider: str | None = None) -> list[User]:
+    """The accounts called ``username`` (of ``provider`` when given): who "name bob a
+    manager" means, from the command line or the admins' page."""
+    query = select(User).where(User.username == username)
+    if provider:
+        query = query.where(User.provider == provider)
+    return list(db.session.scalars(query.order_by(User.provider)))
+
+
+def groups_managed_by(users: list[User]) -> dict[int, list[tuple[str, str | None]]]:
+    """What each of ``users`` manages, in one query: (group, who named them) by group name,
+    who named them None for a group managed by membership."""
+    found: dict[int, dict[str, str | None]] = {user.id: {} for user in users}
+    for user in users:
+        for group in user.managed_by_membership or ():
+            found[user.id][group] = None
+    if found:
+        named = db.session.execute(
+            select(GroupManager.user_id, GroupManager.group_name, GroupManager.named_by).where(
+                GroupManager.user_id.in_(found)
+            )
+        )
+        for user_id, group, named_by in named:
+            found[user_id][group] = named_by or ""
+    return {user_id: sorted(groups.items()) for user_id, groups in found.items()}
+
+
 def managers_of(group: str) -> list[User]:
     """Everyone who manages ``group``, named or by membership, each once."""
     people = {row.user.id: row.user for row in named_managers(group)}

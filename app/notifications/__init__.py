@@ -1,6 +1,7 @@
 """Notifications: telling people what happened to their deployments, in the portal and by mail.
 
-Timeline entries become notifications in the same transaction (``listener``); the portal shows
+Timeline entries become notifications in the same transaction (``listener``), and so do the
+quotas' warnings of a budget nearly or wholly used (``budget_notices``); the portal shows
 them at once (a menu in the navigation bar and a page); e-mails are sent by the worker's mail
 duty (``flask worker``, or ``flask notifications send --loop``) when a mail server is
 configured.
@@ -16,11 +17,13 @@ def init_notifications(app: Flask) -> None:
     from app.extension_points import (
         ACCOUNT_SECTIONS,
         BACKGROUND_DUTIES,
+        BUDGET_WARNINGS,
         LOGIN_READINGS,
         NAVIGATION_MENUS,
     )
     from app.extensions import mail
     from app.notifications import models  # noqa: F401  (registers the tables)
+    from app.notifications.budget_notices import tell_budget_reached
     from app.notifications.sending import send_once
     from app.notifications.views import (
         UNREAD_READING,
@@ -42,6 +45,8 @@ def init_notifications(app: Flask) -> None:
     # rather than in a round trip of its own.
     LOGIN_READINGS.add(app, LoginReading(UNREAD_READING, unread_with_login, draws_the_menu))
     ACCOUNT_SECTIONS.add(app, ("notifications/_email_choices.html", email_choices_context))
+    # The quotas' budgets pass tells of a budget nearly or wholly used through this.
+    BUDGET_WARNINGS.add(app, tell_budget_reached)
     BACKGROUND_DUTIES.add(
         app,
         Duty(

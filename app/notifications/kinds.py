@@ -26,6 +26,7 @@ LINE_STARTED = "line-started"
 LINE_DROPPED = "line-dropped"
 LINE_REMOVED = "line-removed"
 LINE_MOVED = "line-moved"
+BUDGET_WARNING = "budget-warning"
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,11 @@ KINDS = (
     Kind(LINE_DROPPED, _l("A request was dropped from the line"), email_by_default=True),
     Kind(LINE_REMOVED, _l("An operator removed a request from the line"), email_by_default=True),
     Kind(LINE_MOVED, _l("An operator moved a request in the line")),
+    Kind(
+        BUDGET_WARNING,
+        _l("A budget, yours or of a group you manage, is 80 % or wholly used"),
+        email_by_default=True,
+    ),
 )
 BY_NAME = {kind.name: kind for kind in KINDS}
 DEFAULT_EMAIL_KINDS = frozenset(kind.name for kind in KINDS if kind.email_by_default)

@@ -164,12 +164,22 @@ def _address(
         return
     # By id: a deployment added in this very flush has not loaded its relationships.
     owner = reader or session.get(User, deployment.user_id)
-    if owner is None or not owner.email or not owner.active:
-        return
     waited = notification.kind == kinds.READY and _waited_in_line(session, deployment)
-    if not kinds.mailed(notification.kind, email_kinds(owner.id), waited_in_line=waited):
+    queue_mail(notification, owner, waited_in_line=waited)
+
+
+def queue_mail(notification: Notification, reader: User | None, *, waited_in_line=False) -> None:
+    """Queue ``notification``'s e-mail to ``reader`` when a mail server is configured and
+    they have an address, may log in, and want its kind (``kinds.mailed``); otherwise it is
+    shown in the portal only."""
+    notification.mail_status = MAIL_NONE
+    if not current_app.config.get("MAIL_SERVER"):
         return
-    notification.mail_status, notification.mail_to = MAIL_QUEUED, owner.email
+    if reader is None or not reader.email or not reader.active:
+        return
+    if not kinds.mailed(notification.kind, email_kinds(reader.id), waited_in_line=waited_in_line):
+        return
+    notification.mail_status, notification.mail_to = MAIL_QUEUED, reader.email
     notification.mail_next_at = utcnow()
 
 

@@ -24,7 +24,8 @@ MAIL_FAILED = "failed"  # every attempt failed; operators see it and can queue i
 
 
 class Notification(db.Model):
-    """One thing someone is told about one of their deployments."""
+    """One thing someone is told: about one of their deployments, or (with no deployment) a
+    budget of theirs or of a group they manage nearly or wholly used."""
 
     __tablename__ = "notifications"
     __table_args__ = (

@@ -9,11 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from flask_babel import get_locale, ngettext
+from flask_babel import format_date, format_percent, get_locale, ngettext
 from flask_babel import gettext as _
 
 from app import formatting
 from app.deployments import presenters
+from app.hours_text import hours_text
 from app.notifications import kinds
 from app.notifications.models import Notification
 from app.tosca.display import output_label
@@ -273,6 +274,87 @@ def _line_moved(name: str, details: dict) -> Message:
     return Message(_("%(name)s was moved in the line", name=name), paragraphs)
 
 
+def _budget_warning(_name: str, details: dict) -> Message:
+    hours, used = float(details.get("hours") or 0), float(details.get("used") or 0)
+    threshold = int(details.get("threshold") or 0)
+    amount = hours_text(hours, str(details.get("counts") or ""), details.get("model"))
+    left = hours_text(
+        max(hours - used, 0.0), str(details.get("counts") or ""), details.get("model")
+    )
+    # Whole per cent, rounded down, never below the threshold reached: "81 %", not "80.6 %".
+    share = max(threshold, int(used * 100 / hours + 1e-6) if hours else threshold)
+    percent = format_percent(share / 100)
+    group = details.get("owner") if details.get("scope") == "group" else None
+    if threshold >= 100:
+        subject = (
+            _("Group %(group)s has used all of its %(amount)s", group=group, amount=amount)
+            if group
+            else _("You have used all of your %(amount)s", amount=amount)
+        )
+        then = _(
+            "Launches that need more of it are refused, or wait in line, until the budget "
+            "renews or an operator raises it."
+        )
+    else:
+        subject = (
+            _(
+                "Group %(group)s has used %(percent)s of its %(amount)s",
+                group=group,
+                percent=percent,
+                amount=amount,
+            )
+            if group
+            else _("You have used %(percent)s of your %(amount)s", percent=percent, amount=amount)
+        )
+        then = _(
+            "%(left)s are left; a launch that needs more than that is refused, or waits in "
+            "line until the budget renews.",
+            left=left,
+        )
+    paragraphs = [_budget_sentence(details, group, percent, amount), then]
+    if group:
+        paragraphs.append(_("You are told as a manager of group %(group)s.", group=group))
+    return Message(subject, paragraphs)
+
+
+def _budget_sentence(details: dict, group: str | None, percent: str, amount: str) -> str:
+    """``Group physics has used 81 % of its 2,000 A100 GPU-hours this month; renewed on 1
+    December.``"""
+    renews = details.get("renews_on")
+    if renews:
+        day = format_date(datetime.fromisoformat(renews).date(), "d MMMM")
+        if group:
+            return _(
+                "Group %(group)s has used %(percent)s of its %(amount)s this month; renewed on "
+                "%(date)s.",
+                group=group,
+                percent=percent,
+                amount=amount,
+                date=day,
+            )
+        return _(
+            "You have used %(percent)s of your %(amount)s this month; renewed on %(date)s.",
+            percent=percent,
+            amount=amount,
+            date=day,
+        )
+    days = int(details.get("period_days") or 0)
+    if group:
+        return _(
+            "Group %(group)s has used %(percent)s of its %(amount)s over the last %(days)d days.",
+            group=group,
+            percent=percent,
+            amount=amount,
+            days=days,
+        )
+    return _(
+        "You have used %(percent)s of your %(amount)s over the last %(days)d days.",
+        percent=percent,
+        amount=amount,
+        days=days,
+    )
+
+
 _COMPOSERS = {
     kinds.READY: _ready,
     kinds.FAILED: _failed,
@@ -287,4 +369,5 @@ _COMPOSERS = {
     kinds.LINE_DROPPED: _line_dropped,
     kinds.LINE_REMOVED: _line_removed,
     kinds.LINE_MOVED: _line_moved,
+    kinds.BUDGET_WARNING: _budget_warning,
 }

@@ -24,7 +24,8 @@ from sqlalchemy import bindparam, or_, select
 
 from app.clock import utcnow
 from app.extensions import db
-from app.formatting import format_decimal, plural_count
+from app.formatting import format_decimal
+from app.hours_text import hours_text
 from app.quotas.errors import InvalidLimit
 from app.quotas.models import GROUP, USER
 from app.quotas.usage_models import (
@@ -156,19 +157,7 @@ class BudgetCheck:
         return model_of(self.resource)
 
     def amount_text(self, hours: float) -> str:
-        number = format_decimal(round(hours, 1))
-        count = plural_count(round(hours, 1))
-        if self.resource == CORE_HOURS:
-            return ngettext("%(amount)s core-hour", "%(amount)s core-hours", count, amount=number)
-        if self.model:
-            return ngettext(
-                "%(amount)s %(model)s GPU-hour",
-                "%(amount)s %(model)s GPU-hours",
-                count,
-                amount=number,
-                model=self.model,
-            )
-        return ngettext("%(amount)s GPU-hour", "%(amount)s GPU-hours", count, amount=number)
+        return hours_text(hours, self.resource, self.model)
 
     def body(self) -> dict:
         """The figures for scripts (the API's ``budget`` entries)."""
@@ -240,7 +229,8 @@ def _rate(resources, resource: str) -> float:
     return float(models.get(model, 0))
 
 
-def _used(hours: Hours, resource: str) -> float:
+def hours_used(hours: Hours, resource: str) -> float:
+    """The hours of ``resource`` (a budget's key) among ``hours`` used."""
     return hours.core_hours if resource == CORE_HOURS else hours.gpu(model_of(resource))
 
 
@@ -320,7 +310,9 @@ def budget_left(
         for budget in mine:
             start, renewal = periods[budget.id]
             used = sum(
-                _used(hours, budget.resource) for day, hours in days.items() if day >= start.date()
+                hours_used(hours, budget.resource)
+                for day, hours in days.items()
+                if day >= start.date()
             )
             span = renewal - now if renewal else timedelta(days=budget.period_days)
             hours = span / timedelta(hours=1)
@@ -359,6 +351,6 @@ def group_budget_use(now: datetime | None = None) -> list[tuple[str, str, str, f
         if key not in used_cache:
             used_cache[key] = used_since(start, group_name=budget.subject, now=now)
         period = "month" if budget.period_days == CALENDAR_MONTH else f"{budget.period_days}d"
-        used = _used(used_cache[key], budget.resource)
+        used = hours_used(used_cache[key], budget.resource)
         found.append((budget.subject, budget.resource, period, budget.hours, used))
     return found

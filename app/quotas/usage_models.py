@@ -111,3 +111,21 @@ class UsageBudget(db.Model):
     __table_args__ = (
         Index("uq_usage_budgets_subject", "scope", "subject", "resource", unique=True),
     )
+
+
+class BudgetWarning(db.Model):
+    """A warning given that a budget's use reached ``threshold`` per cent in one period: at
+    most one per budget, period and threshold (the key), so that hosts racing to give it
+    insert it once and only the one that did tells anyone. ``hours`` is the amount it was
+    given at: a budget changed since is warned about afresh."""
+
+    __tablename__ = "budget_warnings"
+
+    budget_id: Mapped[int] = mapped_column(
+        ForeignKey("usage_budgets.id", ondelete="CASCADE"), primary_key=True
+    )
+    period_start: Mapped[datetime] = mapped_column(primary_key=True)
+    threshold: Mapped[int] = mapped_column(Integer, primary_key=True)
+    hours: Mapped[float] = mapped_column(Float)
+    used: Mapped[float] = mapped_column(Float)
+    warned_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -125,7 +125,7 @@ def test_the_account_page_has_a_labelled_checkbox_per_kind_with_the_defaults_tic
     html = client.get("/account/").get_data(as_text=True)
     assert "What you get by e-mail" in html
     assert "are also sent to ada@example.org" in html
-    assert len(_choices(html)) == 13
+    assert len(_choices(html)) == 14
     for label in (
         "A deployment is ready",
         "A deployment failed to start",
@@ -138,6 +138,7 @@ def test_the_account_page_has_a_labelled_checkbox_per_kind_with_the_defaults_tic
         "line-started",
         "line-dropped",
         "line-removed",
+        "budget-warning",
     }
 
 
@@ -173,6 +174,7 @@ def test_a_forged_kind_is_refused_in_words_and_nothing_is_saved(portal):
         "line-started",
         "line-dropped",
         "line-removed",
+        "budget-warning",
     }
 
 
