@@ -26,7 +26,7 @@ from app.clock import utcnow
 from app.extensions import db
 from app.formatting import format_decimal, plural_count
 from app.quotas.errors import InvalidLimit
-from app.quotas.models import GROUP, USER
+from app.quotas.models import GROUP, IN_GROUP, USER, member_subject
 from app.quotas.usage_models import (
     CALENDAR_MONTH,
     CORE_HOURS,
@@ -128,13 +128,31 @@ def period_of(period_days: int, now: datetime) -> tuple[datetime, datetime | Non
     return today - timedelta(days=period_days - 1), None
 
 
+def hours_text(resource: str, hours: float) -> str:
+    """``48 A100 GPU-hours``, ``1 core-hour``, in the reader's language."""
+    number = format_decimal(round(hours, 1))
+    count = plural_count(round(hours, 1))
+    model = model_of(resource)
+    if resource == CORE_HOURS:
+        return ngettext("%(amount)s core-hour", "%(amount)s core-hours", count, amount=number)
+    if model:
+        return ngettext(
+            "%(amount)s %(model)s GPU-hour",
+            "%(amount)s %(model)s GPU-hours",
+            count,
+            amount=number,
+            model=model,
+        )
+    return ngettext("%(amount)s GPU-hour", "%(amount)s GPU-hours", count, amount=number)
+
+
 @dataclass(frozen=True)
 class BudgetCheck:
     """One budget as a launch meets it: hours needed of it, left in it, and when it renews."""
 
-    scope: str  # USER or GROUP
+    scope: str  # USER, GROUP or IN_GROUP (the person's budget inside the group's)
     subject: str
-    owner: str  # the group's name, or the person's username
+    owner: str  # the group's name (for IN_GROUP too), or the person's username
     resource: str
     period_days: int
     budget: float
@@ -156,19 +174,7 @@ class BudgetCheck:
         return model_of(self.resource)
 
     def amount_text(self, hours: float) -> str:
-        number = format_decimal(round(hours, 1))
-        count = plural_count(round(hours, 1))
-        if self.resource == CORE_HOURS:
-            return ngettext("%(amount)s core-hour", "%(amount)s core-hours", count, amount=number)
-        if self.model:
-            return ngettext(
-                "%(amount)s %(model)s GPU-hour",
-                "%(amount)s %(model)s GPU-hours",
-                count,
-                amount=number,
-                model=self.model,
-            )
-        return ngettext("%(amount)s GPU-hour", "%(amount)s GPU-hours", count, amount=number)
+        return hours_text(self.resource, hours)
 
     def body(self) -> dict:
         """The figures for scripts (the API's ``budget`` entries)."""
@@ -195,6 +201,15 @@ class BudgetCheck:
         left = format_decimal(round(max(self.left, 0.0), 1))
         if self.period_days == CALENDAR_MONTH:
             renewal = format_date(self.renews_on, "d MMMM")
+            if self.scope == IN_GROUP:
+                return _(
+                    "needs %(needs)s; %(left)s left in your budget in group %(group)s this "
+                    "month, renewed on %(date)s",
+                    needs=needs,
+                    left=left,
+                    group=self.owner,
+                    date=renewal,
+                )
             if self.scope == GROUP:
                 return _(
                     "needs %(needs)s; %(left)s left in group %(group)s this month, renewed on "
@@ -209,6 +224,15 @@ class BudgetCheck:
                 needs=needs,
                 left=left,
                 date=renewal,
+            )
+        if self.scope == IN_GROUP:
+            return _(
+                "needs %(needs)s; %(left)s left in your budget in group %(group)s over the "
+                "last %(days)d days",
+                needs=needs,
+                left=left,
+                group=self.owner,
+                days=self.period_days,
             )
         if self.scope == GROUP:
             return _(
@@ -275,7 +299,8 @@ def budget_left(
     *,
     lease_ends: Callable[[Iterable[int]], Mapping[int, datetime | None]] | None = None,
 ) -> list[BudgetCheck]:
-    """Every budget a launch by ``person`` charged to ``group`` (None: none) meets: hours it
+    """Every budget a launch by ``person`` charged to ``group`` (None: none) meets (theirs,
+    the group's, and theirs inside the group's): hours it
     needs of each (its rate times ``lease_hours``, or up to the renewal when the lease is
     longer or unlimited), used and committed so far, left, and the renewal; the binding ones
     (those it does not fit, then the tightest) first. Budgets the request needs nothing of
@@ -286,6 +311,13 @@ def budget_left(
     owners = {USER: (str(person.id), person.username, {"user_id": person.id})}
     if group:
         owners[GROUP] = (group, group, {"group_name": group})
+        # The person's own budget inside the group's, set by its managers: their use
+        # charged to the group.
+        owners[IN_GROUP] = (
+            member_subject(person.id, group),
+            group,
+            {"user_id": person.id, "group_name": group},
+        )
     asked = [
         and_(UsageBudget.scope == scope, UsageBudget.subject == subject)
         for scope, (subject, _label, _owner) in owners.items()
