@@ -222,9 +222,6 @@ def subject_label(scope: str, subject: str) -> str:
     if scope == IN_GROUP:
         user_id, _sep, group = subject.partition(":")
         user = db.session.get(User, int(user_id)) if user_id.isdigit() else None
-        return _(
-            "%(name)s in group %(group)s",
-            name=user.username if user else f"#{user_id}",
-            group=group,
-        )
+        name = user.username if user else "#" + user_id
+        return _("%(name)s in group %(group)s", name=name, group=group)
     return _("the pool of %(group)s", group=subject)
