@@ -33,9 +33,6 @@ from app.quotas.limits import Limits, combine, rows_for
 from app.quotas.models import GROUP, IN_GROUP, LIMIT_KEYS, member_subject
 from app.quotas.usage_models import UsageBudget
 
-# The limits form's fields, by limit key (a GPU model's limits share one field).
-FIELDS = {key: key for key in LIMIT_KEYS}
-
 
 def may_set(actor: User | None, group: str) -> bool:
     """Whether ``actor`` may set the limits and budgets of ``group``'s members: its managers,
@@ -103,7 +100,7 @@ def over_the_group(group: str, old: Mapping, new: Mapping) -> list[InvalidLimit]
                         limit=_shown(key, pool[key]),
                         value=_shown(key, new[key]),
                     ),
-                    field=FIELDS[key],
+                    field=key,  # the limits form names its fields by the keys
                 )
             )
     pool_models = pool.get("gpu_models") or {}
