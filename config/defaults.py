@@ -135,7 +135,8 @@ ROLE_GROUPS = {"admin": [], "operator": []}
 
 # Groups whose managers are the members of other groups, read at each login as ROLE_GROUPS
 # is: a group's name, then the groups whose members manage it. A manager sees the group's
-# deployments and may extend or delete them; operators name more managers with
+# deployments and may extend or delete them, move or remove its requests in line, and set its
+# members' limits and budgets inside its own; operators name more managers with
 # `flask groups managers add GROUP USERNAME`.
 # {"physics": ["physics-pi"]}
 GROUP_MANAGER_GROUPS = {}

@@ -38,6 +38,9 @@ class Action(StrEnum):
     RELAUNCH = "relaunch"  # launch its template with its settings again, as oneself
     SHARE = "share"  # change who it is shared with
     TAKE_OVER = "take-over"  # become its owner, once its owner's account is disabled
+    # Move it in the line or take it out, saying why (its owner is told): what operators do
+    # to every waiting request, and a group's managers to those charged to their group.
+    STEER = "steer"
 
 
 OWNER, CO_OWNER, VIEWER, MANAGER, OPERATOR, ADMIN = (
@@ -56,13 +59,14 @@ RELATIONS = (OWNER, CO_OWNER, MANAGER, VIEWER, ADMIN, OPERATOR)
 
 _ALL_BUT_TAKING = frozenset(Action) - {Action.TAKE_OVER}
 RIGHTS: dict[str, frozenset[Action]] = {
-    OWNER: _ALL_BUT_TAKING - {Action.EXTEND_PAST_POLICY},
+    # An owner leaves the line when they like, but does not move their own request ahead.
+    OWNER: _ALL_BUT_TAKING - {Action.EXTEND_PAST_POLICY, Action.STEER},
     CO_OWNER: frozenset(
         {Action.VIEW, Action.REVEAL, Action.EXTEND, Action.DELETE, Action.RELAUNCH}
     ),
     VIEWER: frozenset({Action.VIEW}),
-    MANAGER: frozenset({Action.VIEW, Action.EXTEND, Action.DELETE}),
-    OPERATOR: frozenset({Action.EXTEND_PAST_POLICY, Action.SHARE}),
+    MANAGER: frozenset({Action.VIEW, Action.EXTEND, Action.DELETE, Action.STEER}),
+    OPERATOR: frozenset({Action.EXTEND_PAST_POLICY, Action.SHARE, Action.STEER}),
     # Admins see and steer everything, but a deployment's secrets stay its owners'.
     ADMIN: _ALL_BUT_TAKING - {Action.REVEAL},
 }

@@ -255,20 +255,42 @@ def _line_dropped(name: str, _details: dict) -> Message:
 
 
 def _line_removed(name: str, details: dict) -> Message:
-    paragraphs = [_("An operator removed %(name)s from the line; nothing was launched.", name=name)]
+    if details.get("manager"):
+        paragraphs = [
+            _(
+                "%(manager)s, a manager of group %(group)s, removed %(name)s from the line; "
+                "nothing was launched.",
+                manager=details["manager"],
+                group=details.get("group", ""),
+                name=name,
+            )
+        ]
+    else:
+        paragraphs = [
+            _("An operator removed %(name)s from the line; nothing was launched.", name=name)
+        ]
     if details.get("reason"):
         paragraphs.append(_("Their reason: %(reason)s", reason=details["reason"]))
     return Message(_("%(name)s was removed from the line", name=name), paragraphs)
 
 
 def _line_moved(name: str, details: dict) -> Message:
-    paragraphs = [
-        _(
+    if details.get("manager"):
+        said = _(
+            "%(manager)s, a manager of group %(group)s, moved %(name)s to place %(place)s in "
+            "its line.",
+            manager=details["manager"],
+            group=details.get("group", ""),
+            name=name,
+            place=details.get("to", ""),
+        )
+    else:
+        said = _(
             "An operator moved %(name)s to place %(place)s in its line.",
             name=name,
             place=details.get("to", ""),
         )
-    ]
+    paragraphs = [said]
     if details.get("reason"):
         paragraphs.append(_("Their reason: %(reason)s", reason=details["reason"]))
     return Message(_("%(name)s was moved in the line", name=name), paragraphs)

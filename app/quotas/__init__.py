@@ -14,11 +14,13 @@ def init_quotas(app: Flask) -> None:
     from app.quotas import models, usage_models  # noqa: F401  (the tables, for create_all)
     from app.quotas.budget_views import budget_context  # noqa: F401  (its routes)
     from app.quotas.budget_warnings import warn_once
+    from app.quotas.member_views import init_member_pages
     from app.quotas.operations import usage_panel_context
     from app.quotas.usage_marks import account_usage_once
     from app.quotas.usage_views import account_usage_context
     from app.worker import Duty
 
+    init_member_pages(app)
     DEPLOYMENT_LIST_PANELS.add(app, ("quotas/_usage_panel.html", usage_panel_context))
     ACCOUNT_SECTIONS.add(app, ("quotas/_account_usage.html", account_usage_context))
     BACKGROUND_DUTIES.add(

@@ -29,7 +29,7 @@ from app.quotas.budgets import (
 )
 from app.quotas.editing import check_model
 from app.quotas.errors import InvalidLimit
-from app.quotas.models import GROUP, USER
+from app.quotas.models import GROUP, IN_GROUP, USER
 from app.quotas.usage_models import CORE_HOURS, GPU_HOURS
 from app.quotas.usage_totals import used_since
 from app.quotas.views import bp
@@ -94,7 +94,11 @@ class BudgetRow:
 def budget_rows(scope: str, subject: str) -> list[BudgetRow]:
     """The budgets of (scope, subject), each with what is used of it in the current period."""
     now = utcnow()
-    owner = {"group_name": subject} if scope == GROUP else {"user_id": int(subject)}
+    if scope == IN_GROUP:
+        user_id, _sep, group = subject.partition(":")
+        owner = {"user_id": int(user_id), "group_name": group}
+    else:
+        owner = {"group_name": subject} if scope == GROUP else {"user_id": int(subject)}
     rows, used_cache = [], {}
     for budget in budgets_of(scope, subject):
         start, renewal = period_of(budget.period_days, now)
@@ -115,6 +119,32 @@ def budget_rows(scope: str, subject: str) -> list[BudgetRow]:
             )
         )
     return rows
+
+
+def read_budget(form: BudgetForm) -> tuple[str, float | None, int]:
+    """What ``form`` asks for: the resource, the hours (None: remove the budget) and the
+    period. Raises InvalidLimit, naming the field, for what cannot be read."""
+    model = None
+    if form.kind.data == "model":
+        if not (form.gpu_model.data or "").strip():
+            raise InvalidLimit(_("Name the GPU model the hours are of."), field="gpu_model")
+        try:
+            model = check_model(form.gpu_model.data)
+        except InvalidLimit as error:
+            raise InvalidLimit(error.message, field="gpu_model") from None
+    resource = CORE_HOURS if form.kind.data == CORE_HOURS else resource_key(model)
+    text = (form.hours.data or "").strip().replace(",", ".")
+    try:
+        hours = float(text) if text else None
+    except ValueError:
+        raise InvalidLimit(_("Hours are a number, such as 2000."), field="hours") from None
+    if hours is not None and not (0 <= hours < 1e12):
+        raise InvalidLimit(_("A budget is zero hours or more."), field="hours")
+    try:
+        period_days = parse_period(form.period.data)
+    except InvalidLimit as error:
+        raise InvalidLimit(error.message, field="period") from None
+    return resource, hours, period_days
 
 
 def budget_context(scope: str, subject: str) -> dict:
@@ -143,27 +173,10 @@ def set_budget_view(scope: str):
                 flash(error, "danger")
         return redirect(back + "#budgets")
     try:
-        model = check_model(form.gpu_model.data) if form.kind.data == "model" else None
-        if form.kind.data == "model" and not model:
-            raise InvalidLimit(_("Name the GPU model the hours are of."))
-        resource = CORE_HOURS if form.kind.data == CORE_HOURS else resource_key(model)
-        text = (form.hours.data or "").strip().replace(",", ".")
-        hours = float(text) if text else None
-        if hours is not None and not (0 <= hours < 1e12):
-            raise InvalidLimit(_("A budget is zero hours or more."))
-        set_budget(
-            current_user,
-            scope,
-            subject,
-            resource,
-            hours,
-            parse_period(form.period.data),
-            form.reason.data,
-        )
+        resource, hours, period_days = read_budget(form)
+        set_budget(current_user, scope, subject, resource, hours, period_days, form.reason.data)
     except InvalidLimit as error:
         flash(error.message, "danger")
-    except ValueError:
-        flash(_("Hours are a number, such as 2000."), "danger")
     else:
         flash(_("Budget saved."), "success")
     return redirect(back + "#budgets")

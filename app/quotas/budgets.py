@@ -27,7 +27,7 @@ from app.extensions import db
 from app.formatting import format_decimal
 from app.hours_text import hours_text
 from app.quotas.errors import InvalidLimit
-from app.quotas.models import GROUP, USER
+from app.quotas.models import GROUP, IN_GROUP, USER, member_subject
 from app.quotas.usage_models import (
     CALENDAR_MONTH,
     CORE_HOURS,
@@ -133,9 +133,9 @@ def period_of(period_days: int, now: datetime) -> tuple[datetime, datetime | Non
 class BudgetCheck:
     """One budget as a launch meets it: hours needed of it, left in it, and when it renews."""
 
-    scope: str  # USER or GROUP
+    scope: str  # USER, GROUP or IN_GROUP (the person's budget inside the group's)
     subject: str
-    owner: str  # the group's name, or the person's username
+    owner: str  # the group's name (for IN_GROUP too), or the person's username
     resource: str
     period_days: int
     budget: float
@@ -184,6 +184,15 @@ class BudgetCheck:
         left = format_decimal(round(max(self.left, 0.0), 1))
         if self.period_days == CALENDAR_MONTH:
             renewal = format_date(self.renews_on, "d MMMM")
+            if self.scope == IN_GROUP:
+                return _(
+                    "needs %(needs)s; %(left)s left in your budget in group %(group)s this "
+                    "month, renewed on %(date)s",
+                    needs=needs,
+                    left=left,
+                    group=self.owner,
+                    date=renewal,
+                )
             if self.scope == GROUP:
                 return _(
                     "needs %(needs)s; %(left)s left in group %(group)s this month, renewed on "
@@ -198,6 +207,15 @@ class BudgetCheck:
                 needs=needs,
                 left=left,
                 date=renewal,
+            )
+        if self.scope == IN_GROUP:
+            return _(
+                "needs %(needs)s; %(left)s left in your budget in group %(group)s over the "
+                "last %(days)d days",
+                needs=needs,
+                left=left,
+                group=self.owner,
+                days=self.period_days,
             )
         if self.scope == GROUP:
             return _(
@@ -256,16 +274,22 @@ def _committed(
     return total
 
 
-def _budgets_met(user_subject: str, group: str | None) -> list[UsageBudget]:
-    """The budgets of the person (by id) and of ``group``: one statement, built once."""
+def _budgets_met(person_id: int, group: str | None) -> list[UsageBudget]:
+    """The budgets of the person, and with ``group`` of the group and of the person inside it:
+    one statement, built once per shape."""
     key = "group" if group else "person"
     statement = _BUDGETS_MET.get(key)
     if statement is None:
         asked = [(UsageBudget.scope == USER) & (UsageBudget.subject == bindparam("person"))]
         if group:
             asked.append((UsageBudget.scope == GROUP) & (UsageBudget.subject == bindparam("group")))
+            asked.append(
+                (UsageBudget.scope == IN_GROUP) & (UsageBudget.subject == bindparam("member"))
+            )
         statement = _BUDGETS_MET[key] = select(UsageBudget).where(or_(*asked))
-    values = {"person": user_subject, **({"group": group} if group else {})}
+    values = {"person": str(person_id)}
+    if group:
+        values.update(group=group, member=member_subject(person_id, group))
     return list(db.session.scalars(statement, values))
 
 
@@ -281,7 +305,8 @@ def budget_left(
     *,
     lease_ends: Callable[[Iterable[int]], Mapping[int, datetime | None]] | None = None,
 ) -> list[BudgetCheck]:
-    """Every budget a launch by ``person`` charged to ``group`` (None: none) meets: hours it
+    """Every budget a launch by ``person`` charged to ``group`` (None: none) meets (theirs,
+    the group's, and theirs inside the group's): hours it
     needs of each (its rate times ``lease_hours``, or up to the renewal when the lease is
     longer or unlimited), used and committed so far, left, and the renewal; the binding ones
     (those it does not fit, then the tightest) first. Budgets the request needs nothing of
@@ -292,9 +317,16 @@ def budget_left(
     owners = {USER: (str(person.id), person.username, {"user_id": person.id})}
     if group:
         owners[GROUP] = (group, group, {"group_name": group})
+        # The person's own budget inside the group's, set by its managers: their use
+        # charged to the group.
+        owners[IN_GROUP] = (
+            member_subject(person.id, group),
+            group,
+            {"user_id": person.id, "group_name": group},
+        )
     budgets = [
         budget
-        for budget in _budgets_met(str(person.id), group)
+        for budget in _budgets_met(person.id, group)
         if _rate(request_resources, budget.resource) > 0
     ]
     checks = []

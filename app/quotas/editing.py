@@ -20,6 +20,7 @@ from app.quotas.anchors import lock_limit_row
 from app.quotas.errors import InvalidLimit
 from app.quotas.models import (
     GROUP,
+    IN_GROUP,
     LIMIT_KEYS,
     MEMBER,
     SCOPES,
@@ -218,4 +219,9 @@ def subject_label(scope: str, subject: str) -> str:
         return _("the site default")
     if scope == MEMBER:
         return _("members of %(group)s", group=subject)
+    if scope == IN_GROUP:
+        user_id, _sep, group = subject.partition(":")
+        user = db.session.get(User, int(user_id)) if user_id.isdigit() else None
+        name = user.username if user else "#" + user_id
+        return _("%(name)s in group %(group)s", name=name, group=group)
     return _("the pool of %(group)s", group=subject)

@@ -65,10 +65,12 @@ class Bar:
 
 @dataclass
 class Assessment:
-    """The bars of one owner of limits: the user (``group`` None), or a group's pool."""
+    """The bars of one owner of limits: the user (``group`` None), a group's pool, or the
+    user's own limits inside the group (``member``)."""
 
     group: str | None
     bars: list[Bar]
+    member: bool = False
 
     @property
     def fits(self) -> bool:
@@ -78,6 +80,8 @@ class Assessment:
     def title(self) -> str:
         if self.group is None:
             return _("Your quota")
+        if self.member:
+            return _("Your limits in group %(group)s", group=self.group)
         return _("Pool of group %(group)s", group=self.group)
 
     def misfits(self) -> list[Bar]:
@@ -87,11 +91,15 @@ class Assessment:
         """``2 of your 4`` or ``2 of the 4 in group physics's pool`` (the launch box's words)."""
         if self.group is None:
             return f"{used} of your {limit}"
+        if self.member:
+            return f"{used} of your {limit} in group {self.group}"
         return f"{used} of the {limit} in group {self.group}'s pool"
 
     def limit_phrase(self, limit: str) -> str:
         if self.group is None:
             return f"your limit is {limit}"
+        if self.member:
+            return f"your limit in group {self.group} is {limit}"
         return f"group {self.group}'s pool is limited to {limit}"
 
 
@@ -133,9 +141,11 @@ def assess(
     holders: Callable[[], list[Holder]],
     *,
     show_unlimited: bool = False,
+    member: bool = False,
 ) -> Assessment:
     """Bars for every limited resource (all resources with ``show_unlimited``); the holders
-    of a resource are looked up only when it does not fit."""
+    of a resource are looked up only when it does not fit. ``member``: the limits are the
+    person's own inside ``group``."""
     bars = []
     for key, label in RESOURCES:
         request = 1 if key == "deployments" else float(charge.get(key) or 0)
@@ -153,7 +163,7 @@ def assess(
         everyone = holders()
         for bar in misfits:
             bar.holders = [h for h in everyone if h.amount(bar.key, bar.model) > 0]
-    return Assessment(group, bars)
+    return Assessment(group, bars, member)
 
 
 def could_wait(assessments: list[Assessment]) -> bool:
@@ -184,7 +194,9 @@ def misfit_sentence(assessment: Assessment, bar: Bar, link: Callable | None = No
         values = {key: escape(value) for key, value in values.items()}
     mine = assessment.group is None
     holders = bar.holders if bar.used else []
-    if holders and not mine:
+    if assessment.member:
+        text = _member_sentence(values, holders, link)
+    elif holders and not mine:
         # A pool's holders are the person's own only (``assess_launch``): the group's total.
         values["deployments"] = _holder_list(holders, link)
         text = ngettext(
@@ -241,9 +253,32 @@ def misfit_sentence(assessment: Assessment, bar: Bar, link: Callable | None = No
     return Markup(text) if link is not None else text  # noqa: S704
 
 
+def _member_sentence(values: dict, holders: list[Holder], link: Callable | None) -> str:
+    """A misfit of the person's own limits inside a group (``misfit_sentence``'s words)."""
+    if holders:
+        values["deployments"] = _holder_list(holders, link)
+        return ngettext(
+            "It needs %(needs)s, but your deployment %(deployments)s charged to group "
+            "%(group)s already holds %(used)s of your limit there of %(limit)s (%(over)s over).",
+            "It needs %(needs)s, but your deployments %(deployments)s charged to group "
+            "%(group)s already hold %(used)s of your limit there of %(limit)s (%(over)s over).",
+            len(holders),
+            **values,
+        )
+    return _(
+        "It needs %(needs)s, but your limit in group %(group)s is %(limit)s (%(over)s over).",
+        **values,
+    )
+
+
 def refusal_message(assessment: Assessment, misfits: list[Bar]) -> str:
     """Why a launch is refused: what it does not fit, a sentence per resource, what to do."""
-    if assessment.group is None:
+    if assessment.member:
+        lead = _(
+            "This launch does not fit your limits in group %(group)s, set by its managers.",
+            group=assessment.group,
+        )
+    elif assessment.group is None:
         lead = _("This launch does not fit your quota.")
     else:
         lead = _("This launch does not fit the pool of group %(group)s.", group=assessment.group)
@@ -264,7 +299,7 @@ def yours_hold(assessments: list[Assessment]) -> bool:
     """Whether deleting one of the person's own deployments is advice that fits: what does not
     fit is their own limit, or their deployments hold some of a group's pool."""
     return any(
-        assessment.group is None or bar.holders
+        assessment.group is None or assessment.member or bar.holders
         for assessment in assessments
         for bar in assessment.misfits()
     )

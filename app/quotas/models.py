@@ -10,7 +10,12 @@ Rows are identified by (scope, subject):
 - ("user", "<user id>"): one person's own limits;
 - ("member", "<group>"): the default limits of each member of the group;
 - ("group", "<group>"): the group's own pool, shared by the deployments charged to it;
+- ("in-group", "<user id>:<group>"): one member's share of the group's pool, set by its
+  managers (never above the pool's own), binding that person's deployments charged to the
+  group (``member_subject`` writes the subject; ``app.quotas.member_limits`` owns the rule);
 - ("site", ""): the default for everyone.
+
+Budgets (``usage_models.UsageBudget``) use the same scopes: "user", "group", "in-group".
 
 Reserving a launch locks the user's row and the pool's row (creating them, empty, if missing),
 so their existence means nothing by itself.
@@ -25,8 +30,15 @@ from app.clock import utcnow
 from app.extensions import db
 
 USER, MEMBER, GROUP, SITE = "user", "member", "group", "site"
-SCOPES = (USER, MEMBER, GROUP, SITE)
+IN_GROUP = "in-group"
+SCOPES = (USER, MEMBER, GROUP, SITE, IN_GROUP)
 LIMIT_KEYS = ("cores", "gpus", "memory", "disk", "deployments")
+
+
+def member_subject(user_id: int, group_name: str) -> str:
+    """The subject of one member's limits and budgets in a group: ``"12:physics"`` (the id
+    first, so that a group's name may hold any character)."""
+    return f"{int(user_id)}:{group_name}"
 
 
 class QuotaLimit(db.Model):

@@ -26,6 +26,7 @@ from app.quotas.errors import QuotaExceeded
 from app.quotas.fit import Assessment, assess, refusal_message
 from app.quotas.flavours import flavours_for
 from app.quotas.limits import limits_for, pool_limits
+from app.quotas.member_limits import limits_in_group
 from app.quotas.models import GROUP, USER
 from app.quotas.usage import holders_of, usage_of
 from app.quotas.usage_charts import months_chart
@@ -104,9 +105,10 @@ def charge_for(template_document: Mapping[str, Any], parameters: Mapping[str, An
 def assess_launch(
     user, group_name: str | None, charge: dict, excluding: int | None = None
 ) -> list[Assessment]:
-    """How ``charge`` fits ``user``'s limits and, when charged to a group, the group pool's:
-    one Assessment each (the user's first), leaving the deployment ``excluding`` out of the
-    usage. Reads without locking: ``reserve`` locks first."""
+    """How ``charge`` fits ``user``'s limits and, when charged to a group, the group pool's
+    and the user's own inside the group (when its managers set any): one Assessment each (the
+    user's first), leaving the deployment ``excluding`` out of the usage. Reads without
+    locking: ``reserve`` locks first."""
     return remembered(
         "assess_launch",
         (user.id, group_name, value_key(charge), excluding),
@@ -139,6 +141,22 @@ def _assess_launch(user, group_name: str | None, charge: dict, excluding: int | 
                 lambda: holders_of(group_name=group_name, user_id=user.id),
             )
         )
+        inside = limits_in_group(user, group_name)
+        if inside.any_finite:
+            models = [*inside.gpu_models, *(charge.get("gpu_models") or {})]
+            used = usage_of(
+                user_id=user.id, group_name=group_name, models=models, excluding=excluding
+            )
+            found.append(
+                assess(
+                    group_name,
+                    inside,
+                    used,
+                    charge,
+                    lambda: holders_of(group_name=group_name, user_id=user.id),
+                    member=True,
+                )
+            )
     return found
 
 
@@ -152,7 +170,10 @@ def uncountable_refusal(user, group_name: str | None, charge: dict) -> str | Non
         return None
     if current_app.config.get("QUOTA_UNCOUNTABLE_POLICY", "refuse") == "allow":
         return None
-    limited = limits_for(user).any_finite or bool(group_name and pool_limits(group_name).any_finite)
+    limited = limits_for(user).any_finite or bool(
+        group_name
+        and (pool_limits(group_name).any_finite or limits_in_group(user, group_name).any_finite)
+    )
     if not limited:
         return None
     return _(

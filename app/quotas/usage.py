@@ -61,15 +61,15 @@ def _owned_by(user_id: int | None, group_name: str | None):
 
 
 @lru_cache(maxsize=64)
-def _usage_statement(by_group: bool, model_count: int, excluding: bool):
+def _usage_statement(by_group: bool, model_count: int, excluding: bool, by_user: bool = True):
     """The sums' statement for one shape of question, built once: the quota check runs it on
     every launch and every live cost update, and building it anew cost more than running it.
-    Values come in as bound parameters (``owner``, ``excluding``, ``model_0``…)."""
-    owner = bindparam("owner")
-    owned = [
-        holding_clause(),
-        Deployment.group_name == owner if by_group else Deployment.user_id == owner,
-    ]
+    Values come in as bound parameters (``group``, ``user``, ``excluding``, ``model_0``…)."""
+    owned = [holding_clause()]
+    if by_group:
+        owned.append(Deployment.group_name == bindparam("group"))
+    if by_user:
+        owned.append(Deployment.user_id == bindparam("user"))
     if excluding:
         owned.append(Deployment.id != bindparam("excluding"))
     # One scan: each model's row is joined beside the charge (at most one per deployment,
@@ -100,13 +100,19 @@ def usage_of(
     models: Iterable[str] = (),
     excluding: int | None = None,
 ) -> Usage:
-    """What ``user_id``'s deployments (or those charged to ``group_name``) hold now, with the
-    GPUs of each of ``models`` (only those: per-model sums are read for the limited models),
-    leaving out the deployment ``excluding`` (one being reserved that is already stored)."""
+    """What ``user_id``'s deployments (or those charged to ``group_name``; with both, the
+    person's charged to the group) hold now, with the GPUs of each of ``models`` (only those:
+    per-model sums are read for the limited models), leaving out the deployment ``excluding``
+    (one being reserved that is already stored)."""
     models = sorted(set(models))
     by_group = group_name is not None
-    statement = _usage_statement(by_group, len(models), excluding is not None)
-    values = {"owner": group_name if by_group else user_id}
+    by_user = user_id is not None or not by_group
+    statement = _usage_statement(by_group, len(models), excluding is not None, by_user)
+    values = {}
+    if by_group:
+        values["group"] = group_name
+    if by_user:
+        values["user"] = user_id
     if excluding is not None:
         values["excluding"] = excluding
     values.update((f"model_{i}", model) for i, model in enumerate(models))

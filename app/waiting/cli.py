@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import click
 from flask.cli import with_appcontext
+from werkzeug.exceptions import NotFound
 
 from app.auth.models import User
 from app.errors import PortalError
@@ -32,25 +33,35 @@ def list_command() -> None:
             )
 
 
-def _operator(name: str) -> User:
+def _steering(name: str, deployment_id: int):
+    """The person named by ``--as`` and the request, if they may move or remove it (an
+    operator any, a group's manager those charged to their group)."""
     user = db.session.scalar(db.select(User).where(User.username == name))
     if user is None:
         raise click.ClickException(f"There is no user {name!r}.")
-    return user
+    try:
+        return user, listing.steerable(user, deployment_id)
+    except NotFound as error:
+        raise click.ClickException(
+            f"{name} may not move or remove request {deployment_id}, or it does not exist."
+        ) from error
 
 
 @lines_cli.command("move")
 @click.argument("deployment_id", type=int)
 @click.argument("place", type=int)
 @click.option("--reason", required=True, help="Why; the owner is told.")
-@click.option("--as", "actor", required=True, help="The operator's user name, for the record.")
+@click.option(
+    "--as",
+    "actor",
+    required=True,
+    help="Who acts, for the record: an operator, or a manager of the request's group.",
+)
 @with_appcontext
 def move_command(deployment_id: int, place: int, reason: str, actor: str) -> None:
     """Move a waiting request to PLACE (1 = first) in its line."""
     try:
-        moved = operations.move(
-            _operator(actor), listing.waiting_deployment(deployment_id), place, reason
-        )
+        moved = operations.move(*_steering(actor, deployment_id), place, reason)
     except PortalError as error:
         raise click.ClickException(error.message) from error
     click.echo(f"Request {deployment_id} is now at place {moved}.")
@@ -59,12 +70,17 @@ def move_command(deployment_id: int, place: int, reason: str, actor: str) -> Non
 @lines_cli.command("remove")
 @click.argument("deployment_id", type=int)
 @click.option("--reason", required=True, help="Why; the owner is told.")
-@click.option("--as", "actor", required=True, help="The operator's user name, for the record.")
+@click.option(
+    "--as",
+    "actor",
+    required=True,
+    help="Who acts, for the record: an operator, or a manager of the request's group.",
+)
 @with_appcontext
 def remove_command(deployment_id: int, reason: str, actor: str) -> None:
     """Remove a waiting request from its line (nothing is launched)."""
     try:
-        operations.remove(_operator(actor), listing.waiting_deployment(deployment_id), reason)
+        operations.remove(*_steering(actor, deployment_id), reason)
     except PortalError as error:
         raise click.ClickException(error.message) from error
     click.echo(f"Request {deployment_id} was removed from its line.")

@@ -23,7 +23,14 @@ from app.leases.models import Lease
 from app.quotas.amounts import amount_text
 from app.quotas.fit import Assessment
 from app.quotas.holding import holding_clause
-from app.quotas.models import GROUP, USER, QuotaCharge, QuotaGpuCharge
+from app.quotas.models import (
+    GROUP,
+    IN_GROUP,
+    USER,
+    QuotaCharge,
+    QuotaGpuCharge,
+    member_subject,
+)
 from app.quotas.usage import holders_of
 from app.waiting.fairness import Key
 from app.waiting.models import LineEntry
@@ -93,10 +100,12 @@ def line_of(user_id: int, assessments: list[Assessment]) -> Line | None:
 
     def rank(item):
         assessment, bar = item
-        return (assessment.group is None, bar.model is None, bar.key != "gpus")
+        return (assessment.group is None or assessment.member, bar.model is None, bar.key != "gpus")
 
     assessment, bar = min(found, key=rank)
-    if assessment.group is None:
+    # Short of their own limits inside a group: what frees it is their own deployments, as
+    # for their own limit; they wait in their own line.
+    if assessment.group is None or assessment.member:
         return Line(USER, str(user_id), bar.key, bar.model)
     return Line(GROUP, assessment.group, bar.key, bar.model)
 
@@ -117,7 +126,9 @@ def needs_of(user_id: int, group_name: str | None, charge: dict) -> dict[Key, fl
         for resource in RESOURCES
     }
     models = {model: float(n) for model, n in (charge.get("gpu_models") or {}).items()}
-    owners = [(USER, str(user_id)), *([(GROUP, group_name)] if group_name else [])]
+    owners = [(USER, str(user_id))]
+    if group_name:
+        owners += [(GROUP, group_name), (IN_GROUP, member_subject(user_id, group_name))]
     needs: dict[Key, float] = {}
     for scope, subject in owners:
         for resource, amount in amounts.items():

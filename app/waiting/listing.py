@@ -1,5 +1,6 @@
 """Every line as operators see it: its requests in order, with their owners, what they ask
-for, how long they have waited and why, a page at a time.
+for, how long they have waited and why, a page at a time. A group's manager sees the same
+page with only the requests charged to the groups they manage, at their places in the lines.
 
 The lines are laid end to end (by line, each in its order) and cut into pages of
 ``PAGE_SIZE`` requests, so a line longer than a page goes on over the next ones and the
@@ -18,6 +19,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
 from app.auth.models import User
+from app.deployments import access
+from app.deployments.access import Action
 from app.deployments.models import Deployment
 from app.extensions import db
 from app.quotas.models import USER
@@ -88,6 +91,10 @@ class LinesPage:
     page: int
     asked: int
     size: int = PAGE_SIZE
+    # The groups whose requests are listed (None: every request), and the listed requests
+    # the reader may move or remove.
+    groups: frozenset[str] | None = None
+    steerable: frozenset[int] = frozenset()
 
     @property
     def pages(self) -> int:
@@ -115,12 +122,20 @@ class LinesPage:
         return min(self.page * self.size, self.total)
 
 
-def line_counts(size: int = PAGE_SIZE) -> list[LineCount]:
-    """How many requests wait in each line, in the order the pages show the lines. One query."""
+def _listed(groups: frozenset[str] | None) -> tuple:
+    """The conditions of the requests listed: those that wait, of ``groups`` when given."""
+    if groups is None:
+        return _WAITING
+    return (*_WAITING, Deployment.group_name.in_(sorted(groups)))
+
+
+def line_counts(size: int = PAGE_SIZE, groups: frozenset[str] | None = None) -> list[LineCount]:
+    """How many requests wait in each line (of ``groups``, when given), in the order the pages
+    show the lines. One query."""
     found = db.session.execute(
         select(LineEntry.line, func.count())
         .join(Deployment, Deployment.id == LineEntry.deployment_id)
-        .where(*_WAITING)
+        .where(*_listed(groups))
         .group_by(LineEntry.line)
         .order_by(LineEntry.line)
     ).all()
@@ -131,13 +146,24 @@ def line_counts(size: int = PAGE_SIZE) -> list[LineCount]:
     return counts
 
 
-def lines_page(asked: int, size: int = PAGE_SIZE) -> LinesPage:
-    """Page ``asked`` (from 1; past the end, the last one) of every line's requests."""
-    counts = line_counts(size)
+def lines_page(
+    asked: int, size: int = PAGE_SIZE, *, reader: User | None = None, groups=None
+) -> LinesPage:
+    """Page ``asked`` (from 1; past the end, the last one) of every line's requests (only
+    those charged to ``groups``, when given), with those ``reader`` may move or remove."""
+    groups = frozenset(groups) if groups is not None else None
+    counts = line_counts(size, groups)
     total = sum(count.total for count in counts)
     page = min(asked, max((total + size - 1) // size, 1))
-    rows = _entries(size, (page - 1) * size)
-    return LinesPage(_shown(counts, rows, page), counts, total, page, asked, size)
+    rows = _entries(size, (page - 1) * size, groups)
+    shown = LinesPage(_shown(counts, rows, page), counts, total, page, asked, size, groups)
+    if reader is not None:
+        deployments = [entry.deployment for entry, _place in rows]
+        access.marks(reader, deployments)  # everyone's relations in one query
+        shown.steerable = frozenset(
+            d.id for d in deployments if access.may(reader, d, Action.STEER)
+        )
+    return shown
 
 
 def every_line() -> list[ShownLine]:
@@ -146,9 +172,10 @@ def every_line() -> list[ShownLine]:
     return _shown(counts, _entries(None, 0), 1)
 
 
-def _entries(limit: int | None, offset: int) -> list[tuple[LineEntry, int]]:
-    """The waiting requests from ``offset`` on (at most ``limit``), by line and place, each
-    with its place; their deployments loaded with them (one more query)."""
+def _entries(limit: int | None, offset: int, groups=None) -> list[tuple[LineEntry, int]]:
+    """The waiting requests (of ``groups``, when given) from ``offset`` on (at most
+    ``limit``), by line and place, each with its place in the whole line; their deployments
+    and owners loaded with them (two more queries)."""
     place = (
         func.row_number()
         .over(
@@ -163,8 +190,8 @@ def _entries(limit: int | None, offset: int) -> list[tuple[LineEntry, int]]:
         select(LineEntry, ranked.c.place)
         .join(ranked, ranked.c.deployment_id == LineEntry.deployment_id)
         .join(Deployment, Deployment.id == LineEntry.deployment_id)
-        .where(*_WAITING)
-        .options(selectinload(LineEntry.deployment))
+        .where(*_listed(groups))
+        .options(selectinload(LineEntry.deployment).selectinload(Deployment.user))
         .order_by(LineEntry.line, ranked.c.place)
         .offset(offset)
     )
@@ -206,9 +233,11 @@ def _shown(counts: list[LineCount], rows, page: int) -> list[ShownLine]:
     return list(shown.values())
 
 
-def waiting_deployment(deployment_id: int) -> Deployment:
-    """The waiting request ``deployment_id`` (404 when there is none: operators act on any)."""
+def steerable(actor: User, deployment_id: int) -> Deployment:
+    """The request ``deployment_id`` if ``actor`` may move it in its line or remove it
+    (``Action.STEER``: operators any, a group's managers those charged to their group); 404
+    otherwise, as if there were none."""
     deployment = db.session.get(Deployment, deployment_id)
-    if deployment is None or deployment.deleted:
+    if deployment is None or not access.may(actor, deployment, Action.STEER):
         abort(404, _("There is no such request in any line."))
     return deployment

@@ -1,5 +1,7 @@
-"""What people do with the line once they wait in it: leave it; what operators do: move a
-request or remove it, with a reason the owner is told. Each operation commits. (Joining the
+"""What people do with the line once they wait in it: leave it; what operators do, and a
+group's managers to the requests charged to their group: move a request or remove it, with a
+reason the owner is told (who may is the deployments' access policy's ``Action.STEER``, asked
+by ``listing.steerable``). Each operation commits. (Joining the
 line is ``joining``'s, and whether a request waits is the launch decision's.)
 
 A request's row is locked before it leaves the line (``app.locks.lock_rows``), and the
@@ -68,28 +70,42 @@ def leave(actor: User, deployment: Deployment) -> Deployment:
     return left
 
 
-def remove(operator: User, deployment: Deployment, reason: str) -> Deployment:
-    """An operator takes ``deployment`` out of the line, saying why (the owner is told);
-    commits. Raises NotWaiting, or PortalError without a reason."""
+def _steered_by(actor: User, deployment: Deployment, **details) -> dict:
+    """The timeline's source and details of a move or removal by ``actor``: an operator acts
+    as "admin"; a manager of the request's group as "manager", named with the group, so that
+    the owner is told who did it."""
+    if actor.is_operator or actor.is_admin:
+        return {"source": "admin", "details": details}
+    return {
+        "source": "manager",
+        "details": {**details, "manager": actor.username, "group": deployment.group_name},
+    }
+
+
+def remove(actor: User, deployment: Deployment, reason: str) -> Deployment:
+    """An operator (or a manager of its group) takes ``deployment`` out of the line, saying
+    why (the owner is told); commits. Raises NotWaiting, or PortalError without a reason.
+    Whether ``actor`` may is asked before (``listing.steerable``)."""
     reason = _reason(reason)
     entry = held_entry(deployment.id)
+    steered = _steered_by(actor, entry.deployment, reason=reason)
     removed = out_of_line(
         entry,
         Status.NOT_LAUNCHED,
-        source="admin",
-        actor=operator,
-        reason=wording.REMOVED,
+        actor=actor,
+        reason=wording.REMOVED if steered["source"] == "admin" else wording.REMOVED_BY_MANAGER,
         kind=wording.REMOVED_KIND,
-        details={"reason": reason},
+        **steered,
     )
     db.session.commit()
     return removed
 
 
-def move(operator: User, deployment: Deployment, place: int, reason: str) -> int:
-    """An operator moves ``deployment`` to ``place`` (1 = first) in its line, saying why (the
-    owner is told); commits and returns the place it has now. Raises NotWaiting, or
-    PortalError for a reason or place missing."""
+def move(actor: User, deployment: Deployment, place: int, reason: str) -> int:
+    """An operator (or a manager of its group) moves ``deployment`` to ``place`` (1 = first)
+    in its line, saying why (the owner is told); commits and returns the place it has now.
+    Raises NotWaiting, or PortalError for a reason or place missing. Whether ``actor`` may is
+    asked before (``listing.steerable``)."""
     reason = _reason(reason)
     if not isinstance(place, int) or place < 1:
         raise PortalError(_("Give the new place as a whole number, 1 for the first."), "place")
@@ -115,10 +131,9 @@ def move(operator: User, deployment: Deployment, place: int, reason: str) -> int
     record_event(
         entry.deployment,
         None,
-        source="admin",
-        actor=operator,
+        actor=actor,
         kind=wording.MOVED_KIND,
-        details={"reason": reason, "to": place},
+        **_steered_by(actor, entry.deployment, reason=reason, to=place),
     )
     db.session.commit()
     return place

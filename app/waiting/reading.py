@@ -19,8 +19,8 @@ from app.deployments.models import Deployment
 from app.deployments.status import Status
 from app.extensions import db
 from app.quotas.limits import combine, limits_for_many, rows_for
-from app.quotas.models import GROUP, USER, QuotaCharge, QuotaGpuCharge
-from app.quotas.usage import Usage, usage_of_many
+from app.quotas.models import GROUP, IN_GROUP, USER, QuotaCharge, QuotaGpuCharge, member_subject
+from app.quotas.usage import Usage, usage_of, usage_of_many
 from app.waiting import fairness, lines
 from app.waiting.models import LineEntry
 
@@ -145,6 +145,24 @@ def requests_of(rows: list[Waiting], limits: dict) -> list[fairness.Request]:
     return requests
 
 
+def _members_inside(rows) -> list[tuple]:
+    """The owners of the plan that are people's own limits inside a group (set by its
+    managers, ``app.quotas.member_limits``), with what each holds there: one query for the
+    limits, one per person and group that has any (few: managers set them one by one)."""
+    pairs = sorted({(row.user_id, row.group_name) for row in rows if row.group_name})
+    keys = {(IN_GROUP, member_subject(uid, name)): (uid, name) for uid, name in pairs}
+    stored = rows_for(keys)
+    owners = []
+    for key, limits in stored.items():
+        inside = combine(limits, [], None)
+        if not inside.any_finite:
+            continue
+        uid, name = keys[key]
+        held = usage_of(user_id=uid, group_name=name, models=inside.gpu_models)
+        owners.append((IN_GROUP, key[1], inside, held))
+    return owners
+
+
 def room_of(rows) -> tuple[dict, dict]:
     """The limits (None: unlimited) and what is held now, for every owner of ``rows``, by
     the plan's keys (``fairness.Key``). What is held is summed only for owners with a limit."""
@@ -165,6 +183,7 @@ def room_of(rows) -> tuple[dict, dict]:
     limits, used = {}, {}
     owners = [(USER, str(uid), own.get(uid), held_by_user.get(uid)) for uid in user_ids]
     owners += [(GROUP, name, pools[name], held_by_group.get(name)) for name in groups]
+    owners += _members_inside(rows)
     for scope, subject, limit_set, usage in owners:
         usage = usage or Usage()
         for resource in lines.RESOURCES:

@@ -1,14 +1,15 @@
 """The line's pages: leaving it from a request's page, and the operators' view of every line
 a page at a time, with moving and removing (each with a reason the owner is told; the operator
-comes back to the page they acted on)."""
+comes back to the page they acted on). A group's manager has the same page for the requests
+charged to the groups they manage."""
 
 from __future__ import annotations
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
-from app.auth.roles import role_required
+from app.auth.managers import managed_groups
 from app.bounds import page_number, whole_number
 from app.deployments import operations as deployments
 from app.deployments.access import Action
@@ -32,12 +33,32 @@ def leave(deployment_id: int):
     return redirect(url_for("deployments.index"))
 
 
+def _lines_groups() -> frozenset[str] | None:
+    """Whose requests the reader sees on the Lines page: everyone's for operators (None),
+    those of the groups they manage for a group's manager; 403 for anyone else."""
+    if current_user.is_operator:
+        return None
+    groups = managed_groups(current_user)
+    if not groups:
+        abort(403, _("The Lines page is for operators and for the managers of a group."))
+    return groups
+
+
+@bp.app_context_processor
+def _lines_link():
+    # Asked only by the navigation bar, for people who are not operators.
+    return {"sees_lines": lambda: bool(managed_groups(current_user))}
+
+
 @bp.get("/lines/")
-@role_required("operator")
+@login_required
 def lines():
     """Every line, its requests in order, with their owners and how long they waited; one
     page of them (``?page=``; past the end, the last page, saying so)."""
-    shown = listing.lines_page(page_number(request.args.get("page")))
+    groups = _lines_groups()
+    shown = listing.lines_page(
+        page_number(request.args.get("page")), reader=current_user, groups=groups
+    )
     return render_template("waiting/lines.html", shown=shown)
 
 
@@ -48,9 +69,9 @@ def _back():
 
 
 @bp.post("/lines/<int:deployment_id>/move")
-@role_required("operator")
+@login_required
 def move(deployment_id: int):
-    deployment = listing.waiting_deployment(deployment_id)
+    deployment = listing.steerable(current_user, deployment_id)
     try:
         place = operations.move(
             current_user,
@@ -68,9 +89,9 @@ def move(deployment_id: int):
 
 
 @bp.post("/lines/<int:deployment_id>/remove")
-@role_required("operator")
+@login_required
 def remove(deployment_id: int):
-    deployment = listing.waiting_deployment(deployment_id)
+    deployment = listing.steerable(current_user, deployment_id)
     try:
         operations.remove(current_user, deployment, request.form.get("reason", ""))
     except PortalError as error:

@@ -15,6 +15,7 @@ STARTED = N_("Its turn came: admitted from the line; submitting.")
 LEFT = LEFT_THE_LINE  # the deployments' own delete of a waiting request says the same
 DROPPED = N_("Waited the longest a request may wait; dropped from the line, nothing launched.")
 REMOVED = N_("Removed from the line by an operator; nothing was launched.")
+REMOVED_BY_MANAGER = N_("Removed from the line by a manager of its group; nothing was launched.")
 NEVER_FITS = N_(
     "Dropped from the line: the limits were lowered and it could no longer fit; nothing "
     "was launched."
@@ -61,8 +62,18 @@ def event_words(event: DeploymentEvent) -> tuple[str, str | None] | None:
         return _("Dropped from the line"), said(event.reason or DROPPED)
     if event.kind == REMOVED_KIND:
         # The reason is the operator's own words, shown as typed.
+        removed = REMOVED_BY_MANAGER if event.source == "manager" else REMOVED
         return _("Removed from the line"), _(
-            "%(said)s Reason: %(reason)s", said=_(REMOVED), reason=reason or ""
+            "%(said)s Reason: %(reason)s", said=_(removed), reason=reason or ""
+        )
+    if event.kind == MOVED_KIND and event.source == "manager":
+        return _("Moved in the line"), _(
+            "%(manager)s, a manager of group %(group)s, moved it to place %(place)s. "
+            "Reason: %(reason)s",
+            manager=details.get("manager", ""),
+            group=details.get("group", ""),
+            place=details.get("to", ""),
+            reason=reason or "",
         )
     if event.kind == MOVED_KIND:
         return _("Moved in the line"), _(

@@ -29,9 +29,9 @@ ALLOWED = {
     "owner": {"view", "reveal", "extend", "delete", "relaunch", "share"},
     "co-owner": {"view", "reveal", "extend", "delete", "relaunch"},
     "viewer": {"view"},
-    "manager": {"view", "extend", "delete"},
-    "operator": {"extend-past-policy", "share"},
-    "admin": {"view", "extend", "extend-past-policy", "delete", "relaunch", "share"},
+    "manager": {"view", "extend", "delete", "steer"},
+    "operator": {"extend-past-policy", "share", "steer"},
+    "admin": {"view", "extend", "extend-past-policy", "delete", "relaunch", "share", "steer"},
     "stranger": set(),
 }
 ROLES = tuple(ALLOWED)
@@ -66,8 +66,8 @@ ROUTES: dict[tuple[str, str], list[tuple[tuple[str, ...], dict]]] = {
         (("share",), {"form": {"kind": "user", "name": "target", "role": "viewer"}})
     ],
     ("sharing.unshare", "POST"): [(("share",), {"form": {"kind": "user", "name": "co"}})],
-    ("waiting.move", "POST"): [((OPERATORS_PAGE,), {"form": {"place": "1", "reason": "x"}})],
-    ("waiting.remove", "POST"): [((OPERATORS_PAGE,), {"form": {"reason": "x"}})],
+    ("waiting.move", "POST"): [(("steer",), {"form": {"place": "1", "reason": "x"}})],
+    ("waiting.remove", "POST"): [(("steer",), {"form": {"reason": "x"}})],
     ("deployment_callbacks.receive", "POST"): [((BY_SECRET,), {"secret": "wrong"})],
     ("api.get_deployment", "GET"): [(("view",), {})],
     ("api.list_shares", "GET"): [(("view",), {})],

@@ -4,6 +4,7 @@ pass, as the README shows them."""
 from sqlalchemy import select
 
 from app.auth.cli import create_local_user
+from app.auth.operations import grant_role
 from app.extensions import db
 from app.notifications.models import Notification
 
@@ -11,7 +12,7 @@ from app.notifications.models import Notification
 def test_the_lines_commands_list_move_remove_and_admit(line):
     ada, bea = line.emulated.user("ada"), line.emulated.user("bea")
     with line.app.app_context():
-        create_local_user("operator1", "correct horse battery")
+        grant_role(create_local_user("operator1", "correct horse battery"), "operator", "test")
         db.session.commit()
     line.pool(gpus="1")
     line.launch(ada)
