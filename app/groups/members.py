@@ -13,6 +13,7 @@ running deployments and this month's use in two grouped queries, however many th
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 from sqlalchemy import String, cast, exists, func, literal, select
 from sqlalchemy.dialects.postgresql import JSONB
 
@@ -32,7 +33,9 @@ def member_condition(group: str):
     if db.engine.dialect.name == "postgresql":
         return cast(User.groups, JSONB).contains([group])
     listed = func.json_each(User.groups).table_valued("value")
-    return exists(select(literal(1)).select_from(listed).where(cast(listed.c.value, String) == group))
+    return exists(
+        select(literal(1)).select_from(listed).where(cast(listed.c.value, String) == group)
+    )
 
 
 @dataclass

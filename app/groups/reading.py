@@ -6,6 +6,7 @@ their places, its pool's limits against what it holds, and its budgets with what
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 from sqlalchemy import func, select
 from sqlalchemy.orm import load_only
 
@@ -190,4 +191,3 @@ def group_budgets(group: str) -> list[BudgetCheck]:
     probe = {"cores": 1, "gpu_models": {model: 1 for model in models} or {"": 1}}
     checks = budget_left(_WholeGroup(), group, probe, 0)
     return sorted((c for c in checks if c.scope == GROUP), key=lambda c: c.resource)
-

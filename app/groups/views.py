@@ -24,9 +24,7 @@ MEMBER_LIMITS = "quotas.member_limits"
 @login_required
 def index():
     names = access.listed_groups(current_user)
-    return render_template(
-        "groups/index.html", groups=names, managed=managed_groups(current_user)
-    )
+    return render_template("groups/index.html", groups=names, managed=managed_groups(current_user))
 
 
 @bp.get("/<path:group>")
