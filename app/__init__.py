@@ -52,6 +52,7 @@ def _init_extensions(app: Flask) -> None:
     from app.catalogue import init_catalogue
     from app.errors import register_error_handlers
     from app.extensions import bootstrap, csrf, db, migrate
+    from app.groups import init_groups
     from app.i18n import init_i18n
     from app.launch import init_launch
     from app.leases import init_leases
@@ -81,6 +82,7 @@ def _init_extensions(app: Flask) -> None:
     init_capacity(app)
     init_waiting(app)
     init_launch(app)
+    init_groups(app)
     init_api(app)
     init_templating(app)
     # Every page warns while a demo backend is in use, where the page concerns it.
@@ -134,6 +136,7 @@ def _register_blueprints(app: Flask) -> None:
     from app.catalogue.views import bp as catalogue_bp
     from app.deployments.sharing_views import bp as sharing_bp
     from app.deployments.views import bp as deployments_bp
+    from app.groups.views import bp as groups_bp
     from app.launch.views import bp as launch_bp
     from app.leases.views import bp as leases_bp
     from app.main.views import bp as main_bp
@@ -163,6 +166,7 @@ def _register_blueprints(app: Flask) -> None:
         deployment_callbacks_bp,
         leases_bp,
         capacity_bp,
+        groups_bp,
         api_bp,
     ):
         app.register_blueprint(blueprint)

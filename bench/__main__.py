@@ -9,6 +9,7 @@ from bench import (
     catalogue,
     crowd,
     deployments_page,
+    group_page,
     im_deletes,
     leases,
     listing,
@@ -42,3 +43,4 @@ if __name__ == "__main__":
     verdict.main(quick="--quick" in sys.argv)
     busy_worker.main(quick="--quick" in sys.argv)
     sharing.main(quick="--quick" in sys.argv)
+    group_page.main(quick="--quick" in sys.argv)

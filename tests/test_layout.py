@@ -4,6 +4,7 @@ module of ``app/`` reads in one sitting.
 The floors, top to bottom (README, "Layout"):
 
     api, cli_client                 the JSON face of the same operations; the rcp client
+    groups                          the Group page of a group's managers (beside launch)
     waiting                         requests waiting in line; starts them as a launch does
     launch, main, metrics           the faces: may meet several features
     quotas, leases, notifications,  how much and how long people may use; what people are told
@@ -34,6 +35,8 @@ FLOORS = {
     "api": 8,
     "cli_client": 8,
     "launch": 7,
+    # The Group page: reads the line, the quotas and the deployments of a group.
+    "groups": 7,
     "waiting": 6,
     "main": 6,
     "metrics": 6,

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from app.auth.groups import normalise_group
+from app.auth.managers import manages
 from app.clock import utcnow
 from app.quotas.usage_models import DAY, MONTH
 from app.quotas.usage_totals import Hours, usage_per
@@ -21,11 +22,12 @@ SERIES = 8
 
 def may_see_group_usage(person, group: str) -> bool:
     """Whether ``person`` may see the usage of ``group``: operators and admins every group's,
-    members their own group's. Group managers will see their groups' too once the portal knows
-    managers: they are added here, the one place every page and the API ask."""
+    members their own group's, managers the groups they manage (named or by membership). The
+    one place every page and the API ask."""
     if person.is_operator or person.is_admin:
         return True
-    return normalise_group(group) in (person.groups or [])
+    group = normalise_group(group)
+    return group in (person.groups or []) or manages(person, group)
 
 
 def last_months(count: int = MONTHS_SHOWN, now: datetime | None = None) -> list[date]:

@@ -74,6 +74,26 @@ def test_a_group_is_seen_by_its_members_and_operators_not_by_others(callers, app
     assert only_ada["total"]["core_hours"] == 48.0
 
 
+def test_a_groups_managers_read_its_usage_though_not_members(callers, app, at):
+    ada = callers("ada")
+    pi = callers("pi", groups=("physics-pi",))
+    chem_pi = callers("chem-pi", groups=())
+    with app.app_context():
+        from app.auth.local import find_local_user
+        from app.auth.managers import name_manager
+
+        name_manager("physics", find_local_user("pi"), "test")
+        name_manager("chemistry", find_local_user("chem-pi"), "test")
+    hold(app, ada.user_id, charge(cores=2), "physics")
+    at["now"] = NOW
+    query = "/api/v1/usage?group=physics&from=2026-11-18&to=2026-11-20"
+    body = pi.get(query).get_json()
+    assert body["group"] == "physics" and body["total"]["core_hours"] == 2 * 48.0
+    refused = chem_pi.get(query)
+    assert refused.status_code == 403
+    assert chem_pi.get("/api/v1/usage?group=chemistry").status_code == 200
+
+
 @pytest.mark.parametrize(
     "query", ["from=2026-13-01", "from=2026-11-20&to=2026-11-01", "from=2020-01-01&to=2026-11-01"]
 )

@@ -1,0 +1,76 @@
+"""The Group page's addresses: ``/groups/`` lists the groups a person may look after,
+``/groups/<group>`` one group's page. Group names may hold slashes ("physics/cms"): the page's
+address carries them as they are."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from flask import Blueprint, current_app, render_template, request, url_for
+from flask_login import current_user, login_required
+from werkzeug.routing import BuildError
+
+from app.auth.managers import managed_groups
+from app.bounds import page_number
+from app.groups import access, members, reading
+from app.quotas.usage_charts import months_chart
+
+bp = Blueprint("groups", __name__, url_prefix="/groups")
+# The page each member's limits are set on, once that page exists.
+MEMBER_LIMITS = "quotas.member_limits"
+
+
+@bp.get("/")
+@login_required
+def index():
+    names = access.listed_groups(current_user)
+    return render_template("groups/index.html", groups=names, managed=managed_groups(current_user))
+
+
+@bp.get("/<path:group>")
+@login_required
+def page(group: str):
+    group = access.group_for(current_user, group)
+    shown = members.members_page(group, page_number(request.args.get("members")))
+    return render_template(
+        "groups/page.html",
+        group=group,
+        members=shown,
+        member_limits=_member_limits_address(group),
+        running=reading.running_deployments(group, page_number(request.args.get("running"))),
+        waiting=reading.waiting_requests(group, page_number(request.args.get("waiting"))),
+        chart=months_chart(group_name=group),
+        limits=reading.group_limits(group),
+        budgets=reading.group_budgets(group),
+        oversees=access.oversees_every_group(current_user),
+        page_link=_page_link(group),
+    )
+
+
+PAGED = ("members", "running", "waiting")
+
+
+def _page_link(group: str):
+    """The page's address with list ``param`` on page ``number``, the other lists kept."""
+    kept = {key: request.args[key] for key in PAGED if request.args.get(key)}
+
+    def page_link(param: str, number: int) -> str:
+        values = {**kept, param: number if number > 1 else None}
+        return url_for("groups.page", group=group, **values)
+
+    return page_link
+
+
+def _member_limits_address(group: str):
+    """A function giving each member's limits page, or None while the portal has none."""
+    if MEMBER_LIMITS not in current_app.view_functions:
+        return None
+    base = url_for("groups.page", group=group)
+
+    def address(username: str) -> str:
+        try:
+            return url_for(MEMBER_LIMITS, group=group, username=username)
+        except BuildError:  # named otherwise: the address the page is known by
+            return f"{base}/members/{quote(username, safe='')}/limits"
+
+    return address
