@@ -56,13 +56,13 @@ def _init_extensions(app: Flask) -> None:
     from app.i18n import init_i18n
     from app.launch import init_launch
     from app.leases import init_leases
+    from app.lines import init_waiting
     from app.metrics import init_metrics
     from app.notifications import init_notifications
     from app.quotas import init_quotas
     from app.security import init_security
     from app.sync import init_sync
     from app.templating import init_templating
-    from app.waiting import init_waiting
 
     db.init_app(app)
     _register_listeners(app)
@@ -139,12 +139,12 @@ def _register_blueprints(app: Flask) -> None:
     from app.groups.views import bp as groups_bp
     from app.launch.views import bp as launch_bp
     from app.leases.views import bp as leases_bp
+    from app.lines.views import bp as waiting_bp
     from app.main.views import bp as main_bp
     from app.metrics.views import bp as metrics_bp
     from app.notifications.views import bp as notifications_bp
     from app.quotas.views import bp as quotas_bp
     from app.sync.callbacks import bp as deployment_callbacks_bp
-    from app.waiting.views import bp as waiting_bp
 
     # In the order they have always been registered: where two rules match one address
     # equally, the first registered answers.
@@ -182,10 +182,10 @@ def _register_cli(app: Flask) -> None:
     from app.catalogue.cli import catalogue_cli
     from app.launch import cli as launch_cli  # noqa: F401  (adds "admit" to ``flask lines``)
     from app.leases.cli import leases_cli
+    from app.lines.cli import lines_cli
     from app.notifications.cli import notifications_cli
     from app.quotas.cli import quota_cli
     from app.sync.cli import deployments_cli
-    from app.waiting.cli import lines_cli
     from app.worker import worker_command
 
     for group in (

@@ -6,7 +6,7 @@ milliseconds, on SQLite and, when a server answers on 127.0.0.1:5432, PostgreSQL
 under 200 ms): "full", planned from scratch as after any change, and "unchanged", a pass
 that finds nothing changed since its last full one started nothing (the steady state while
 the pools stay full). Every request stays waiting: the pools are full. And the check a
-person's launch makes against the line (``app.waiting.ahead``), which the launch form's box
+person's launch makes against the line (``app.lines.ahead``), which the launch form's box
 makes on every change.
 """
 
@@ -59,9 +59,9 @@ def fill(app, deployments: int, waiting: int) -> None:
     from app.clock import utcnow
     from app.deployments.models import Deployment
     from app.extensions import db
+    from app.lines.models import LineEntry
     from app.quotas.editing import parse_limit, set_limits
     from app.quotas.models import QuotaCharge, QuotaGpuCharge
-    from app.waiting.models import LineEntry
 
     now = utcnow()
     with app.app_context():
@@ -161,7 +161,7 @@ def timed(app, rounds: int) -> dict:
     remembered idle plan forgotten before each round) and of a pass that finds nothing
     changed since its last full one started nothing."""
     from app.launch.admission import admit_once
-    from app.waiting.admission import _IDLE
+    from app.lines.admission import _IDLE
 
     figures = {}
     with app.app_context():
@@ -184,7 +184,7 @@ def timed_launch_check(app, rounds: int) -> float:
     person of a group with 500 requests waiting for its pool (``ahead.line_ahead``)."""
     from app.auth.models import User
     from app.extensions import db
-    from app.waiting.ahead import line_ahead
+    from app.lines.ahead import line_ahead
 
     with app.app_context():
         user_id = db.session.scalar(db.select(User.id).where(User.username == "p1"))

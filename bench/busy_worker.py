@@ -96,8 +96,8 @@ def _seed(app, deletes: int) -> tuple[int, int]:
     from app.extensions import db
     from app.launch.workflow import launch
     from app.leases.models import GRACE, Lease
+    from app.lines import operations
     from app.quotas.editing import parse_limit, set_limits
-    from app.waiting import operations
     from tests.deployments.conftest import PARAMETERS, save_and_publish
 
     with app.app_context():

@@ -73,11 +73,11 @@ def _fill(app) -> str:
     from app.clock import set_clock
     from app.deployments.models import Deployment
     from app.extensions import db
+    from app.lines.models import LineEntry
     from app.quotas.budgets import set_budget
     from app.quotas.editing import set_limits
     from app.quotas.models import QuotaCharge
     from app.quotas.usage_models import DAY, MONTH, UsageMark, UsageTotal
-    from app.waiting.models import LineEntry
 
     set_clock(lambda: NOW)
     rng = random.Random(31)

@@ -4,12 +4,13 @@ module of ``app/`` reads in one sitting.
 The floors, top to bottom (README, "Layout"):
 
     api, cli_client                 the JSON face of the same operations; the rcp client
-    groups                          the Group page of a group's managers (beside launch)
-    waiting                         requests waiting in line; starts them as a launch does
-    launch, main, metrics           the faces: may meet several features
+    launch, groups                  the launch decision and its pages; the Group page of a
+                                    group's managers (beside launch)
+    lines, main, metrics            the line's books (entries, order, fair share, moves); the
+                                    other faces: may meet several features
     quotas, leases, notifications,  how much and how long people may use; what people are told
-    capacity                        of their deployments; what the sites have free (all read
-                                    what deployments record)
+    capacity, sync                  of their deployments; what the sites have free; the worker
+                                    that keeps the record in step with the backends
     deployments                     what was launched; reads the catalogue's templates
     catalogue                       what can be launched
     tosca, backends                 the TOSCA library; where deployments are made (backends/base.py
@@ -37,7 +38,7 @@ FLOORS = {
     "launch": 7,
     # The Group page: reads the line, the quotas and the deployments of a group.
     "groups": 7,
-    "waiting": 6,
+    "lines": 6,
     "main": 6,
     "metrics": 6,
     "quotas": 5,

@@ -48,7 +48,7 @@ NOT_RUN = {
     "export 'PORTAL_CAPACITY_SOURCES": "an example site's capacity sources: tests/capacity/ "
     "reads the same kinds from their emulators, and `make run`'s demo sets its own",
     ".venv/bin/flask lines": "each acts on requests waiting in a line, by their ids: "
-    "tests/waiting/test_cli.py runs every one of them on a line it fills",
+    "tests/lines/test_cli.py runs every one of them on a line it fills",
     ".venv/bin/flask orchestrator emulate": "a server that runs until stopped: the "
     "orchestrator_emulator fixture (tests/fixtures/orchestrator_emulator.py) starts this "
     "command on a free port",

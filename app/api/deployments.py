@@ -30,9 +30,9 @@ from app.deployments.status import Status
 from app.errors import NotFound
 from app.leases import operations as leases
 from app.leases.presenters import LeaseSummary, summaries
+from app.lines import operations as waiting
+from app.lines.presenters import load as line_places
 from app.published import published
-from app.waiting import operations as waiting
-from app.waiting.presenters import load as line_places
 
 
 def _summary(

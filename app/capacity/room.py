@@ -1,5 +1,5 @@
 """Whether some known site may have room for a request: the one owner of the rule that holds a
-launch back (``app.launch``) and keeps a request in its "free at a site" line (``app.waiting``).
+launch back (``app.launch``) and keeps a request in its "free at a site" line (``app.lines``).
 
 A site whose numbers say it "does not fit" (fresh numbers, no maintenance, no failed read, too
 little free) has no room; one that "may not fit" (stale numbers, maintenance, a failed read,

@@ -20,7 +20,7 @@ class Status(StrEnum):
     UNCONFIRMED = "UNCONFIRMED"
     NOT_LAUNCHED = "NOT_LAUNCHED"
     VANISHED = "VANISHED"
-    # Recorded and waiting in line for the resources it needs (``app.waiting``): nothing exists
+    # Recorded and waiting in line for the resources it needs (``app.lines``): nothing exists
     # at a backend and nothing is charged until it is admitted.
     WAITING = "WAITING"
     # What a backend says (``Phase``).

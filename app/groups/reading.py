@@ -14,6 +14,8 @@ from app.auth.models import User
 from app.deployments.models import Deployment
 from app.deployments.status import Status
 from app.extensions import db
+from app.lines import places
+from app.lines.models import LineEntry
 from app.quotas.budgets import BudgetCheck, budget_left, budgets_of, model_of
 from app.quotas.editing import describe_limits
 from app.quotas.fit import Assessment, assess
@@ -22,8 +24,6 @@ from app.quotas.limits import pool_limits, rows_for
 from app.quotas.models import GROUP, MEMBER
 from app.quotas.usage import usage_of
 from app.quotas.usage_models import CORE_HOURS
-from app.waiting import lines
-from app.waiting.models import LineEntry
 
 RUNNING_SHOWN = 25
 WAITING_SHOWN = 25
@@ -102,7 +102,7 @@ class WaitingRequest:
 def waiting_requests(group: str, asked: int = 1, size: int = WAITING_SHOWN) -> Paged:
     """Page ``asked`` of the requests charged to ``group`` waiting in line, by line and place.
     Places are numbered over each whole line (whoever's its requests are), as the line itself
-    counts them (``lines.position``)."""
+    counts them (``places.position``)."""
     waits = (
         Deployment.group_name == group,
         Deployment.status == Status.WAITING,
@@ -126,7 +126,7 @@ def waiting_requests(group: str, asked: int = 1, size: int = WAITING_SHOWN) -> P
         .distinct()
     )
     place = func.row_number().over(
-        partition_by=LineEntry.line, order_by=(lines.sort_clause(), LineEntry.deployment_id)
+        partition_by=LineEntry.line, order_by=(places.sort_clause(), LineEntry.deployment_id)
     )
     ranked = (
         select(LineEntry.deployment_id, place.label("place"))
@@ -145,7 +145,7 @@ def waiting_requests(group: str, asked: int = 1, size: int = WAITING_SHOWN) -> P
     ).all()
     shown = []
     for entry, deployment, owner, position in rows:
-        line = lines.Line.from_key(entry.line)
+        line = places.Line.from_key(entry.line)
         shown.append(
             WaitingRequest(entry, deployment, owner, int(position), line.operator_words(owner))
         )

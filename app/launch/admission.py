@@ -1,8 +1,8 @@
-"""Starting a request from the line: the admission pass (``app.waiting.admission``, which plans
+"""Starting a request from the line: the admission pass (``app.lines.admission``, which plans
 in the line's order) with the launch's own start of each planned request.
 
 A request starts exactly once, under the lock of its own row while it still waits
-(``app.waiting.operations.held_entry``), and the launch decision is taken for it under the
+(``app.lines.operations.held_entry``), and the launch decision is taken for it under the
 quotas' locks as for any launch (``workflow.admit``), with the limits as they are at that
 moment: a plan another worker has made out of date stops the pass ("short").
 """
@@ -16,15 +16,15 @@ from app.deployments.secrets import unseal
 from app.extensions import db
 from app.launch import workflow
 from app.launch.request import LeaseChoice
+from app.lines import admission, operations
+from app.lines.admission import AdmissionResult
 from app.quotas.errors import OverBudget, QuotaExceeded
-from app.waiting import admission, operations
-from app.waiting.admission import AdmissionResult
 
 log = logging.getLogger(__name__)
 
 
 def admit_once() -> AdmissionResult:
-    """One admission pass (``app.waiting.admission``), starting each planned request with
+    """One admission pass (``app.lines.admission``), starting each planned request with
     ``start``; commits what it does."""
     return admission.admit_once(start)
 

@@ -1,8 +1,8 @@
 """Changing a waiting request: the changed request is decided as a new launch, planned in the
-place of the one it changes (``app.waiting.ahead.taking_place_of``); it starts at once when it
+place of the one it changes (``app.lines.ahead.taking_place_of``); it starts at once when it
 may, or waits keeping that place, and the request it changes leaves the line.
 
-One change at a time: the change claims the waiting request first (``app.waiting.changing``),
+One change at a time: the change claims the waiting request first (``app.lines.changing``),
 and lets go of the claim when the change fails, so the request it changes still waits.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from app.deployments.models import Deployment
 from app.launch import workflow
 from app.launch.request import LaunchRequest
-from app.waiting import ahead, changing, joining
+from app.lines import ahead, changing, joining
 
 
 def change(request: LaunchRequest, replaces: int) -> Deployment:

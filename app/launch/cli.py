@@ -7,7 +7,7 @@ import click
 from flask.cli import with_appcontext
 
 from app.launch import admission
-from app.waiting.cli import lines_cli
+from app.lines.cli import lines_cli
 
 
 @lines_cli.command("admit")

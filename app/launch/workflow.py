@@ -9,7 +9,7 @@ lease's ``choose``, which commits step 1 with the lease chosen).
    the quotas' locks, and the lease chosen) and committed here, before the create request
    leaves, so no answer lost on the way can leave a deployment the portal does not know of, and
    no racing launch can pass a limit. A request that waits is recorded WAITING with its place in
-   line (``app.waiting.joining``), charged nothing, and committed here; nothing more happens to
+   line (``app.lines.joining``), charged nothing, and committed here; nothing more happens to
    it until the admission pass (``admission``) starts it from step 1.
 2. Submit outcome: the backend's answer (created, refused, or lost) is written and committed
    (``submitting``), together with the values to offer next time.
@@ -41,8 +41,8 @@ from app.launch.request import LaunchRequest, LeaseChoice
 from app.launch.sites import chosen_site, placement_options
 from app.launch.submitting import submit
 from app.leases import operations as lease_operations
+from app.lines import joining, wording
 from app.tosca.inputs import generate_password
-from app.waiting import joining, wording
 
 RECORDED = N_("Recorded; submitting.")
 
@@ -177,7 +177,7 @@ def launch(request: LaunchRequest, *, wait: bool = False) -> Deployment:
 
 
 def admit(deployment: Deployment, parameters: dict, lease: LeaseChoice) -> Deployment:
-    """Start ``deployment``, recorded earlier and waiting (``app.waiting``), exactly as
+    """Start ``deployment``, recorded earlier and waiting (``app.lines``), exactly as
     ``launch`` does from step 1 on, with the limits asked again under the quotas' locks (the
     line's own order and the sites were planned by the admission pass). The caller holds the
     row (locked, still waiting) and has staged in the session what leaves the line with it.

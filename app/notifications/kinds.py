@@ -71,7 +71,7 @@ _EVENT_KINDS = {
     "lease-expired": LEASE_EXPIRED,
     "lease-deleted": LEASE_DELETED,
     "failed-cleanup": FAILED_CLEANUP,
-    # The line's (app.waiting): its turn came, or it left the line by no wish of the owner.
+    # The line's (app.lines): its turn came, or it left the line by no wish of the owner.
     "line-started": LINE_STARTED,
     "line-dropped": LINE_DROPPED,
     "line-removed": LINE_REMOVED,

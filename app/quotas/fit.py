@@ -169,7 +169,7 @@ def assess(
 def could_wait(assessments: list[Assessment]) -> bool:
     """Whether a launch that does not fit now would fit once what is held is handed back: it
     is short only of resources running deployments hold, never over a limit by itself. Such a
-    launch may wait in line (``app.waiting``); one over a limit itself never could fit."""
+    launch may wait in line (``app.lines``); one over a limit itself never could fit."""
     misfits = [bar for assessment in assessments for bar in assessment.misfits()]
     return bool(misfits) and all(
         bar.limit is not None and bar.request <= bar.limit + 1e-9 for bar in misfits

@@ -11,7 +11,7 @@ A deployment holds unless one of these is true:
   (deleted);
 - nothing was created: the orchestrator clearly refused it or was never reached
   (NOT_LAUNCHED), or it no longer knows it (VANISHED), or it waits in line for the resources
-  it needs (WAITING: charged only once admitted, see ``app.waiting``);
+  it needs (WAITING: charged only once admitted, see ``app.lines``);
 - it is a batch job that runs once (``runs_once``) and has finished for good: it succeeded
   (ready) or failed. Chronos runs nothing of it any more, so a
   person with a one-GPU limit may launch the next job without deleting the last. A repeating

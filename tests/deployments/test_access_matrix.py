@@ -53,7 +53,7 @@ ROUTES: dict[tuple[str, str], list[tuple[tuple[str, ...], dict]]] = {
     ("deployments.confirm_delete", "GET"): [(("delete",), {})],
     ("deployments.remove", "POST"): [(("delete",), {})],
     ("deployments.reset", "POST"): [(("delete",), {})],
-    ("waiting.leave", "POST"): [(("delete",), {})],
+    ("lines.leave", "POST"): [(("delete",), {})],
     ("launch.relaunch", "POST"): [(("relaunch",), {"form": {"name": "again"}})],
     # Nobody's while its owner is active (here): tests/api/test_take_over_api.py asks every
     # kind of person again once the owner's account is disabled.
@@ -66,8 +66,8 @@ ROUTES: dict[tuple[str, str], list[tuple[tuple[str, ...], dict]]] = {
         (("share",), {"form": {"kind": "user", "name": "target", "role": "viewer"}})
     ],
     ("sharing.unshare", "POST"): [(("share",), {"form": {"kind": "user", "name": "co"}})],
-    ("waiting.move", "POST"): [(("steer",), {"form": {"place": "1", "reason": "x"}})],
-    ("waiting.remove", "POST"): [(("steer",), {"form": {"reason": "x"}})],
+    ("lines.move", "POST"): [(("steer",), {"form": {"place": "1", "reason": "x"}})],
+    ("lines.remove", "POST"): [(("steer",), {"form": {"reason": "x"}})],
     ("deployment_callbacks.receive", "POST"): [((BY_SECRET,), {"secret": "wrong"})],
     ("api.get_deployment", "GET"): [(("view",), {})],
     ("api.list_shares", "GET"): [(("view",), {})],

@@ -7,7 +7,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import log_in
-from tests.waiting.crowd import GROUP_LINE, SITE_LINE, fill
+from tests.lines.crowd import GROUP_LINE, SITE_LINE, fill
 
 PASSWORD = "correct horse battery"
 SERIOUS = ("serious", "critical")

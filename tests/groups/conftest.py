@@ -10,8 +10,8 @@ from app.auth.models import User
 from app.clock import utcnow
 from app.deployments.models import Deployment
 from app.extensions import db
+from app.lines.models import LineEntry
 from app.quotas.usage_models import UsageBudget
-from app.waiting.models import LineEntry
 from tests.quotas.conftest import charge, new_deployment
 
 

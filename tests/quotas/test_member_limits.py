@@ -13,12 +13,12 @@ from app.auth import managers
 from app.auth.models import User
 from app.clock import set_clock
 from app.extensions import db
+from app.lines import places, reading
 from app.quotas.budgets import budget_left, set_budget
 from app.quotas.errors import QuotaExceeded
 from app.quotas.models import GROUP, IN_GROUP, QuotaChange, QuotaLimit, member_subject
 from app.quotas.operations import assess_launch, reserve
 from app.quotas.usage_models import UsageBudget
-from app.waiting import lines, reading
 from tests.conftest import csrf_from
 from tests.quotas.conftest import Quotas, charge, new_deployment
 
@@ -247,7 +247,7 @@ def test_a_launch_charged_to_the_group_must_fit_the_members_limits_there(world):
         ada = db.session.get(User, world.ids["ada"])
         found = assess_launch(ada, "physics", charge(cores=1))
         member = [a for a in found if a.member][0]
-        assert lines.line_of(ada.id, found).key == f"user:{ada.id}:cores:"
+        assert places.line_of(ada.id, found).key == f"user:{ada.id}:cores:"
         assert member.title == "Your limits in group physics"
 
 
@@ -258,7 +258,7 @@ def test_the_line_plan_knows_the_members_limits(world):
         limits, used = reading.room_of([waiting])
         key = (IN_GROUP, member_subject(world.ids["ada"], "physics"), "cores", None)
         assert (limits[key], used[key]) == (2, 0)
-        assert lines.needs_of(world.ids["ada"], "physics", charge(cores=1))[key] == 1.0
+        assert places.needs_of(world.ids["ada"], "physics", charge(cores=1))[key] == 1.0
 
 
 def test_a_member_budget_binds_the_launches_charged_to_the_group(world):

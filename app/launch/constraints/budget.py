@@ -32,12 +32,12 @@ from app.leases.errors import InvalidPolicy
 from app.leases.models import WAITING, Lease
 from app.leases.operations import check_choice
 from app.leases.policy import resolve, resolver
+from app.lines import settings, wording
+from app.lines.places import Line
 from app.quotas.budgets import BudgetCheck, budget_left
 from app.quotas.errors import OverBudget
 from app.quotas.models import GROUP, USER
 from app.quotas.usage_models import CORE_HOURS
-from app.waiting import settings, wording
-from app.waiting.lines import Line
 
 KIND = "budget"
 

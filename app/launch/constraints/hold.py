@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from app.auth.models import User
 from app.errors import PortalError
-from app.waiting.lines import Line
+from app.lines.places import Line
 
 
 @dataclass(frozen=True)

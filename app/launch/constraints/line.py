@@ -1,11 +1,11 @@
 """Those already waiting: a launch its quotas let start waits its turn when requests already in
-line would then be kept from what they wait for (``app.waiting.ahead``)."""
+line would then be kept from what they wait for (``app.lines.ahead``)."""
 
 from __future__ import annotations
 
 from app.launch.constraints.hold import Claim, Hold
+from app.lines import ahead, wording
 from app.quotas.errors import KeptForLine
-from app.waiting import ahead, wording
 
 KIND = "line-ahead"
 

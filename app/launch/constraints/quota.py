@@ -8,10 +8,10 @@ from flask import current_app
 from flask_babel import gettext as _
 
 from app.launch.constraints.hold import Claim, Hold
+from app.lines import places, wording
 from app.quotas.errors import QuotaExceeded
 from app.quotas.fit import could_wait, refusal_message
 from app.quotas.operations import assess_launch, uncountable_refusal
-from app.waiting import lines, wording
 
 KIND = "over-quota"
 
@@ -33,7 +33,7 @@ def held(claim: Claim) -> Hold | None:
         KIND,
         sentence,
         QuotaExceeded,
-        line=lines.line_of(user.id, assessments),
+        line=places.line_of(user.id, assessments),
         reason=" ".join(refusal_message(a, misfits) for a, misfits in short),
         joined=wording.JOINED,
     )

@@ -10,7 +10,7 @@ from flask_babel import gettext as _
 from app.capacity.room import has_room
 from app.deployments.errors import LaunchError
 from app.launch.constraints.hold import Claim, Hold
-from app.waiting import lines, wording
+from app.lines import places, wording
 
 KIND = "no-site-room"
 
@@ -38,7 +38,7 @@ def held(claim: Claim) -> Hold | None:
         KIND,
         no_room_sentence(),
         NoSiteRoom,
-        line=lines.site_line(claim.charge),
+        line=places.site_line(claim.charge),
         reason=wording.no_site_has_room(),
         joined=wording.JOINED_FOR_ROOM,
     )

@@ -147,8 +147,8 @@ def test_changing_a_waiting_request_keeps_its_place(line):
     )
     assert answer.status_code == 302
     with line.app.app_context():
-        from app.waiting.lines import position
-        from app.waiting.models import LineEntry
+        from app.lines.models import LineEntry
+        from app.lines.places import position
 
         changed = db.session.scalar(select(Deployment).where(Deployment.name == "mine, bigger"))
         assert changed.status == "WAITING"
@@ -161,8 +161,8 @@ def test_changing_a_waiting_request_keeps_its_place(line):
 def test_the_launch_box_reads_the_quotas_and_the_line_once(line, monkeypatch):
     """The box asks whether the launch fits, then whether it is kept for the line, then whether
     it could wait (the same two questions again): each is read from the database once."""
+    from app.lines import reading
     from app.quotas import limits
-    from app.waiting import reading
 
     client, ada = _login(line, "ada")
     line.pool(gpus="2")

@@ -11,7 +11,7 @@ from app.extensions import db
 from app.notifications.models import Notification
 from app.notifications.wording import compose
 from tests.conftest import csrf_from
-from tests.waiting.test_pages import _login
+from tests.lines.test_pages import _login
 
 
 def _manager(line, username, group):

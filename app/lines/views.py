@@ -14,9 +14,9 @@ from app.bounds import page_number, whole_number
 from app.deployments import operations as deployments
 from app.deployments.access import Action
 from app.errors import PortalError
-from app.waiting import listing, operations
+from app.lines import listing, operations
 
-bp = Blueprint("waiting", __name__)
+bp = Blueprint("lines", __name__)
 
 
 @bp.post("/deployments/<int:deployment_id>/leave-line")
@@ -59,7 +59,7 @@ def lines():
     shown = listing.lines_page(
         page_number(request.args.get("page")), reader=current_user, groups=groups
     )
-    return render_template("waiting/lines.html", shown=shown)
+    return render_template("lines/lines.html", shown=shown)
 
 
 def _back():

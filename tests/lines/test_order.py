@@ -1,9 +1,9 @@
-"""The written-down order of the line (app/waiting/fairness.py), on plain data: first come,
+"""The written-down order of the line (app/lines/fairness.py), on plain data: first come,
 fair share, the ageing bound, an operator's move, backfill without overtaking."""
 
 from datetime import datetime, timedelta
 
-from app.waiting.fairness import Request, order_key, penalty, plan
+from app.lines.fairness import Request, order_key, penalty, plan
 
 T0 = datetime(2026, 11, 28, 9, 0)
 POOL_A100 = ("group", "gpu-users", "gpus", "A100")

@@ -27,10 +27,10 @@ from app.deployments import operations as deployments
 from app.deployments.models import Deployment, DeploymentEvent
 from app.extensions import db
 from app.leases.expiry import expire_once
+from app.lines import operations
 from app.notifications.models import Notification
 from app.quotas.errors import KeptForLine, QuotaExceeded
 from app.quotas.usage import usage_of
-from app.waiting import operations
 from tests.conftest import TEST_CONFIG
 from tests.deployments.conftest import SERVICE_TOKEN
 

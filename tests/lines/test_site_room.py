@@ -64,7 +64,7 @@ def test_stale_numbers_never_hold_a_request_back(line):
 def _api_portal(make_app):
     from app.catalogue.operations import publish, save_revision
     from app.quotas.editing import parse_limit, set_limits
-    from tests.waiting.conftest import GPU_SIDECAR, GPU_TEMPLATE
+    from tests.lines.conftest import GPU_SIDECAR, GPU_TEMPLATE
 
     app = make_app(
         ORCHESTRATOR_URL="demo",
@@ -141,8 +141,8 @@ def test_stale_numbers_never_hold_a_launch_back(make_app):
 
 def test_a_place_in_a_site_line_is_estimated_from_the_portals_own_holders_only(line):
     from app.leases.models import Lease
-    from app.waiting.models import LineEntry
-    from app.waiting.presenters import place_of
+    from app.lines.models import LineEntry
+    from app.lines.presenters import place_of
 
     line.app.config["CAPACITY_SOURCES"] = [{"kind": "cluster-stats", "url": "http://x"}]
     ada, bea = line.emulated.user("ada"), line.emulated.user("bea")

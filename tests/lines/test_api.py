@@ -8,10 +8,10 @@ from app.catalogue.operations import publish, save_revision
 from app.deployments.models import Deployment
 from app.extensions import db
 from app.launch.admission import admit_once
+from app.lines.models import LineEntry
 from app.quotas.editing import parse_limit, set_limits
-from app.waiting.models import LineEntry
 from tests.api.conftest import Callers
-from tests.waiting.conftest import GPU_SIDECAR, GPU_TEMPLATE
+from tests.lines.conftest import GPU_SIDECAR, GPU_TEMPLATE
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ from flask_babel import gettext as _
 
 from app import formatting
 from app.formatting import machine_time
-from app.waiting import lines
-from app.waiting.wording import ordinal
+from app.lines import places
+from app.lines.wording import ordinal
 
 
 @dataclass
@@ -73,20 +73,20 @@ class Place:
 
 
 def place_of(entry) -> Place:
-    position = lines.position(entry)
-    line = lines.Line.from_key(entry.line)
+    position = places.position(entry)
+    line = places.Line.from_key(entry.line)
     return Place(
         position=position,
         line=entry.line,
         line_words=line.words(),
         waiting_since=entry.enqueued_at,
         expires_at=entry.expires_at,
-        due_back=lines.due_back(entry, position),
-        at_sites=line.scope == lines.SITE,
+        due_back=places.due_back(entry, position),
+        at_sites=line.scope == places.SITE,
     )
 
 
 def load(deployments) -> dict[int, Place]:
     """The place of each waiting one of ``deployments``."""
     waiting = [d.id for d in deployments if d.status == "WAITING"]
-    return {key: place_of(entry) for key, entry in lines.waiting_of(waiting).items()}
+    return {key: place_of(entry) for key, entry in places.waiting_of(waiting).items()}

@@ -17,12 +17,12 @@ from app.deployments.secrets import seal
 from app.deployments.status import Status
 from app.deployments.timeline import record_event
 from app.extensions import db
+from app.lines import fairness, settings, wording
+from app.lines.changing import NotWaiting
+from app.lines.models import LineEntry
+from app.lines.operations import held_entry, out_of_line
+from app.lines.places import Line
 from app.quotas.usage_history import recent_gpu_hours
-from app.waiting import fairness, settings, wording
-from app.waiting.changing import NotWaiting
-from app.waiting.lines import Line
-from app.waiting.models import LineEntry
-from app.waiting.operations import held_entry, out_of_line
 
 
 def enter(

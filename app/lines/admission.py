@@ -28,9 +28,9 @@ from app.deployments.models import DeploymentEvent
 from app.deployments.status import Status
 from app.extension_points import StateKey
 from app.extensions import db
+from app.lines import capacity, fairness, operations, overdue, reading, wording
+from app.lines.models import LineEntry
 from app.quotas.models import QuotaChange
-from app.waiting import capacity, fairness, operations, overdue, reading, wording
-from app.waiting.models import LineEntry
 
 
 @dataclass

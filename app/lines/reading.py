@@ -18,11 +18,11 @@ from app.auth.models import User
 from app.deployments.models import Deployment
 from app.deployments.status import Status
 from app.extensions import db
+from app.lines import fairness, places
+from app.lines.models import LineEntry
 from app.quotas.limits import combine, limits_for_many, rows_for
 from app.quotas.models import GROUP, IN_GROUP, USER, QuotaCharge, QuotaGpuCharge, member_subject
 from app.quotas.usage import Usage, usage_of, usage_of_many
-from app.waiting import fairness, lines
-from app.waiting.models import LineEntry
 
 
 @contextmanager
@@ -138,7 +138,7 @@ def requests_of(rows: list[Waiting], limits: dict) -> list[fairness.Request]:
         if needs is None:
             needs = shapes[shape] = {
                 key: amount
-                for key, amount in lines.needs_of(row.user_id, row.group_name, charge).items()
+                for key, amount in places.needs_of(row.user_id, row.group_name, charge).items()
                 if amount > 0 and limits.get(key) is not None
             }
         requests.append(fairness.Request(row.deployment_id, needs))
@@ -186,7 +186,7 @@ def room_of(rows) -> tuple[dict, dict]:
     owners += _members_inside(rows)
     for scope, subject, limit_set, usage in owners:
         usage = usage or Usage()
-        for resource in lines.RESOURCES:
+        for resource in places.RESOURCES:
             key = (scope, subject, resource, None)
             limits[key] = limit_set.get(resource) if limit_set else None
             used[key] = usage.get(resource)

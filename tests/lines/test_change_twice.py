@@ -13,7 +13,7 @@ from app.extensions import db
 from app.launch import workflow
 from app.launch.changing import change
 from app.launch.request import LaunchRequest
-from app.waiting.changing import ChangeUnderway
+from app.lines.changing import ChangeUnderway
 
 
 def _change(app, user_id, replaces, name):

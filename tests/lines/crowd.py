@@ -7,7 +7,7 @@ from sqlalchemy import insert
 from app.clock import utcnow
 from app.deployments.models import Deployment
 from app.extensions import db
-from app.waiting.models import LineEntry
+from app.lines.models import LineEntry
 
 GROUP_LINE = "group:physics:gpus:A100"
 SITE_LINE = "site:any:gpus:"

@@ -20,8 +20,8 @@ def init_waiting(app: Flask) -> None:
     requests.)"""
     from app.deployments.panels import Panel
     from app.extension_points import DEPLOYMENT_PANELS, EVENT_WORDS
-    from app.waiting import models, presenters, settings  # noqa: F401
-    from app.waiting.wording import event_words
+    from app.lines import models, presenters, settings  # noqa: F401
+    from app.lines.wording import event_words
 
     settings.check(app.config)
     DEPLOYMENT_PANELS.add(
@@ -29,8 +29,8 @@ def init_waiting(app: Flask) -> None:
         Panel(
             "line",
             presenters.load,
-            row_template="waiting/_row.html",
-            detail_template="waiting/_panel.html",
+            row_template="lines/_row.html",
+            detail_template="lines/_panel.html",
         ),
     )
     EVENT_WORDS.add(app, event_words)

@@ -22,9 +22,9 @@ from flask import current_app, g
 from flask_babel import ngettext
 
 from app.caches import remembered, value_key
+from app.lines import fairness, places, reading
+from app.lines.capacity import room_checker
 from app.quotas.models import GROUP
-from app.waiting import fairness, lines, reading
-from app.waiting.capacity import room_checker
 
 # The launch's id in the plan: no waiting request has it.
 LAUNCH = 0
@@ -36,7 +36,7 @@ class Ahead:
     """What holds a launch back: ``line``, and how many waiting requests counting against it
     come first."""
 
-    line: lines.Line
+    line: places.Line
     waiting: int
     # Every one of them is the person's own (an earlier request of theirs still waiting).
     own: bool = False
@@ -118,4 +118,4 @@ def _planned_last(user_id: int, group_name: str | None, charge: dict) -> Ahead |
         if key in request.needs:
             owners.append(row.user_id)
     own = bool(owners) and all(owner == user_id for owner in owners)
-    return Ahead(lines.Line(*key), max(len(owners), 1), own)
+    return Ahead(places.Line(*key), max(len(owners), 1), own)

@@ -26,15 +26,15 @@ def test_a_request_short_of_held_gpus_waits_and_starts_when_they_come_back(line)
 
 def _places(line, *deployments):
     from app.extensions import db
-    from app.waiting.lines import position
-    from app.waiting.models import LineEntry
+    from app.lines.models import LineEntry
+    from app.lines.places import position
 
     with line.app.app_context():
         return [position(db.session.get(LineEntry, d.id)) for d in deployments]
 
 
 def test_recent_gpu_hours_move_a_request_back_unless_fair_share_is_off(line, clock):
-    from tests.waiting.test_line_workers import _past_gpu_hours
+    from tests.lines.test_line_workers import _past_gpu_hours
 
     heavy, light = line.emulated.user("heavy"), line.emulated.user("light")
     _past_gpu_hours(line.app, heavy, hours=30)  # 30 minutes back

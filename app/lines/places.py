@@ -20,6 +20,8 @@ from sqlalchemy import and_, func, or_, select
 from app.deployments.models import Deployment
 from app.extensions import db
 from app.leases.models import Lease
+from app.lines.fairness import Key
+from app.lines.models import LineEntry
 from app.quotas.amounts import amount_text
 from app.quotas.fit import Assessment
 from app.quotas.holding import holding_clause
@@ -32,8 +34,6 @@ from app.quotas.models import (
     member_subject,
 )
 from app.quotas.usage import holders_of
-from app.waiting.fairness import Key
-from app.waiting.models import LineEntry
 
 RESOURCES = ("cores", "memory", "disk", "gpus", "deployments")
 # The scope of the lines of requests no known site has room for.

@@ -1,5 +1,5 @@
 """A launch comes behind everyone already in line: one that fits its quotas does not start at
-once when it would take what a request waiting ahead of it waits for (``app.waiting.ahead``).
+once when it would take what a request waiting ahead of it waits for (``app.lines.ahead``).
 It may wait in line instead; the form, the API and rcp say so. What the line does not wait for
 (another resource, another owner's own limit) still starts at once, a changed request keeps
 its place, and the line's own admission is never held back by itself."""
@@ -13,14 +13,14 @@ from app.deployments.models import Deployment
 from app.extensions import db
 from app.launch.changing import change
 from app.launch.request import LaunchRequest
+from app.lines.models import LineEntry
+from app.lines.places import position
 from app.quotas.errors import KeptForLine
-from app.waiting.lines import position
-from app.waiting.models import LineEntry
 from tests.api.conftest import Callers
 from tests.conftest import csrf_from
-from tests.waiting.test_api import launch as api_launch
-from tests.waiting.test_api import portal  # noqa: F401 - the API's portal fixture
-from tests.waiting.test_pages import _form, _login
+from tests.lines.test_api import launch as api_launch
+from tests.lines.test_api import portal  # noqa: F401 - the API's portal fixture
+from tests.lines.test_pages import _form, _login
 
 
 def _free(line, deployment_id):

@@ -10,9 +10,9 @@ from app.deployments.models import Deployment
 from app.deployments.operations import delete
 from app.extensions import db
 from app.launch.decision import CannotWait
+from app.lines.models import LineEntry
 from app.quotas.editing import parse_limit
 from app.quotas.member_limits import set_member_limits
-from app.waiting.models import LineEntry
 
 
 def _member_limit(line, user_id, **limits):

@@ -9,11 +9,11 @@ from sqlalchemy import event, select
 
 from app.deployments.models import Deployment
 from app.extensions import db
-from app.waiting import lines
-from app.waiting.listing import PAGE_SIZE
-from app.waiting.models import LineEntry
+from app.lines import places
+from app.lines.listing import PAGE_SIZE
+from app.lines.models import LineEntry
 from tests.conftest import People, csrf_from
-from tests.waiting.crowd import GROUP_LINE, SITE_LINE, fill
+from tests.lines.crowd import GROUP_LINE, SITE_LINE, fill
 
 # The lines as the pages lay them out: by key, so the group's first, the site's, then ada's own.
 SIZES = {GROUP_LINE: 6450, SITE_LINE: 550, "user": 3000}
@@ -80,7 +80,7 @@ def test_the_ten_thousandth_request_is_on_the_last_page(crowded):
         newest = db.session.scalar(
             select(LineEntry).join(Deployment).where(Deployment.name == "own-03000")
         )
-        assert lines.position(newest) == 3000  # the place shown is the place a move counts
+        assert places.position(newest) == 3000  # the place shown is the place a move counts
 
 
 def test_a_page_past_the_end_shows_the_last_one_and_says_so(crowded):

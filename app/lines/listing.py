@@ -6,7 +6,7 @@ The lines are laid end to end (by line, each in its order) and cut into pages of
 ``PAGE_SIZE`` requests, so a line longer than a page goes on over the next ones and the
 10,000th request is as reachable as the first. Each page costs the same few queries however
 long the lines are: the count of each line, the page's requests with their places (numbered
-in SQL, as ``lines.position`` counts them), their deployments and their owners.
+in SQL, as ``places.position`` counts them), their deployments and their owners.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from app.deployments import access
 from app.deployments.access import Action
 from app.deployments.models import Deployment
 from app.extensions import db
+from app.lines import places
+from app.lines.models import LineEntry
 from app.quotas.models import USER
-from app.waiting import lines
-from app.waiting.models import LineEntry
 
 PAGE_SIZE = 100
 # The requests the page lists: those that wait (an entry leaves with its request; this says so).
@@ -180,11 +180,11 @@ def _entries(limit: int | None, offset: int, groups=None) -> list[tuple[LineEntr
         func.row_number()
         .over(
             partition_by=LineEntry.line,
-            order_by=(lines.sort_clause(), LineEntry.deployment_id),
+            order_by=(places.sort_clause(), LineEntry.deployment_id),
         )
         .label("place")
     )
-    # Numbered over the whole line, as lines.position and a move count places.
+    # Numbered over the whole line, as places.position and a move count places.
     ranked = select(LineEntry.deployment_id, place).subquery()
     statement = (
         select(LineEntry, ranked.c.place)
@@ -202,7 +202,7 @@ def _entries(limit: int | None, offset: int, groups=None) -> list[tuple[LineEntr
 
 def _shown(counts: list[LineCount], rows, page: int) -> list[ShownLine]:
     """``rows`` grouped by line, every line of ``counts`` named (one query for the owners)."""
-    keys = {count.key: lines.Line.from_key(count.key) for count in counts}
+    keys = {count.key: places.Line.from_key(count.key) for count in counts}
     # Whose own limit each user's line is: named in the overview, on any page.
     subjects = {int(k.subject) for k in keys.values() if k.scope == USER and k.subject.isdigit()}
     owners = dict(
@@ -213,7 +213,7 @@ def _shown(counts: list[LineCount], rows, page: int) -> list[ShownLine]:
         ).all()
     )
 
-    def words(line: lines.Line) -> str:
+    def words(line: places.Line) -> str:
         person = line.scope == USER and line.subject.isdigit()
         return line.operator_words(owners.get(int(line.subject)) if person else None)
 
@@ -226,7 +226,7 @@ def _shown(counts: list[LineCount], rows, page: int) -> list[ShownLine]:
         if line is None:
             # A line that began between the two queries is shown, uncounted.
             count = by_key.get(entry.line) or LineCount(
-                entry.line, 0, 0, page, words(lines.Line.from_key(entry.line))
+                entry.line, 0, 0, page, words(places.Line.from_key(entry.line))
             )
             line = shown[entry.line] = ShownLine(count)
         line.entries.append((entry, owners.get(entry.user_id, "?"), ListedPlace(position)))

@@ -23,9 +23,9 @@ from app.deployments.status import Status
 from app.deployments.timeline import actor_source, record_event
 from app.errors import PortalError
 from app.extensions import db
-from app.waiting import changing, lines, wording
-from app.waiting.changing import NotWaiting as NotWaiting  # callers catch it here
-from app.waiting.models import LineEntry
+from app.lines import changing, places, wording
+from app.lines.changing import NotWaiting as NotWaiting  # callers catch it here
+from app.lines.models import LineEntry
 
 
 def held_entry(deployment_id: int) -> LineEntry:
@@ -113,9 +113,9 @@ def move(actor: User, deployment: Deployment, place: int, reason: str) -> int:
     others = [
         key
         for key, entry_id in db.session.execute(
-            select(lines.sort_clause(), LineEntry.deployment_id)
+            select(places.sort_clause(), LineEntry.deployment_id)
             .where(LineEntry.line == entry.line, LineEntry.deployment_id != entry.deployment_id)
-            .order_by(lines.sort_clause(), LineEntry.deployment_id)
+            .order_by(places.sort_clause(), LineEntry.deployment_id)
         )
     ]
     place = min(place, len(others) + 1)

@@ -17,8 +17,8 @@ from app.deployments.models import Deployment
 from app.deployments.status import Status
 from app.errors import PortalError
 from app.extensions import db
+from app.lines.models import LineEntry
 from app.locks import lock_rows
-from app.waiting.models import LineEntry
 
 CLAIM = timedelta(minutes=2)
 # Where the claim is kept: the entry's options, until when (ISO 8601, UTC).

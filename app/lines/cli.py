@@ -10,7 +10,7 @@ from werkzeug.exceptions import NotFound
 from app.auth.models import User
 from app.errors import PortalError
 from app.extensions import db
-from app.waiting import listing, operations
+from app.lines import listing, operations
 
 
 @click.group("lines", help="Requests waiting in line for resources held now.")

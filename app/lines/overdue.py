@@ -9,9 +9,9 @@ from app.clock import utcnow
 from app.deployments.models import Deployment
 from app.deployments.status import Status
 from app.extensions import db
-from app.waiting import wording
-from app.waiting.models import LineEntry
-from app.waiting.operations import NotWaiting, held_entry, out_of_line
+from app.lines import wording
+from app.lines.models import LineEntry
+from app.lines.operations import NotWaiting, held_entry, out_of_line
 
 
 def drop_overdue(now=None) -> int:
