@@ -42,7 +42,6 @@ def page(group: str):
         chart=months_chart(group_name=group),
         limits=reading.group_limits(group),
         budgets=reading.group_budgets(group),
-        oversees=access.oversees_every_group(current_user),
         page_link=_page_link(group),
     )
 
