@@ -236,7 +236,9 @@ def _seconds_after(column, start: datetime):
     """``column`` - ``start`` in seconds, in the database's own date arithmetic."""
     if db.engine.dialect.name == "postgresql":
         return func.extract("epoch", column - start)
-    return (func.julianday(column) - func.julianday(start.isoformat(sep=" "))) * 86400.0
+    # julianday counts days in a double: rounded to the millisecond, a whole hour stays whole.
+    days = func.julianday(column) - func.julianday(start.isoformat(sep=" "))
+    return func.round(days * 86400.0, 3)
 
 
 def _marks_of_today(
