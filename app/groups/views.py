@@ -14,6 +14,7 @@ from app.auth.managers import managed_groups
 from app.bounds import page_number
 from app.groups import access, members, reading
 from app.quotas.usage_charts import months_chart
+from app.quotas.usage_totals import one_reading
 
 bp = Blueprint("groups", __name__, url_prefix="/groups")
 # The page each member's limits are set on, once that page exists.
@@ -31,7 +32,12 @@ def index():
 @login_required
 def page(group: str):
     group = access.group_for(current_user, group)
-    shown = members.members_page(group, page_number(request.args.get("members")))
+    # The members' use, the chart and the budgets all read the group's use as of one instant,
+    # and what runs now once.
+    with one_reading():
+        shown = members.members_page(group, page_number(request.args.get("members")))
+        chart = months_chart(group_name=group)
+        budgets = reading.group_budgets(group)
     return render_template(
         "groups/page.html",
         group=group,
@@ -39,9 +45,9 @@ def page(group: str):
         member_limits=_member_limits_address(group),
         running=reading.running_deployments(group, page_number(request.args.get("running"))),
         waiting=reading.waiting_requests(group, page_number(request.args.get("waiting"))),
-        chart=months_chart(group_name=group),
+        chart=chart,
         limits=reading.group_limits(group),
-        budgets=reading.group_budgets(group),
+        budgets=budgets,
         page_link=_page_link(group),
     )
 

@@ -10,6 +10,8 @@ sum over deployments.
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
@@ -88,6 +90,36 @@ def _owner(row, by: str | None):
     if by == "group":
         return row.group_name
     return None
+
+
+@dataclass
+class _Reading:
+    now: datetime
+    opened: dict = field(default_factory=dict)
+
+
+_READING: ContextVar[_Reading | None] = ContextVar("usage_reading", default=None)
+
+
+@contextmanager
+def one_reading(now: datetime | None = None):
+    """Within the block, usage is read as of one instant (``now``), and each owner's open
+    part (``open_intervals``) is read from the database once: a page that shows the same
+    owner's use several ways (a chart, a table per member, budgets) pays for it once. The
+    figures are those of reading each at ``now``."""
+    reading = _Reading(now or utcnow())
+    token = _READING.set(reading)
+    try:
+        yield reading.now
+    finally:
+        _READING.reset(token)
+
+
+def _now(now: datetime | None) -> datetime:
+    if now is not None:
+        return now
+    reading = _READING.get()
+    return reading.now if reading else utcnow()
 
 
 def usage_per(
@@ -189,7 +221,17 @@ def open_intervals(
     carrying their hours over today so far, rather than read one by one (a group running five
     thousand deployments has as many marks). Older marks, which a late worker leaves, are read
     one by one and spread over their days."""
-    now = now or utcnow()
+    now = _now(now)
+    reading = _READING.get()
+    if reading is None or reading.now != now:
+        return _read_open(user_id, group_name, now)
+    key = (user_id, group_name)
+    if key not in reading.opened:
+        reading.opened[key] = _read_open(user_id, group_name, now)
+    return reading.opened[key]
+
+
+def _read_open(user_id: int | None, group_name: str | None, now: datetime) -> list[Interval]:
     found = []
     values = _owner_values(user_id, group_name)
     shape = (user_id is not None, group_name is not None)
@@ -237,8 +279,13 @@ def _seconds_after(column, start: datetime):
     if db.engine.dialect.name == "postgresql":
         return func.extract("epoch", column - start)
     # julianday counts days in a double: rounded to the millisecond, a whole hour stays whole.
-    days = func.julianday(column) - func.julianday(start.isoformat(sep=" "))
+    # ``start``'s own day number is worked out here, not once per row.
+    days = func.julianday(column) - (_JULIAN_EPOCH + (start - _EPOCH) / timedelta(days=1))
     return func.round(days * 86400.0, 3)
+
+
+_EPOCH = datetime(1970, 1, 1)
+_JULIAN_EPOCH = 2440587.5  # julianday('1970-01-01')
 
 
 def _marks_of_today(
@@ -250,22 +297,33 @@ def _marks_of_today(
     if span <= 0:
         return []
     m = UsageMark
-    seconds = _seconds_after(m.since, today)
-    models = cast(m.gpu_models, String)
-    rows = db.session.execute(
+    # Each mark's seconds since midnight are worked out once, in a subquery, and summed
+    # three ways.
+    marks = (
         select(
             m.user_id,
             m.group_name,
-            models,
-            func.count(),
-            func.sum(seconds),
-            func.sum(m.cores),
-            func.sum(m.cores * seconds),
-            func.sum(m.memory_gb),
-            func.sum(m.memory_gb * seconds),
+            cast(m.gpu_models, String).label("models"),
+            m.cores,
+            m.memory_gb,
+            _seconds_after(m.since, today).label("seconds"),
         )
         .where(*_where(m, user_id, group_name), m.since >= today, m.since < now)
-        .group_by(m.user_id, m.group_name, models),
+        .subquery()
+    )
+    seconds = marks.c.seconds
+    rows = db.session.execute(
+        select(
+            marks.c.user_id,
+            marks.c.group_name,
+            marks.c.models,
+            func.count(),
+            func.sum(seconds),
+            func.sum(marks.c.cores),
+            func.sum(marks.c.cores * seconds),
+            func.sum(marks.c.memory_gb),
+            func.sum(marks.c.memory_gb * seconds),
+        ).group_by(marks.c.user_id, marks.c.group_name, marks.c.models),
         _owner_values(user_id, group_name),
     )
     elapsed = span * 3600.0
@@ -298,7 +356,7 @@ def used_since(
     now: datetime | None = None,
 ) -> Hours:
     """Hours used from ``start`` (the first instant of a day) to ``now``, in total."""
-    now = now or utcnow()
+    now = _now(now)
     total = Hours()
     whole_months = start.day == 1
     span = MONTH if whole_months else DAY
