@@ -20,7 +20,15 @@ from sqlalchemy import String, bindparam, cast, func, select
 from app.clock import utcnow
 from app.extensions import db
 from app.quotas.usage_marks import month_of, spread
-from app.quotas.usage_models import CORES_ROW, DAY, MONTH, UsageMark, UsagePiece, UsageTotal
+from app.quotas.usage_models import (
+    CORES_ROW,
+    DAY,
+    MONTH,
+    WHOLE_GROUP,
+    UsageMark,
+    UsagePiece,
+    UsageTotal,
+)
 
 
 @dataclass
@@ -148,8 +156,10 @@ def usage_per(
             found[key] = Hours()
         return found[key]
 
-    shape = ("totals", by, user_id is not None, group_name is not None)
-    statement = _statement(shape, lambda: _totals_statement(by, user_id, group_name))
+    # A group's whole use comes from its own rows; use charged to no group ("") has none.
+    whole_group = bool(group_name) and user_id is None and by is None
+    shape = ("totals", by, user_id is not None, group_name is not None, whole_group)
+    statement = _statement(shape, lambda: _totals_statement(by, user_id, group_name, whole_group))
     rows = _run(
         statement,
         {"span": span, "first": first, "last": last, **_owner_values(user_id, group_name)},
@@ -170,7 +180,9 @@ def usage_per(
     return found
 
 
-def _totals_statement(by: str | None, user_id: int | None, group_name: str | None):
+def _totals_statement(
+    by: str | None, user_id: int | None, group_name: str | None, whole_group: bool
+):
     t = UsageTotal
     owner_columns = {"user": [t.user_id], "group": [t.group_name]}.get(by, [])
     return (
@@ -187,9 +199,19 @@ def _totals_statement(by: str | None, user_id: int | None, group_name: str | Non
             t.start >= bindparam("first"),
             t.start <= bindparam("last"),
             *_where(t, user_id, group_name),
+            *_whose_rows(user_id, whole_group),
         )
         .group_by(*owner_columns, t.start, t.gpu_model)
     )
+
+
+def _whose_rows(user_id: int | None, whole_group: bool) -> list:
+    """A group's whole use is read from its own rows (one per day or month and model);
+    everything else from the people's rows, leaving the groups' own out of the sums."""
+    if user_id is not None:
+        return []  # a person's id is never WHOLE_GROUP
+    t = UsageTotal
+    return [t.user_id == WHOLE_GROUP] if whole_group else [t.user_id != WHOLE_GROUP]
 
 
 def _after(span: str, last: date) -> date:
@@ -328,12 +350,15 @@ def _marks_of_today(
     )
     elapsed = span * 3600.0
     found = []
+    models_of: dict[str | None, dict] = {}  # a few sets of models, among many owners
     for owner, group, gpu_text, count, since_sum, cores, cores_since, memory, memory_since in rows:
         # Hours held since each mark's start: the sum of (now - since), weighted by the rate.
         held = (count * elapsed - float(since_sum or 0)) / 3600.0
         core_hours = (float(cores or 0) * elapsed - float(cores_since or 0)) / 3600.0
         memory_hours = (float(memory or 0) * elapsed - float(memory_since or 0)) / 3600.0
-        gpus = json.loads(gpu_text) if gpu_text else {}
+        gpus = models_of.get(gpu_text)
+        if gpus is None:
+            gpus = models_of[gpu_text] = json.loads(gpu_text) if gpu_text else {}
         found.append(
             Interval(
                 owner,
