@@ -296,7 +296,7 @@ def _read_open(user_id: int | None, group_name: str | None, now: datetime) -> li
     return found
 
 
-def _seconds_after(column, start: datetime):
+def seconds_after(column, start: datetime):
     """``column`` - ``start`` in seconds, in the database's own date arithmetic."""
     if db.engine.dialect.name == "postgresql":
         return func.extract("epoch", column - start)
@@ -328,7 +328,7 @@ def _marks_of_today(
             cast(m.gpu_models, String).label("models"),
             m.cores,
             m.memory_gb,
-            _seconds_after(m.since, today).label("seconds"),
+            seconds_after(m.since, today).label("seconds"),
         )
         .where(*_where(m, user_id, group_name), m.since >= today, m.since < now)
         .subquery()
