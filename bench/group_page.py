@@ -77,7 +77,7 @@ def _fill(app) -> str:
     from app.quotas.budgets import set_budget
     from app.quotas.editing import set_limits
     from app.quotas.models import QuotaCharge
-    from app.quotas.usage_models import DAY, MONTH, UsageMark, UsageTotal
+    from app.quotas.usage_models import DAY, MONTH, WHOLE_GROUP, UsageMark, UsageTotal
 
     set_clock(lambda: NOW)
     rng = random.Random(31)
@@ -208,6 +208,17 @@ def _fill(app) -> str:
                 )
         for start in range(0, len(totals), 5_000):
             db.session.execute(UsageTotal.__table__.insert(), totals[start : start + 5_000])
+        # The group's own rows, as folding keeps them beside its members'.
+        db.session.execute(
+            db.text(
+                "INSERT INTO usage_totals (span, start, user_id, group_name, gpu_model, "
+                "core_hours, memory_gb_hours, gpu_hours) SELECT span, start, :whole, "
+                "group_name, gpu_model, SUM(core_hours), SUM(memory_gb_hours), SUM(gpu_hours) "
+                "FROM usage_totals WHERE group_name != '' GROUP BY span, start, group_name, "
+                "gpu_model"
+            ),
+            {"whole": WHOLE_GROUP},
+        )
         waiting = []
         for n in range(WAITING):
             created = NOW - timedelta(hours=WAITING - n)

@@ -61,6 +61,8 @@ class Deployment(db.Model):
             "keeps_failed_attempt",
             "runs_once",
         ),
+        # With the owner, launch time and id after them: the Group page's per-member counts
+        # and its newest-first pages of running deployments, from the index alone.
         Index(
             "ix_deployments_group_holding",
             "group_name",
@@ -68,6 +70,9 @@ class Deployment(db.Model):
             "status",
             "keeps_failed_attempt",
             "runs_once",
+            "user_id",
+            "created_at",
+            "id",
         ),
         # The list's application filter.
         Index(

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import String, cast, exists, func, literal, select
 from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import load_only
 
 from app.auth.models import User
 from app.clock import utcnow
@@ -26,6 +27,7 @@ from app.quotas.usage_models import MONTH
 from app.quotas.usage_totals import Hours, usage_per
 
 MEMBERS_SHOWN = 100
+SHOWN = (User.id, User.username, User.display_name, User.active, User.provider)
 
 
 def member_condition(group: str):
@@ -78,6 +80,9 @@ def members_page(group: str, page: int = 1, size: int = MEMBERS_SHOWN) -> Member
     people = list(
         db.session.scalars(
             select(User)
+            # What a member's row shows: the rest of a person's row (tokens, settings) is
+            # not read.
+            .options(load_only(*SHOWN, raiseload=True))
             .where(condition)
             .order_by(User.username, User.provider, User.id)
             .limit(size)

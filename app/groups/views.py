@@ -4,8 +4,6 @@ address carries them as they are."""
 
 from __future__ import annotations
 
-from urllib.parse import quote
-
 from flask import Blueprint, current_app, render_template, request, url_for
 from flask_login import current_user, login_required
 from werkzeug.routing import BuildError
@@ -14,6 +12,7 @@ from app.auth.managers import managed_groups
 from app.bounds import page_number
 from app.groups import access, members, reading
 from app.quotas.usage_charts import months_chart
+from app.quotas.usage_totals import one_reading
 
 bp = Blueprint("groups", __name__, url_prefix="/groups")
 # The page each member's limits are set on, once that page exists.
@@ -31,7 +30,12 @@ def index():
 @login_required
 def page(group: str):
     group = access.group_for(current_user, group)
-    shown = members.members_page(group, page_number(request.args.get("members")))
+    # The members' use, the chart and the budgets all read the group's use as of one instant,
+    # and what runs now once.
+    with one_reading():
+        shown = members.members_page(group, page_number(request.args.get("members")))
+        chart = months_chart(group_name=group)
+        budgets = reading.group_budgets(group)
     return render_template(
         "groups/page.html",
         group=group,
@@ -39,9 +43,9 @@ def page(group: str):
         member_limits=_member_limits_address(group),
         running=reading.running_deployments(group, page_number(request.args.get("running"))),
         waiting=reading.waiting_requests(group, page_number(request.args.get("waiting"))),
-        chart=months_chart(group_name=group),
+        chart=chart,
         limits=reading.group_limits(group),
-        budgets=reading.group_budgets(group),
+        budgets=budgets,
         page_link=_page_link(group),
     )
 
@@ -61,15 +65,20 @@ def _page_link(group: str):
 
 
 def _member_limits_address(group: str):
-    """A function giving each member's limits page, or None while the portal has none."""
+    """A function giving each member's limits page, or None while the portal has none. One
+    address is built and each name put into it as the route quotes it: a page of a hundred
+    members costs one build, not a hundred."""
     if MEMBER_LIMITS not in current_app.view_functions:
         return None
-    base = url_for("groups.page", group=group)
+    marker = "member-name"
+    try:
+        sample = url_for(MEMBER_LIMITS, group=group, username=marker)
+    except BuildError:  # named otherwise: the address the page is known by
+        sample = f"{url_for('groups.page', group=group)}/members/{marker}/limits"
+    head, tail = sample.rsplit(marker, 1)
+    quoted = current_app.url_map.converters["default"](current_app.url_map).to_url
 
     def address(username: str) -> str:
-        try:
-            return url_for(MEMBER_LIMITS, group=group, username=username)
-        except BuildError:  # named otherwise: the address the page is known by
-            return f"{base}/members/{quote(username, safe='')}/limits"
+        return f"{head}{quoted(username)}{tail}"
 
     return address

@@ -114,11 +114,13 @@ def fits_new_owner(taker: User, group: str | None, deployment: Deployment) -> No
     if short:
         raise DoesNotFit(misfit_words(short), group, assessments)
 
-    def others_ends(ids):
-        return {k: v for k, v in budget.lease_ends(ids).items() if k != deployment.id}
-
     checks = budget_left(
-        taker, group, charge, _hours_left(deployment), utcnow(), lease_ends=others_ends
+        taker,
+        group,
+        charge,
+        _hours_left(deployment),
+        utcnow(),
+        committed=budget.committed_hours(excluding=deployment.id),
     )
     over = [check for check in checks if not check.fits]
     if over:

@@ -8,8 +8,9 @@ model, GPUs of any model) times the hours of its lease that fall inside the peri
 calendar month, up to the renewal).
 
 ``committed``: the use still to come of what already runs, so that two launches admitted one
-after the other never together pass the budget. It is counted for the deployments whose lease
-end the caller gives (``lease_ends``); without it, what runs counts as used so far.
+after the other never together pass the budget. The caller says how much that is
+(``committed``: the hours an owner's running deployments will still use, up to their lease's
+end, which the leases know); without it, what runs counts as used so far.
 """
 
 from __future__ import annotations
@@ -252,26 +253,35 @@ def hours_used(hours: Hours, resource: str) -> float:
     return hours.core_hours if resource == CORE_HOURS else hours.gpu(model_of(resource))
 
 
-def _committed(
-    owner: dict, resource: str, now: datetime, until: datetime | None, lease_ends
-) -> float:
-    """The use still to come of what runs for ``owner``, up to the lease ends ``lease_ends``
-    gives (and up to ``until``, the renewal), in hours of ``resource``."""
-    if lease_ends is None:
-        return 0.0
-    where = [getattr(UsageMark, key) == value for key, value in owner.items()]
-    marks = db.session.execute(select(UsageMark.__table__).where(*where)).all()
-    ends = lease_ends([mark.deployment_id for mark in marks]) if marks else {}
-    total = 0.0
-    for mark in marks:
-        end = ends.get(mark.deployment_id)
-        if end is None:
-            continue
-        end = min(end, until) if until else end
-        hours = max((end - now) / timedelta(hours=1), 0.0)
-        rate = {"cores": mark.cores, "gpu_models": mark.gpu_models or {}}
-        total += hours * _rate(rate, resource)
-    return total
+# What the owner's running deployments will still use: ``committed(owner, now, until)``, the
+# owner given as the marks' columns ({"user_id": 7}, {"group_name": "physics"} or both), up
+# to ``until`` (None: to their ends).
+Committed = Callable[[dict, datetime, datetime | None], Hours]
+
+
+def committed_by_ends(
+    lease_ends: Callable[[Iterable[int]], Mapping[int, datetime | None]],
+) -> Committed:
+    """``committed`` worked out deployment by deployment from their ends (``lease_ends``: None
+    for one that never ends, which then counts only what it used)."""
+
+    def committed(owner: dict, now: datetime, until: datetime | None) -> Hours:
+        where = [getattr(UsageMark, key) == value for key, value in owner.items()]
+        marks = db.session.execute(select(UsageMark.__table__).where(*where)).all()
+        ends = lease_ends([mark.deployment_id for mark in marks]) if marks else {}
+        total = Hours()
+        for mark in marks:
+            end = ends.get(mark.deployment_id)
+            if end is None:
+                continue
+            end = min(end, until) if until else end
+            hours = max((end - now) / timedelta(hours=1), 0.0)
+            total.core_hours += mark.cores * hours
+            for model, count in (mark.gpu_models or {}).items():
+                total.gpu_hours[model] = total.gpu_hours.get(model, 0.0) + count * hours
+        return total
+
+    return committed
 
 
 def _budgets_met(person_id: int, group: str | None) -> list[UsageBudget]:
@@ -303,7 +313,7 @@ def budget_left(
     lease_hours: float | None,
     now: datetime | None = None,
     *,
-    lease_ends: Callable[[Iterable[int]], Mapping[int, datetime | None]] | None = None,
+    committed: Committed | None = None,
 ) -> list[BudgetCheck]:
     """Every budget a launch by ``person`` charged to ``group`` (None: none) meets (theirs,
     the group's, and theirs inside the group's): hours it
@@ -330,6 +340,16 @@ def budget_left(
         if _rate(request_resources, budget.resource) > 0
     ]
     checks = []
+    to_come: dict[tuple, Hours] = {}  # per owner and renewal: budgets of one owner share it
+
+    def committed_of(owner: dict, resource: str, until: datetime | None) -> float:
+        if committed is None:
+            return 0.0
+        key = (tuple(sorted(owner.items())), until)
+        if key not in to_come:
+            to_come[key] = committed(owner, now, until)
+        return hours_used(to_come[key], resource)
+
     for scope, (subject, label, owner) in owners.items():
         mine = [b for b in budgets if b.scope == scope]
         if not mine:
@@ -359,7 +379,7 @@ def budget_left(
                     period_days=budget.period_days,
                     budget=budget.hours,
                     used=used,
-                    committed=_committed(owner, budget.resource, now, renewal, lease_ends),
+                    committed=committed_of(owner, budget.resource, renewal),
                     needed=_rate(request_resources, budget.resource) * hours,
                     renews_on=renewal.date() if renewal else None,
                 )

@@ -23,7 +23,15 @@ from app.clock import utcnow
 from app.deployments.models import Deployment
 from app.extensions import db, listen_once
 from app.quotas.holding import holds
-from app.quotas.usage_models import CORES_ROW, DAY, MONTH, UsageMark, UsagePiece, UsageTotal
+from app.quotas.usage_models import (
+    CORES_ROW,
+    DAY,
+    MONTH,
+    WHOLE_GROUP,
+    UsageMark,
+    UsagePiece,
+    UsageTotal,
+)
 
 GB = 10**9
 HOUR = timedelta(hours=1)
@@ -151,19 +159,32 @@ def month_of(day: date) -> date:
 
 
 def _increments(pieces) -> dict[tuple, list[float]]:
-    """{(span, start, user, group, model): [core-hours, memory GB-hours, GPU-hours]}."""
+    """{(span, start, user, group, model): [core-hours, memory GB-hours, GPU-hours]}: the
+    person's rows in the group, and the group's own (``WHOLE_GROUP``) rows beside them."""
     sums: dict[tuple, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
     for piece in pieces:
+        people = (piece.user_id, WHOLE_GROUP) if piece.group_name else (piece.user_id,)
         for day, hours in spread(piece.start, piece.end):
             for span, start in ((DAY, day), (MONTH, month_of(day))):
-                owner = (span, start, piece.user_id, piece.group_name)
-                if piece.cores or piece.memory_gb:
-                    row = sums[(*owner, CORES_ROW)]
-                    row[0] += piece.cores * hours
-                    row[1] += piece.memory_gb * hours
-                for model, count in (piece.gpu_models or {}).items():
-                    sums[(*owner, model)][2] += count * hours
+                for person in people:
+                    owner = (span, start, person, piece.group_name)
+                    if piece.cores or piece.memory_gb:
+                        row = sums[(*owner, CORES_ROW)]
+                        row[0] += piece.cores * hours
+                        row[1] += piece.memory_gb * hours
+                    for model, count in (piece.gpu_models or {}).items():
+                        sums[(*owner, model)][2] += count * hours
     return sums
+
+
+def add_to_totals(span: str, start: date, user_id: int, group_name: str, **hours) -> None:
+    """Add hours (``core_hours``, ``memory_gb_hours``, ``gpu_hours`` of ``gpu_model``) to one
+    person's total, and to their group's own total, as folding does: for an operator's
+    correction or a portal's history written in bulk. Not committed."""
+    model = hours.get("gpu_model", CORES_ROW)
+    value = [hours.get(key, 0.0) for key in ("core_hours", "memory_gb_hours", "gpu_hours")]
+    people = (user_id, WHOLE_GROUP) if group_name else (user_id,)
+    _upsert({(span, start, person, group_name, model): list(value) for person in people})
 
 
 def _upsert(increments: dict[tuple, list[float]]) -> None:

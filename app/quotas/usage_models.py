@@ -22,17 +22,22 @@ from app.extensions import db
 DAY, MONTH = "day", "month"
 # The ``gpu_model`` of the row that carries core-hours and memory (GB-hours).
 CORES_ROW = ""
+# The ``user_id`` of a group's own total: the sum of its members' rows, kept beside them so
+# that a group's use is read from one row per day or month, however many people it has.
+WHOLE_GROUP = 0
 
 
 class UsageTotal(db.Model):
     """Hours used by one person in one group (``""``: none) in one day or month (UTC): the
     row of ``gpu_model`` ``""`` carries core-hours and memory GB-hours, each model's row its
-    GPU-hours."""
+    GPU-hours. Rows of ``user_id`` WHOLE_GROUP carry each group's own sum (never for
+    ``""``); sums over people leave them out."""
 
     __tablename__ = "usage_totals"
     __table_args__ = (
         Index("ix_usage_totals_user", "span", "user_id", "start"),
-        Index("ix_usage_totals_group", "span", "group_name", "start"),
+        # A group's own rows first, then its members': see WHOLE_GROUP.
+        Index("ix_usage_totals_group", "span", "group_name", "user_id", "start"),
     )
 
     span: Mapped[str] = mapped_column(String(5), primary_key=True)

@@ -10,6 +10,8 @@ sum over deployments.
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
@@ -18,7 +20,15 @@ from sqlalchemy import String, bindparam, cast, func, select
 from app.clock import utcnow
 from app.extensions import db
 from app.quotas.usage_marks import month_of, spread
-from app.quotas.usage_models import CORES_ROW, DAY, MONTH, UsageMark, UsagePiece, UsageTotal
+from app.quotas.usage_models import (
+    CORES_ROW,
+    DAY,
+    MONTH,
+    WHOLE_GROUP,
+    UsageMark,
+    UsagePiece,
+    UsageTotal,
+)
 
 
 @dataclass
@@ -90,6 +100,36 @@ def _owner(row, by: str | None):
     return None
 
 
+@dataclass
+class _Reading:
+    now: datetime
+    opened: dict = field(default_factory=dict)
+
+
+_READING: ContextVar[_Reading | None] = ContextVar("usage_reading", default=None)
+
+
+@contextmanager
+def one_reading(now: datetime | None = None):
+    """Within the block, usage is read as of one instant (``now``), and each owner's open
+    part (``open_intervals``) is read from the database once: a page that shows the same
+    owner's use several ways (a chart, a table per member, budgets) pays for it once. The
+    figures are those of reading each at ``now``."""
+    reading = _Reading(now or utcnow())
+    token = _READING.set(reading)
+    try:
+        yield reading.now
+    finally:
+        _READING.reset(token)
+
+
+def _now(now: datetime | None) -> datetime:
+    if now is not None:
+        return now
+    reading = _READING.get()
+    return reading.now if reading else utcnow()
+
+
 def usage_per(
     span: str,
     first: date,
@@ -116,8 +156,10 @@ def usage_per(
             found[key] = Hours()
         return found[key]
 
-    shape = ("totals", by, user_id is not None, group_name is not None)
-    statement = _statement(shape, lambda: _totals_statement(by, user_id, group_name))
+    # A group's whole use comes from its own rows; use charged to no group ("") has none.
+    whole_group = bool(group_name) and user_id is None and by is None
+    shape = ("totals", by, user_id is not None, group_name is not None, whole_group)
+    statement = _statement(shape, lambda: _totals_statement(by, user_id, group_name, whole_group))
     rows = _run(
         statement,
         {"span": span, "first": first, "last": last, **_owner_values(user_id, group_name)},
@@ -138,7 +180,9 @@ def usage_per(
     return found
 
 
-def _totals_statement(by: str | None, user_id: int | None, group_name: str | None):
+def _totals_statement(
+    by: str | None, user_id: int | None, group_name: str | None, whole_group: bool
+):
     t = UsageTotal
     owner_columns = {"user": [t.user_id], "group": [t.group_name]}.get(by, [])
     return (
@@ -155,9 +199,19 @@ def _totals_statement(by: str | None, user_id: int | None, group_name: str | Non
             t.start >= bindparam("first"),
             t.start <= bindparam("last"),
             *_where(t, user_id, group_name),
+            *_whose_rows(user_id, whole_group),
         )
         .group_by(*owner_columns, t.start, t.gpu_model)
     )
+
+
+def _whose_rows(user_id: int | None, whole_group: bool) -> list:
+    """A group's whole use is read from its own rows (one per day or month and model);
+    everything else from the people's rows, leaving the groups' own out of the sums."""
+    if user_id is not None:
+        return []  # a person's id is never WHOLE_GROUP
+    t = UsageTotal
+    return [t.user_id == WHOLE_GROUP] if whole_group else [t.user_id != WHOLE_GROUP]
 
 
 def _after(span: str, last: date) -> date:
@@ -189,7 +243,17 @@ def open_intervals(
     carrying their hours over today so far, rather than read one by one (a group running five
     thousand deployments has as many marks). Older marks, which a late worker leaves, are read
     one by one and spread over their days."""
-    now = now or utcnow()
+    now = _now(now)
+    reading = _READING.get()
+    if reading is None or reading.now != now:
+        return _read_open(user_id, group_name, now)
+    key = (user_id, group_name)
+    if key not in reading.opened:
+        reading.opened[key] = _read_open(user_id, group_name, now)
+    return reading.opened[key]
+
+
+def _read_open(user_id: int | None, group_name: str | None, now: datetime) -> list[Interval]:
     found = []
     values = _owner_values(user_id, group_name)
     shape = (user_id is not None, group_name is not None)
@@ -232,13 +296,18 @@ def open_intervals(
     return found
 
 
-def _seconds_after(column, start: datetime):
+def seconds_after(column, start: datetime):
     """``column`` - ``start`` in seconds, in the database's own date arithmetic."""
     if db.engine.dialect.name == "postgresql":
         return func.extract("epoch", column - start)
     # julianday counts days in a double: rounded to the millisecond, a whole hour stays whole.
-    days = func.julianday(column) - func.julianday(start.isoformat(sep=" "))
+    # ``start``'s own day number is worked out here, not once per row.
+    days = func.julianday(column) - (_JULIAN_EPOCH + (start - _EPOCH) / timedelta(days=1))
     return func.round(days * 86400.0, 3)
+
+
+_EPOCH = datetime(1970, 1, 1)
+_JULIAN_EPOCH = 2440587.5  # julianday('1970-01-01')
 
 
 def _marks_of_today(
@@ -250,32 +319,46 @@ def _marks_of_today(
     if span <= 0:
         return []
     m = UsageMark
-    seconds = _seconds_after(m.since, today)
-    models = cast(m.gpu_models, String)
-    rows = db.session.execute(
+    # Each mark's seconds since midnight are worked out once, in a subquery, and summed
+    # three ways.
+    marks = (
         select(
             m.user_id,
             m.group_name,
-            models,
-            func.count(),
-            func.sum(seconds),
-            func.sum(m.cores),
-            func.sum(m.cores * seconds),
-            func.sum(m.memory_gb),
-            func.sum(m.memory_gb * seconds),
+            cast(m.gpu_models, String).label("models"),
+            m.cores,
+            m.memory_gb,
+            seconds_after(m.since, today).label("seconds"),
         )
         .where(*_where(m, user_id, group_name), m.since >= today, m.since < now)
-        .group_by(m.user_id, m.group_name, models),
+        .subquery()
+    )
+    seconds = marks.c.seconds
+    rows = db.session.execute(
+        select(
+            marks.c.user_id,
+            marks.c.group_name,
+            marks.c.models,
+            func.count(),
+            func.sum(seconds),
+            func.sum(marks.c.cores),
+            func.sum(marks.c.cores * seconds),
+            func.sum(marks.c.memory_gb),
+            func.sum(marks.c.memory_gb * seconds),
+        ).group_by(marks.c.user_id, marks.c.group_name, marks.c.models),
         _owner_values(user_id, group_name),
     )
     elapsed = span * 3600.0
     found = []
+    models_of: dict[str | None, dict] = {}  # a few sets of models, among many owners
     for owner, group, gpu_text, count, since_sum, cores, cores_since, memory, memory_since in rows:
         # Hours held since each mark's start: the sum of (now - since), weighted by the rate.
         held = (count * elapsed - float(since_sum or 0)) / 3600.0
         core_hours = (float(cores or 0) * elapsed - float(cores_since or 0)) / 3600.0
         memory_hours = (float(memory or 0) * elapsed - float(memory_since or 0)) / 3600.0
-        gpus = json.loads(gpu_text) if gpu_text else {}
+        gpus = models_of.get(gpu_text)
+        if gpus is None:
+            gpus = models_of[gpu_text] = json.loads(gpu_text) if gpu_text else {}
         found.append(
             Interval(
                 owner,
@@ -298,7 +381,7 @@ def used_since(
     now: datetime | None = None,
 ) -> Hours:
     """Hours used from ``start`` (the first instant of a day) to ``now``, in total."""
-    now = now or utcnow()
+    now = _now(now)
     total = Hours()
     whole_months = start.day == 1
     span = MONTH if whole_months else DAY

@@ -14,7 +14,8 @@ from app.extensions import db
 from app.notifications.models import MAIL_QUEUED, Notification
 from app.quotas.budgets import set_budget
 from app.quotas.models import GROUP, USER
-from app.quotas.usage_models import DAY, BudgetWarning, UsageTotal
+from app.quotas.usage_marks import add_to_totals
+from app.quotas.usage_models import DAY, BudgetWarning
 from tests.conftest import TEST_CONFIG
 from tests.notifications import budget_warning_worker
 from tests.notifications.conftest import Portal
@@ -35,18 +36,7 @@ def _seed(portal: Portal) -> tuple[list[int], list[int]]:
             group = f"group-{number}"
             for manager in managers:
                 name_manager(group, db.session.get(User, manager), named_by="admin")
-            db.session.add(
-                UsageTotal(
-                    span=DAY,
-                    start=today,
-                    user_id=ada,
-                    group_name=group,
-                    gpu_model="",
-                    core_hours=100.0,
-                    memory_gb_hours=0.0,
-                    gpu_hours=0.0,
-                )
-            )
+            add_to_totals(DAY, today, ada, group, core_hours=100.0)
             db.session.commit()
             # A rolling window: today is always inside it, whatever the day of the month.
             set_budget(None, GROUP, group, "cores", 100, 30, "term")

@@ -8,7 +8,7 @@ import pytest
 from app.auth.models import User
 from app.clock import set_clock
 from app.extensions import db
-from app.quotas.budgets import budget_left, set_budget
+from app.quotas.budgets import budget_left, committed_by_ends, set_budget
 from app.quotas.models import GROUP, USER
 from app.quotas.usage_models import CORE_HOURS
 from tests.quotas.conftest import charge
@@ -125,7 +125,7 @@ def test_what_runs_counts_for_the_rest_of_its_lease_when_the_lease_ends_are_give
         "physics",
         charge(gpus=1, gpu_models={"A100": 1}),
         24,
-        lease_ends=lambda ids: {i: ends.get(i) for i in ids},
+        committed=committed_by_ends(lambda ids: {i: ends.get(i) for i in ids}),
     )
     # 30 - 2 used - 8 to come = 20 left; 24 needed.
     assert [(needed, left, ok) for _, _, needed, left, ok, _ in found] == [(24.0, 20.0, False)]
@@ -264,3 +264,62 @@ def test_an_overrun_is_answered_to_scripts_as_a_budget_problem_with_the_numbers(
     (numbers,) = body["budget"]
     assert numbers["needed_hours"] == 48.0 and numbers["left_hours"] == 20.0
     assert numbers["renews_on"] == "2026-12-01" and numbers["period"] == "month"
+
+
+def test_what_runs_is_summed_in_the_database_as_it_is_deployment_by_deployment(quotas, clock):
+    """The launch's sum of what runs will still use (``committed_hours``: a few grouped rows)
+    gives what working it out from each deployment's end gives (``committed_by_ends`` with
+    the leases' own ``lease_ends``), for every kind of end: a lease's end, a moved deletion,
+    a lease not started (its length from now), no lease yet (its policy's default), no end."""
+    from app.launch.constraints.budget import committed_hours, lease_ends
+    from app.leases.models import WAITING, Lease
+    from app.leases.editing import set_policy
+
+    user = quotas.user(groups=["physics"])
+    clock.at = NOW - timedelta(hours=2)
+    a100 = charge(cores=4, gpus=1, gpu_models={"A100": 1})
+    two = charge(cores=8, gpus=2, gpu_models={"A100": 1, "T4": 1})
+    ids = [quotas.hold(user, c, group_name="physics") for c in (a100, two, a100, two, a100)]
+    quotas.hold(user, charge(cores=2))  # charged to no group: not the group's
+    clock.at = NOW
+    with quotas.app.app_context():
+        set_policy(None, None, None, {"default": 300}, "test")
+        db.session.add_all(
+            [
+                Lease(
+                    deployment_id=ids[0],
+                    state="running",
+                    minutes=600,
+                    ends_at=NOW + timedelta(hours=10),
+                ),
+                Lease(
+                    deployment_id=ids[1],
+                    state="running",
+                    minutes=600,
+                    ends_at=NOW + timedelta(hours=3),
+                    delete_at=NOW + timedelta(hours=4),
+                ),
+                Lease(deployment_id=ids[2], state=WAITING, minutes=90),
+                Lease(deployment_id=ids[3], state="running", minutes=None),  # never ends
+            ]
+        )  # ids[4]: no lease yet, the policy's default (5 hours) from now
+        db.session.commit()
+    for owner in (
+        {"group_name": "physics"},
+        {"user_id": user},
+        {"user_id": user, "group_name": "physics"},
+    ):
+        for until in (None, NOW + timedelta(hours=2)):
+            with quotas.app.app_context():
+                summed = committed_hours()(owner, NOW, until)
+                one_by_one = committed_by_ends(lease_ends)(owner, NOW, until)
+                assert round(summed.core_hours, 6) == round(one_by_one.core_hours, 6)
+                assert {m: round(h, 6) for m, h in summed.gpu_hours.items()} == {
+                    m: round(h, 6) for m, h in one_by_one.gpu_hours.items()
+                }
+    with quotas.app.app_context():
+        whole = committed_hours()({"group_name": "physics"}, NOW, None)
+        # 10 h + 4 h (its deletion) + 1.5 h + 5 h of A100; 4 h of T4.
+        assert (round(whole.gpu("A100"), 6), round(whole.gpu("T4"), 6)) == (20.5, 4.0)
+        others = committed_hours(excluding=ids[0])({"group_name": "physics"}, NOW, None)
+        assert round(others.gpu("A100"), 6) == 10.5

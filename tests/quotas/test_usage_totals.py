@@ -213,3 +213,38 @@ def test_usage_rebuilt_from_the_records_matches_what_was_kept_as_it_ran(quotas, 
     assert "1 finished stretches written down, 1 running deployments marked." in result.output
     assert day_hours(quotas, *week, user_id=user) == kept
     assert leftovers(quotas) == (1, 0)
+
+
+def test_a_groups_own_totals_are_its_members_sums_and_never_counted_twice(quotas, clock):
+    """Folding keeps each group's own rows beside its members'. The group's use is read from
+    them, and sums over people (everyone, per person, per group) leave them out."""
+    ada, bob = quotas.user(groups=["physics"]), quotas.user(groups=["physics"])
+    quotas.hold(ada, charge(cores=2, gpus=1, gpu_models={"A100": 1}), group_name="physics")
+    quotas.hold(bob, charge(cores=3), group_name="physics")
+    quotas.hold(bob, charge(cores=5))  # charged to no group
+    clock.move(hours=30)  # across midnight: pieces of two days
+    fold(quotas)
+    clock.move(hours=2)
+    fold(quotas)
+    first, last = START.date(), (START + timedelta(hours=32)).date()
+    physics = day_hours(quotas, first, last, group_name="physics")
+    assert physics == {
+        first: (5 * 14.0, 0.0, {"A100": 14.0}),
+        last: (5 * 18.0, 0.0, {"A100": 18.0}),
+    }
+    assert day_hours(quotas, first, last, group_name="") == {
+        first: (5 * 14.0, 0.0, {}),
+        last: (5 * 18.0, 0.0, {}),
+    }
+    with quotas.app.app_context():
+        october = date(2026, 10, 1)
+        everyone = usage_per(MONTH, first, last)
+        assert round(everyone[october].core_hours, 6) == 10 * 32.0
+        per_group = usage_per(MONTH, first, last, by="group")
+        assert round(per_group[("physics", october)].core_hours, 6) == 5 * 32.0
+        assert round(per_group[("", october)].core_hours, 6) == 5 * 32.0
+        per_person = usage_per(MONTH, first, last, by="user", group_name="physics")
+        assert set(owner for owner, _month in per_person) == {ada, bob}
+        assert round(per_person[(bob, october)].core_hours, 6) == 3 * 32.0
+        month = used_since(datetime(2026, 10, 1), group_name="physics")
+        assert (round(month.core_hours, 6), round(month.gpu("A100"), 6)) == (160.0, 32.0)

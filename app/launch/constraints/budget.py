@@ -1,8 +1,8 @@
 """The budgets over a period (``app.quotas.budgets``): a launch is charged its projected use,
 its rate for the hours of its lease, against what is left of each budget of the person and of
 the group it is charged to. Running deployments count what they will still use up to their
-lease's end (``lease_ends``), so launches admitted one after the other never together pass a
-budget (the decision is taken under the quotas' locks, and this reads under them).
+lease's end (``committed_hours``), so launches admitted one after the other never together
+pass a budget (the decision is taken under the quotas' locks, and this reads under them).
 
 The hours charged: the lease chosen at launch; with none chosen, the policy's default (what
 the lease starts with once the deployment is ready); a launch that never expires is charged
@@ -16,12 +16,13 @@ budget has room again. Otherwise it is refused (OverBudget: the API's problem ``
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from flask import current_app
 from flask_babel import gettext as _
-from sqlalchemy import select
+from sqlalchemy import String, and_, case, cast, func, select
 
 from app.caches import remembered, value_key
 from app.clock import utcnow
@@ -34,10 +35,11 @@ from app.leases.operations import check_choice
 from app.leases.policy import resolve, resolver
 from app.lines import settings, wording
 from app.lines.places import Line
-from app.quotas.budgets import BudgetCheck, budget_left
+from app.quotas.budgets import BudgetCheck, Committed, budget_left
 from app.quotas.errors import OverBudget
 from app.quotas.models import GROUP, USER
-from app.quotas.usage_models import CORE_HOURS
+from app.quotas.usage_models import CORE_HOURS, UsageMark
+from app.quotas.usage_totals import Hours, seconds_after
 
 KIND = "budget"
 
@@ -85,6 +87,82 @@ def lease_ends(deployment_ids: Iterable[int]) -> dict[int, datetime | None]:
     return ends
 
 
+def committed_hours(excluding: int | None = None) -> Committed:
+    """What an owner's running deployments (but ``excluding``) will still use, up to their
+    ends as ``lease_ends`` gives them and up to ``until``: summed in the database per set of
+    GPU models, and per template and group for those with no lease yet (whose end is their
+    policy's default), so that a group running thousands costs a few rows, not thousands."""
+
+    def committed(owner: dict, now: datetime, until: datetime | None) -> Hours:
+        m = UsageMark
+        cap = (until - now).total_seconds() if until else None
+        end = func.coalesce(Lease.delete_at, Lease.ends_at)
+        seconds = case(
+            (Lease.ends_at.is_not(None), seconds_after(end, now)),
+            (and_(Lease.state == WAITING, Lease.minutes > 0), Lease.minutes * 60.0),
+            else_=0.0,
+        )
+        seconds = _at_least_zero(seconds if cap is None else _at_most(seconds, cap))
+        no_lease = Lease.deployment_id.is_(None)
+        models = cast(m.gpu_models, String)
+        where = [getattr(m, key) == value for key, value in owner.items()]
+        if excluding is not None:
+            where.append(m.deployment_id != excluding)
+        rows = db.session.execute(
+            select(
+                models,
+                no_lease,
+                case((no_lease, Deployment.template_slug)),
+                case((no_lease, Deployment.group_name)),
+                func.count(),
+                func.sum(m.cores),
+                func.sum(seconds),
+                func.sum(m.cores * seconds),
+            )
+            .select_from(m)
+            .join(Deployment, Deployment.id == m.deployment_id)
+            .outerjoin(Lease, Lease.deployment_id == m.deployment_id)
+            .where(*where)
+            .group_by(
+                models,
+                no_lease,
+                case((no_lease, Deployment.template_slug)),
+                case((no_lease, Deployment.group_name)),
+            )
+        )
+        total, policy_of, parsed = Hours(), None, {}
+        for text, unleased, slug, group, count, cores, summed, core_seconds in rows:
+            if text not in parsed:
+                parsed[text] = json.loads(text) if text else {}
+            if unleased:  # ends at its policy's default from now, if its policy expires
+                policy_of = policy_of or resolver()
+                policy = policy_of(slug, group)
+                if not policy.expires:
+                    continue
+                each = policy.default * 60.0
+                each = max(min(each, cap), 0.0) if cap is not None else each
+                summed, core_seconds = count * each, float(cores or 0) * each
+            total.core_hours += float(core_seconds or 0) / 3600
+            for model, number in (parsed[text] or {}).items():
+                hours = float(number) * float(summed or 0) / 3600
+                total.gpu_hours[model] = total.gpu_hours.get(model, 0.0) + hours
+        return total
+
+    return committed
+
+
+def _at_most(expression, cap: float):
+    if db.engine.dialect.name == "postgresql":
+        return func.least(expression, cap)
+    return func.min(expression, cap)  # SQLite's min of several values
+
+
+def _at_least_zero(expression):
+    if db.engine.dialect.name == "postgresql":
+        return func.greatest(expression, 0.0)
+    return func.max(expression, 0.0)
+
+
 def checks_of(claim: Claim) -> list[BudgetCheck]:
     """Every budget the claim meets, the binding ones first (``budget_left``). Inside
     ``app.caches.remembering`` (the launch box, which shows them after weighing the claim)
@@ -102,7 +180,7 @@ def checks_of(claim: Claim) -> list[BudgetCheck]:
 def _checks_of(claim: Claim) -> list[BudgetCheck]:
     hours = lease_hours(claim.template_slug, claim.group_name, claim.lease_minutes)
     return budget_left(
-        claim.user, claim.group_name, claim.charge, hours, utcnow(), lease_ends=lease_ends
+        claim.user, claim.group_name, claim.charge, hours, utcnow(), committed=committed_hours()
     )
 
 
@@ -176,7 +254,7 @@ def extension_check(deployment: Deployment, lease: Lease, new_end: datetime, now
         deployment.charge or {},
         added,
         now,
-        lease_ends=lease_ends,
+        committed=committed_hours(),
     )
     over = [check for check in checks if not check.fits]
     if over:
