@@ -62,23 +62,18 @@ def site_usage(
     window = (datetime.combine(first, datetime.min.time()), min(window_end, now))
     for interval in open_intervals(now=now):
         start, end = max(interval.start, window[0]), min(interval.end, window[1])
-        for month, hours in _months_crossed(start, end):
+        while start < end:
+            month = month_of(start.date())
+            stop = min(end, datetime.combine(_after(MONTH, month), datetime.min.time()))
+            hours = (stop - start) / HOUR
             cores, memory = interval.cores * hours, interval.memory_gb * hours
             gpus = [(model, count * hours) for model, count in interval.gpu_models.items()]
             _plus(_hours_of(found.months, month), cores, memory, gpus)
             if owned and owned[0] <= month <= owned[1]:
                 owner = (interval.user_id, interval.group_name, month)
                 _plus(_hours_of(found.owners, owner), cores, memory, gpus)
+            start = stop
     return found
-
-
-def _months_crossed(start: datetime, end: datetime):
-    """(first day, hours) of each calendar month (UTC) between ``start`` and ``end``."""
-    while start < end:
-        month = month_of(start.date())
-        stop = min(end, datetime.combine(_after(MONTH, month), datetime.min.time()))
-        yield month, (stop - start) / HOUR
-        start = stop
 
 
 def _plus(hours: Hours, cores: float, memory: float, gpus: list[tuple[str, float]]) -> None:
