@@ -296,7 +296,8 @@ QUOTA_UNCOUNTABLE_POLICY = "refuse"
 # GPU"`, see app/quotas/flavours.py); the sizes given here win over a template's.
 QUOTA_FLAVOURS = {}
 
-# Users per page of the operators' quota list.
+# Rows per page of the operators' lists of people: the quota list, and the usage page's tables
+# of people and of groups (ranked by use).
 QUOTA_USERS_PAGE_SIZE = 50
 
 # --- Launching and keeping deployments current --------------------------------------------------

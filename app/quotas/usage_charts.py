@@ -13,6 +13,7 @@ from app.auth.groups import normalise_group
 from app.auth.managers import manages
 from app.clock import utcnow
 from app.quotas.usage_models import DAY, MONTH
+from app.quotas.usage_site import SiteUsage
 from app.quotas.usage_totals import Hours, usage_per
 
 MONTHS_SHOWN = 12
@@ -155,3 +156,60 @@ def csv_rows(month: str, kind: str, owner: str, hours: Hours) -> Iterable[list]:
     yield [month, kind, owner, "memory_gb", f"{hours.memory_gb_hours:.2f}"]
     for model, value in sorted(hours.gpu_hours.items()):
         yield [month, kind, owner, f"gpu:{model}", f"{value:.2f}"]
+
+
+@dataclass
+class Ranked:
+    """One page of owners (user ids or group names) ranked by use: GPU-hours, then
+    core-hours, heaviest first; ``total`` owners in all, on ``pages`` pages."""
+
+    rows: list[tuple]  # (owner, Hours)
+    page: int
+    pages: int
+    total: int
+
+    @property
+    def has_previous(self) -> bool:
+        return self.page > 1
+
+    @property
+    def has_next(self) -> bool:
+        return self.page < self.pages
+
+
+def owners_in(site: SiteUsage, month: date) -> tuple[dict[int, Hours], dict[str, Hours]]:
+    """Hours per person and per group (charged to one) in ``month``, from ``site``'s owners."""
+    users: dict[int, Hours] = {}
+    groups: dict[str, Hours] = {}
+    for (user_id, group, start), hours in site.owners.items():
+        if start != month:
+            continue
+        add_to(users, user_id, hours)
+        if group:
+            add_to(groups, group, hours)
+    return users, groups
+
+
+def add_to(found: dict, key, hours: Hours) -> None:
+    """Add ``hours`` to ``found[key]`` (a copy of them when there is none yet)."""
+    total = found.get(key)
+    if total is None:
+        found[key] = Hours(hours.core_hours, hours.memory_gb_hours, dict(hours.gpu_hours))
+        return
+    total.core_hours += hours.core_hours
+    total.memory_gb_hours += hours.memory_gb_hours
+    for model, value in hours.gpu_hours.items():
+        total.gpu_hours[model] = total.gpu_hours.get(model, 0.0) + value
+
+
+def _by_use(item: tuple) -> tuple:
+    owner, hours = item
+    return -hours.gpu_total, -hours.core_hours, owner
+
+
+def ranked(per_owner: dict, page: int, size: int) -> Ranked:
+    """Page ``page`` (past the last: the last) of ``size`` owners of ``per_owner`` by use."""
+    order = sorted(per_owner.items(), key=_by_use)
+    pages = max((len(order) + size - 1) // size, 1)
+    page = min(max(page, 1), pages)
+    return Ranked(order[(page - 1) * size : page * size], page, pages, len(order))
