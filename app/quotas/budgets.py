@@ -15,7 +15,7 @@ end, which the leases know); without it, what runs counts as used so far.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
@@ -27,6 +27,7 @@ from app.clock import utcnow
 from app.extensions import db
 from app.formatting import format_decimal
 from app.hours_text import hours_text
+from app.quotas.commitments import Committed
 from app.quotas.errors import InvalidLimit
 from app.quotas.models import GROUP, IN_GROUP, USER, member_subject
 from app.quotas.usage_models import (
@@ -35,7 +36,6 @@ from app.quotas.usage_models import (
     DAY,
     GPU_HOURS,
     UsageBudget,
-    UsageMark,
 )
 from app.quotas.usage_totals import Hours, usage_per, used_since
 
@@ -251,37 +251,6 @@ def _rate(resources, resource: str) -> float:
 def hours_used(hours: Hours, resource: str) -> float:
     """The hours of ``resource`` (a budget's key) among ``hours`` used."""
     return hours.core_hours if resource == CORE_HOURS else hours.gpu(model_of(resource))
-
-
-# What the owner's running deployments will still use: ``committed(owner, now, until)``, the
-# owner given as the marks' columns ({"user_id": 7}, {"group_name": "physics"} or both), up
-# to ``until`` (None: to their ends).
-Committed = Callable[[dict, datetime, datetime | None], Hours]
-
-
-def committed_by_ends(
-    lease_ends: Callable[[Iterable[int]], Mapping[int, datetime | None]],
-) -> Committed:
-    """``committed`` worked out deployment by deployment from their ends (``lease_ends``: None
-    for one that never ends, which then counts only what it used)."""
-
-    def committed(owner: dict, now: datetime, until: datetime | None) -> Hours:
-        where = [getattr(UsageMark, key) == value for key, value in owner.items()]
-        marks = db.session.execute(select(UsageMark.__table__).where(*where)).all()
-        ends = lease_ends([mark.deployment_id for mark in marks]) if marks else {}
-        total = Hours()
-        for mark in marks:
-            end = ends.get(mark.deployment_id)
-            if end is None:
-                continue
-            end = min(end, until) if until else end
-            hours = max((end - now) / timedelta(hours=1), 0.0)
-            total.core_hours += mark.cores * hours
-            for model, count in (mark.gpu_models or {}).items():
-                total.gpu_hours[model] = total.gpu_hours.get(model, 0.0) + count * hours
-        return total
-
-    return committed
 
 
 def _budgets_met(person_id: int, group: str | None) -> list[UsageBudget]:

@@ -15,7 +15,7 @@ from sqlalchemy import bindparam, case, func, or_, select
 from app.clock import utcnow
 from app.extension_points import StateKey
 from app.quotas.usage_marks import month_of
-from app.quotas.usage_models import CORES_ROW, MONTH, UsageTotal
+from app.quotas.usage_models import CORES_ROW, MONTH, WHOLE_GROUP, UsageTotal
 from app.quotas.usage_totals import Hours, _after, _run, _statement, open_intervals
 
 HOUR = timedelta(hours=1)
@@ -121,6 +121,7 @@ def _span(t) -> list:
         t.span == bindparam("span"),
         t.start >= bindparam("first"),
         t.start <= bindparam("last"),
+        t.user_id != WHOLE_GROUP,  # the groups' own rows repeat their members'
     ]
 
 

@@ -8,7 +8,8 @@ import pytest
 from app.auth.models import User
 from app.clock import set_clock
 from app.extensions import db
-from app.quotas.budgets import budget_left, committed_by_ends, set_budget
+from app.quotas.budgets import budget_left, set_budget
+from app.quotas.commitments import committed_by_ends
 from app.quotas.models import GROUP, USER
 from app.quotas.usage_models import CORE_HOURS
 from tests.quotas.conftest import charge
@@ -272,8 +273,8 @@ def test_what_runs_is_summed_in_the_database_as_it_is_deployment_by_deployment(q
     the leases' own ``lease_ends``), for every kind of end: a lease's end, a moved deletion,
     a lease not started (its length from now), no lease yet (its policy's default), no end."""
     from app.launch.constraints.budget import committed_hours, lease_ends
-    from app.leases.models import WAITING, Lease
     from app.leases.editing import set_policy
+    from app.leases.models import WAITING, Lease
 
     user = quotas.user(groups=["physics"])
     clock.at = NOW - timedelta(hours=2)

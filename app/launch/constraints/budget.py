@@ -35,7 +35,8 @@ from app.leases.operations import check_choice
 from app.leases.policy import resolve, resolver
 from app.lines import settings, wording
 from app.lines.places import Line
-from app.quotas.budgets import BudgetCheck, Committed, budget_left
+from app.quotas.budgets import BudgetCheck, budget_left
+from app.quotas.commitments import Committed
 from app.quotas.errors import OverBudget
 from app.quotas.models import GROUP, USER
 from app.quotas.usage_models import CORE_HOURS, UsageMark
