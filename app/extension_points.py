@@ -198,9 +198,11 @@ BUDGET_WARNINGS: ExtensionPoint[object] = ExtensionPoint(
     notifications tell the person, or the managers of the group), in the order added.
 
     Fires in the worker's budgets pass, once per budget, period and threshold across every
-    host: only the pass that recorded the warning calls it, in the transaction that records
-    it. It must only add rows to the session (the pass commits them with the warning, or rolls
-    both back), and must not commit.""",
+    host (a rolling window's period is one crossing of the threshold, re-armed when its use
+    falls back 10 points below it: ``app.quotas.budget_warnings``): only the pass that
+    recorded the warning calls it, in the transaction that records it. It must only add rows
+    to the session (the pass commits them with the warning, or rolls both back), and must not
+    commit.""",
 )
 
 # --- The worker: what runs in the background --------------------------------------------------

@@ -41,7 +41,8 @@ def init_quotas(app: Flask) -> None:
             warn_once,
             every="DEPLOYMENTS_SYNC_TICK_SECONDS",
             budget=lambda config: 60,
-            claims="each budget's warning per period and threshold, recorded once across "
-            "hosts (insert, ON CONFLICT DO NOTHING); only the host that recorded it tells",
+            claims="each budget's warning per period (a month, or a rolling window's "
+            "crossing) and threshold, recorded once across hosts (insert, ON CONFLICT DO "
+            "NOTHING); only the host that recorded it tells",
         ),
     )

@@ -121,8 +121,12 @@ class UsageBudget(db.Model):
 class BudgetWarning(db.Model):
     """A warning given that a budget's use reached ``threshold`` per cent in one period: at
     most one per budget, period and threshold (the key), so that hosts racing to give it
-    insert it once and only the one that did tells anyone. ``hours`` is the amount it was
-    given at: a budget changed since is warned about afresh."""
+    insert it once and only the one that did tells anyone. ``hours`` and ``period_days`` are
+    the amount and period it was given at: a budget changed since is warned about afresh.
+
+    A rolling window's "period" is one crossing of the threshold: ``period_start`` is when
+    the previous crossing was re-armed (``rearmed_at``, set once the use fell back enough),
+    or the first instant of 1970 for the first one (``app.quotas.budget_warnings``)."""
 
     __tablename__ = "budget_warnings"
 
@@ -134,3 +138,5 @@ class BudgetWarning(db.Model):
     hours: Mapped[float] = mapped_column(Float)
     used: Mapped[float] = mapped_column(Float)
     warned_at: Mapped[datetime] = mapped_column(default=utcnow)
+    period_days: Mapped[int] = mapped_column(Integer, server_default="0")
+    rearmed_at: Mapped[datetime | None] = mapped_column(default=None)
