@@ -6,6 +6,10 @@ caller as themselves, acts for them with an identity of its own, or cannot be us
 An identity has a key (``identity_of``): "user:<id>" for calls in someone's own name,
 "service" for the portal's identity at a backend. The sync worker lists deployments by
 identity (``app.sync.identities``); a launch asks for its identity's listing soon.
+
+A deployment is held at its backend in the identity it was made with: every call about it
+is made as its holder (``holder_of``), its owner unless it was taken over, when the person
+who made it stays its holder.
 """
 
 from __future__ import annotations
@@ -39,11 +43,17 @@ def identity_of(user: User, backend: str) -> str:
     return registry.identity_key(backend, f"user:{user.id}" if own else SERVICE)
 
 
-def in_portal_name(user: User, backend: str) -> bool:
-    """Whether ``user``'s calls to ``backend`` are made in the portal's own name (its service
-    identity) rather than their own: then whoever owns a deployment there, the backend is
-    asked the same way, and the deployment may change hands."""
-    return split_key(identity_of(user, backend))[1] == SERVICE
+def holder_of(deployment) -> User:
+    """Whom every call about ``deployment`` at its backend is made as: the person it was made
+    there by, who stays its holder when someone else takes it over (a backend lets only a
+    deployment's maker act on it); its owner unless it changed hands."""
+    return deployment.backend_holder or deployment.user
+
+
+def holder_key(deployment) -> str:
+    """The key of the identity ``deployment`` is held in at its backend (``identity_of`` its
+    holder): the sync worker's listing that holds it."""
+    return identity_of(holder_of(deployment), deployment.backend)
 
 
 def split_key(key: str) -> tuple[str, str]:

@@ -92,6 +92,12 @@ class Deployment(db.Model):
     # Null until the orchestrator answers the create request (or sync finds its record).
     uuid: Mapped[str | None] = mapped_column(String(64), unique=True, nullable=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    # Whose identity its backend holds it in, when not its owner's: the person who made it
+    # there, kept when it was taken over (``app.launch.taking_over``), since a backend lets only
+    # a deployment's maker act on it. Null: its owner (``identity.holder_of``).
+    backend_holder_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), nullable=True, index=True
+    )
     # What the user called it. Kept by the portal only: the orchestrator's request has no
     # field for it.
     name: Mapped[str] = mapped_column(String(255), default="")
@@ -165,7 +171,8 @@ class Deployment(db.Model):
     shown_version: Mapped[int] = mapped_column(default=0, server_default="0")
     deleted_at: Mapped[datetime | None] = mapped_column(nullable=True)
 
-    user: Mapped[User] = relationship()
+    user: Mapped[User] = relationship(foreign_keys=[user_id])
+    backend_holder: Mapped[User | None] = relationship(foreign_keys=[backend_holder_id])
     events: Mapped[list["DeploymentEvent"]] = relationship(
         back_populates="deployment",
         order_by="DeploymentEvent.at, DeploymentEvent.id",

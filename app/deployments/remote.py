@@ -3,9 +3,10 @@ remove one deployment, and decides what each answer means for the portal's recor
 
 Whoever asks (the launch, a person on a page or through the API, a lease at its end) comes
 through here, so that a rule such as "what a busy answer to a delete means" has one owner. A
-deployment is served by the backend named in its record (``Deployment.backend``); the owner's
-identity is used for every call about it (``identity.backend_for``), since a backend lets only
-the owner act on a deployment. What the sync worker asks to follow the backends (an identity's
+deployment is served by the backend named in its record (``Deployment.backend``); the identity
+it was made with there is used for every call about it (``held_backend``), since a backend lets
+only a deployment's maker act on it: its owner's, or for one taken over, its holder's
+(``identity.holder_of``). What the sync worker asks to follow the backends (an identity's
 whole listing, many deployments' states at once) is its own (``app.sync.asking``).
 """
 
@@ -16,18 +17,24 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from flask import current_app, has_request_context, request
+from flask_babel import gettext as _
 
+from app.auth.errors import TokenUnavailable
 from app.auth.models import User
 from app.backends.base import Backend, BackendError, Busy, CreateRequest, NotFound, RemoteState
 from app.catalogue.served_types import imports_for_fetching_backends
 from app.deployments import identity, said
+from app.deployments.errors import DeploymentError
 from app.deployments.models import Deployment
 
 __all__ = [
     "Deleted",
+    "HolderUnavailable",
     "callback_url",
     "create",
     "delete",
+    "held_backend",
+    "holder_error",
     "log",
     "reset_delete",
     "resources",
@@ -63,10 +70,58 @@ def told_by_backend(name: str) -> Iterator[None]:
         raise
 
 
-def owner_backend(deployment: Deployment, *, quick: bool = False) -> Backend:
-    """The deployment's backend, acting as its owner (``quick``: a call a person waits for).
-    Raises DeploymentError when the owner has no way to call it."""
-    return identity.backend_for(deployment.user, deployment.backend, quick=quick)
+class HolderUnavailable(TokenUnavailable):
+    """The person a deployment taken over is held in at its backend (``identity.holder_of``)
+    cannot be called as now: their login expired and cannot be renewed, or the portal has no
+    way to call the backend for them. The message says so, naming them."""
+
+
+def _holder_words(deployment: Deployment, holder: User, token: bool) -> str:
+    if token:
+        return _(
+            "The %(backend)s holds this deployment in the name of %(holder)s, who made it there, "
+            "and acts on it only for them; their login has expired and can no longer be "
+            "renewed, so the portal cannot act on it there until %(holder)s logs in again.",
+            backend=deployment.runs_on,
+            holder=holder.username,
+        )
+    return _(
+        "The %(backend)s holds this deployment in the name of %(holder)s, who made it there, "
+        "and acts on it only for them; the portal has no way to call it for %(holder)s now.",
+        backend=deployment.runs_on,
+        holder=holder.username,
+    )
+
+
+@contextmanager
+def held_backend(deployment: Deployment, *, quick: bool = False) -> Iterator[Backend]:
+    """The deployment's backend, acting as its holder (``quick``: a call a person waits for),
+    its errors naming that backend (``told_by_backend``). Raises DeploymentError or
+    TokenUnavailable when its owner cannot call it, HolderUnavailable when it is held by
+    someone else who cannot be called as now."""
+    holder = identity.holder_of(deployment)
+    try:
+        with (
+            _told_by(deployment),
+            identity.backend_for(holder, deployment.backend, quick=quick) as backend,
+        ):
+            yield backend
+    except (TokenUnavailable, DeploymentError) as error:
+        said_for_it = holder_error(deployment, error)
+        if said_for_it is error:
+            raise
+        raise said_for_it from error
+
+
+def holder_error(deployment: Deployment, error: Exception) -> Exception:
+    """``error`` (TokenUnavailable or DeploymentError, met calling as the deployment's holder)
+    as it is said of ``deployment``: a HolderUnavailable naming the holder when it is held by
+    someone other than its owner, else ``error`` itself."""
+    holder = identity.holder_of(deployment)
+    if holder.id == deployment.user_id or isinstance(error, HolderUnavailable):
+        return error
+    token = isinstance(error, TokenUnavailable)
+    return HolderUnavailable(_holder_words(deployment, holder, token))
 
 
 def _portal_address() -> str | None:
@@ -126,12 +181,12 @@ def create(user: User, deployment: Deployment, inputs: dict) -> RemoteState:
 
 
 def delete(deployment: Deployment, *, force: bool = False) -> Deleted:
-    """Ask the deployment's backend, as its owner, to delete it (``force`` where the backend
+    """Ask the deployment's backend, as its holder, to delete it (``force`` where the backend
     can). Raises BackendError when it refused or did not answer (a Busy error with a retry
-    time included: nothing was deleted), TokenUnavailable or DeploymentError when the owner
-    cannot call it."""
+    time included: nothing was deleted), TokenUnavailable (HolderUnavailable among them) or
+    DeploymentError when its holder cannot be called as."""
     try:
-        with _told_by(deployment), owner_backend(deployment, quick=True) as backend:
+        with held_backend(deployment, quick=True) as backend:
             backend.delete(deployment.uuid, force=force and backend.capabilities().force_delete)
     except NotFound:
         return Deleted.GONE
@@ -143,26 +198,26 @@ def delete(deployment: Deployment, *, force: bool = False) -> Deleted:
 
 
 def reset_delete(deployment: Deployment) -> None:
-    """Reset a stuck delete, as the owner. Raises BackendError, TokenUnavailable,
+    """Reset a stuck delete, as its holder. Raises BackendError, TokenUnavailable,
     DeploymentError."""
-    with _told_by(deployment), owner_backend(deployment, quick=True) as backend:
+    with held_backend(deployment, quick=True) as backend:
         backend.reset_delete(deployment.uuid)
 
 
 def log(deployment: Deployment) -> said.Log:
     """The deployment's log, asked for now (short timeout), masked and bounded. Raises like
     ``reset_delete``."""
-    with _told_by(deployment), owner_backend(deployment, quick=True) as backend:
+    with held_backend(deployment, quick=True) as backend:
         return said.log(backend.log(deployment.uuid), backend.credentials())
 
 
 def resources(deployment: Deployment) -> list[dict]:
     """The deployment's machines and other resources, asked for now."""
-    with _told_by(deployment), owner_backend(deployment, quick=True) as backend:
+    with held_backend(deployment, quick=True) as backend:
         return backend.resources(deployment.uuid)
 
 
 def template(deployment: Deployment) -> str:
     """The template the backend holds for the deployment, asked for now."""
-    with _told_by(deployment), owner_backend(deployment, quick=True) as backend:
+    with held_backend(deployment, quick=True) as backend:
         return backend.template(deployment.uuid)

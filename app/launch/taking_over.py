@@ -1,13 +1,19 @@
 """Taking over a deployment whose owner's account is disabled: a co-owner, a manager of its
 group or an admin becomes its owner (``access.Action.TAKE_OVER`` says who may, and when).
 
-The deployment keeps running as it is; what changes is whose it is. It is charged from then
-on to the new owner, and to its group when they are in it (otherwise to the group they launch
-with by default), only if it fits that person's quota and group pool, and the budgets of each,
-for what is left of its lease, as a launch of it would be asked (``fits_new_owner``). The old
-owner's charge is released by the same change: usage is read from the deployments' records
-(``app.quotas.holding``), and the running usage totals follow ``user_id`` and ``group_name``
-from this moment (``app.quotas.usage_marks``): what it used before stays the old owner's.
+The deployment keeps running as it is; what changes is whose it is. Its backend goes on
+being asked about it as the identity it was made with (a backend lets only a deployment's
+maker act on it): the previous owner stays its holder there (``Deployment.backend_holder_id``,
+``identity.holder_of``), so that the new owner, the lease's end and the sync worker can still
+delete it, follow it and read its log.
+
+It is charged from then on to the new owner, and to its group when they are in it (otherwise
+to the group they launch with by default), only if it fits that person's quota and group
+pool, and the budgets of each, for what is left of its lease, as a launch of it would be asked
+(``fits_new_owner``). The old owner's charge is released by the same change: usage is read
+from the deployments' records (``app.quotas.holding``), and the running usage totals follow
+``user_id`` and ``group_name`` from this moment (``app.quotas.usage_marks``): what it used
+before stays the old owner's.
 
 Locks, in the order every launch from the line takes them: the deployment's row first (a
 second taker waits there, then finds it taken and is refused), then the new owner's and the
@@ -49,7 +55,8 @@ class TakenAlready(NotFound):
 
 
 class CannotTakeOver(NotAllowed):
-    """This deployment cannot change hands at all (see ``_blocker``); the message says why."""
+    """This deployment cannot change hands at all (see ``_blocker``: a request waiting in
+    line); the message says why."""
 
 
 class DoesNotFit(QuotaExceeded):
@@ -70,24 +77,13 @@ def charged_group(taker: User, deployment: Deployment) -> str | None:
     return chosen_group(taker, None)
 
 
-def _blocker(taker: User, deployment: Deployment) -> str | None:
-    """Why ``deployment`` cannot change hands, or None. A request waiting in line is not yet
-    charged anything; and a backend that was asked in its owner's own name lets only that
-    person act on it there, so another owner could never delete it."""
+def _blocker(deployment: Deployment) -> str | None:
+    """Why ``deployment`` cannot change hands, or None: a request waiting in line is not yet
+    charged anything, nor made anywhere."""
     if deployment.waiting:
         return _(
             "A request waiting in line cannot be taken over; launch it again as yourself "
             "instead. Nothing changed."
-        )
-    backend = deployment.backend
-    if not (
-        identity.in_portal_name(deployment.user, backend)
-        and identity.in_portal_name(taker, backend)
-    ):
-        return _(
-            "This deployment was made in its owner's own name at the place it runs, and only "
-            "they may act on it there, so it cannot be taken over; it ends with its lease. "
-            "Nothing changed."
         )
     return None
 
@@ -148,7 +144,7 @@ def take_over(taker: User, deployment_id: int) -> Deployment:
                 _("Someone else took this deployment over a moment ago; nothing changed.")
             )
         access.check(taker, deployment, Action.TAKE_OVER)
-        if blocker := _blocker(taker, deployment):
+        if blocker := _blocker(deployment):
             raise CannotTakeOver(blocker)
         group = charged_group(taker, deployment)
         lock_for_launch(taker.id, group)
@@ -168,6 +164,10 @@ def take_over(taker: User, deployment_id: int) -> Deployment:
                 "previous_group": old_group,
             },
         )
+        # Its backend still holds it in the name it was made with, and lets only that identity
+        # act on it: every call about it goes on being made as its holder.
+        holder = identity.holder_of(deployment)
+        deployment.backend_holder_id = None if holder.id == taker.id else holder.id
         deployment.user_id, deployment.group_name = taker.id, group
         db.session.execute(
             delete(DeploymentShare).where(

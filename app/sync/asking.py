@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from app.auth.errors import TokenUnavailable
 from app.backends.base import Backend, BackendError, RemoteState
-from app.deployments import identity, said
+from app.deployments import identity, remote, said
 from app.deployments.errors import DeploymentError
 from app.deployments.models import Deployment
 from app.deployments.remote import told_by_backend
@@ -85,21 +85,24 @@ def _ask(backends: _ThreadBackends, backend_id: str):
 
 def states_of(rows: list[Deployment], concurrency: int) -> Iterator[tuple[Deployment, object]]:
     """Each row with what its backend says of it now: a RemoteState, or the error met (a
-    BackendError, or TokenUnavailable/DeploymentError when its owner cannot call). At most
+    BackendError, or TokenUnavailable/DeploymentError when its holder, ``identity.holder_of``,
+    cannot be called as: HolderUnavailable, with words naming them, for one taken over). Rows
+    are asked in the identity that holds them, whoever owns them now. At most
     ``concurrency`` calls run at once, each thread with a backend of its own; everything
     touching the database stays in the caller's thread."""
-    grouped: dict[tuple[str, str], list[Deployment]] = defaultdict(list)
+    grouped: dict[str, list[Deployment]] = defaultdict(list)
     for row in rows:
-        grouped[(identity.identity_of(row.user, row.backend), row.backend)].append(row)
+        grouped[identity.holder_key(row)].append(row)
     jobs = []
     with ThreadPoolExecutor(max_workers=concurrency) as pool:
-        for (_key, name), members in grouped.items():
+        for members in grouped.values():
             try:
                 # The credentials are read here, in the thread owning the database session.
-                with identity.backend_for(members[0].user, name) as template_backend:
+                holder = identity.holder_of(members[0])
+                with identity.backend_for(holder, members[0].backend) as template_backend:
                     backends = _ThreadBackends(template_backend.thread_copies())
             except (TokenUnavailable, DeploymentError) as error:
-                jobs.extend((row, error) for row in members)
+                jobs.extend((row, remote.holder_error(row, error)) for row in members)
                 continue
             jobs.extend((row, pool.submit(_ask, backends, row.uuid)) for row in members)
         for row, job in jobs:

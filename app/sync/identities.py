@@ -1,10 +1,11 @@
-"""The identities the sync worker lists deployments in, at each backend in use, and the
-person a listing names as a deployment's maker. Keys and callers are ``app.deployments.identity``'s
+"""The identities the sync worker lists deployments in, at each backend in use, the
+deployments each holds (those made there in its name, whoever owns them now), and the person
+a listing names as a deployment's maker. Keys and callers are ``app.deployments.identity``'s
 (``identity_of``, ``backend_for``); the worker alone needs these."""
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import and_, func, or_, select
 
 from app.auth import oidc
 from app.auth.models import OAuthToken, User
@@ -16,12 +17,16 @@ from app.deployments.models import Deployment
 from app.errors import ConfigurationError
 from app.extensions import db
 
+# Who holds a deployment at its backend (``identity.holder_of``), as the database reads it.
+_HOLDER = func.coalesce(Deployment.backend_holder_id, Deployment.user_id)
+
 
 def listing_identities() -> list[str]:
     """Every identity whose deployments the sync worker lists, at each backend in use: users
-    with deployments, the service identity, and, at a backend that may hold deployments made
-    elsewhere in their name, users with stored tokens."""
-    pairs = set(db.session.execute(select(Deployment.user_id, Deployment.backend).distinct()))
+    holding deployments there (their owners, or the makers of those taken over), the service
+    identity, and, at a backend that may hold deployments made elsewhere in their name, users
+    with stored tokens."""
+    pairs = set(db.session.execute(select(_HOLDER, Deployment.backend).distinct()))
     for name in registry.NAMES:
         can = registry.kind(name).capabilities()
         # Where every login is trusted, nothing was made but through this portal, so only
@@ -37,6 +42,26 @@ def listing_identities() -> list[str]:
     }
     keys = {identity_of(users[user_id], name) for user_id, name in pairs if user_id in users}
     return sorted(keys)
+
+
+def held_by(key: str):
+    """Which deployments the identity ``key`` holds (a condition on ``Deployment``): those
+    held by that person, whoever owns them now, or for the service identity those held by
+    anyone who does not call with their own token. The backend ``key`` names is not part of
+    it."""
+    _name, key = split_key(key)
+    if key != SERVICE:
+        holders = [int(key.removeprefix("user:"))]
+    else:
+        holders = select(User.id)
+        names = [provider.name for provider in oidc.enabled_providers()]
+        if names:
+            holders = holders.where(User.provider.not_in(names))
+    # Spelled out rather than through ``_HOLDER``, so that each half reads an index.
+    return or_(
+        Deployment.backend_holder_id.in_(holders),
+        and_(Deployment.backend_holder_id.is_(None), Deployment.user_id.in_(holders)),
+    )
 
 
 def backend_for_identity(key: str) -> Backend | None:
@@ -62,8 +87,8 @@ def backend_for_identity(key: str) -> Backend | None:
 
 
 def owner_of(state: RemoteState, backend: str) -> User | None:
-    """The portal user ``backend`` names as the deployment's maker (its owner's subject and
-    issuer in ``state``), if any.
+    """The portal user ``backend`` names as the deployment's maker (its creator's subject and
+    issuer in ``state``), if any: its holder there, who owns it unless someone took it over.
 
     Only personal identities map to one person: deployments made with the service identity
     cannot be told apart by owner.

@@ -24,7 +24,6 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from app import claims
-from app.auth import oidc
 from app.auth.errors import TokenUnavailable
 from app.auth.models import User
 from app.backends.base import BackendError, NotFound
@@ -98,22 +97,10 @@ def claim_listings() -> list[str]:
     return keys
 
 
-def _owned_by(key: str):
-    """Whose rows ``key`` lists: one person's, or for the service identity everyone's who does
-    not call with their own token (at the backend ``key`` names)."""
-    _name, key = identity.split_key(key)
-    if key != identity.SERVICE:
-        return Deployment.user_id == int(key.removeprefix("user:"))
-    own = select(User.id)
-    names = _oidc_names()
-    if names:
-        own = own.where(User.provider.not_in(names))
-    return Deployment.user_id.in_(own)
-
-
 def _open_rows(key: str) -> tuple:
     return (
-        _owned_by(key),
+        # Its identity's rows: those held in it at the backend, whoever owns them now.
+        identities.held_by(key),
         Deployment.backend == identity.split_key(key)[0],
         Deployment.deleted.is_(False),
         # A request waiting in line (WAITING) was never sent anywhere: nothing to match.
@@ -153,12 +140,6 @@ def _changed(state, status: str, since: datetime | None) -> bool:
     if since is None or state.updated_at is None or state.phase != status:
         return True
     return state.updated_at >= since - _MATCH_WINDOW
-
-
-def _oidc_names() -> list[str]:
-    """Providers whose people call the orchestrator with their own token (none: everyone
-    is served by the service identity)."""
-    return [provider.name for provider in oidc.enabled_providers()]
 
 
 def list_identity(key: str) -> ListResult:

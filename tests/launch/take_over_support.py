@@ -97,7 +97,7 @@ class World:
 
 def service_app(make_app, closed_port_url, **settings):
     """A portal that calls the orchestrator in its own name for local accounts (a service
-    identity): whoever owns a deployment, it is asked the same way, so it may change hands."""
+    identity), at an address where nothing answers: taking over asks it nothing."""
     portal = make_app(
         ORCHESTRATOR_URL=closed_port_url,
         ORCHESTRATOR_SERVICE_IDENTITY={"token": "service-token"},

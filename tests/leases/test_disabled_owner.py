@@ -1,12 +1,14 @@
 """An owner's account disabled: their deployments are neither deleted nor stopped; they run
 until their lease ends, their co-owners are still warned and told, and the lease's end still
 deletes them. Taken over before that, the new owner is told instead, and the portal still
-deletes it at the lease's end (the orchestrator is asked in the portal's name either way)."""
+deletes it at the lease's end: the orchestrator is asked in the name it was made in (the
+portal's, or its maker's own token), and told in words when that login cannot be renewed."""
 
 from sqlalchemy import select
 
 from app.auth.models import User
 from app.auth.operations import set_active
+from app.auth.tokens import store_tokens
 from app.deployments import sharing
 from app.deployments.models import Deployment
 from app.extensions import db
@@ -88,3 +90,52 @@ def test_taken_over_it_is_the_new_owners_to_be_warned_of_and_still_deleted_at_it
     assert len(deletes) == 1 and deletes[0]["path"].endswith(row.uuid)
     told = _told(emulated.app, deployment_id)
     assert ("carla", "lease-warning") in told and ("olga", "lease-warning") not in told
+
+
+def test_made_with_its_owners_own_token_and_taken_over_it_is_deleted_at_its_end_with_it(
+    emulated, leases, clock
+):
+    leases.policy(default="3h", warn="1h", grace="30m")
+    olga, carla = emulated.oidc_user("olga"), emulated.oidc_user("carla")
+    deployment_id = leases.launch(olga)
+    leases.ready(deployment_id)
+    with emulated.app.app_context():
+        owner = db.session.get(User, olga)
+        sharing.share(owner, db.session.get(Deployment, deployment_id), "user", "carla", "co-owner")
+    _disable(emulated.app, olga)
+    with emulated.app.app_context():
+        taking_over.take_over(db.session.get(User, carla), deployment_id)
+    clock.move(minutes=181)
+    assert leases.expire().expired == 1
+    clock.move(minutes=31)
+    # Olga's token is renewed, or still good: the orchestrator deletes it for its maker only.
+    with emulated.app.app_context():
+        store_tokens(db.session.get(User, olga), "iam", {"access_token": "tok-olga"})
+    assert leases.expire().deleted == 1
+    row = emulated.row(deployment_id)
+    assert (row.user_id, row.backend_holder_id, row.status) == (carla, olga, "deleting")
+    deletes = [r for r in emulated.emulator.requests() if r["method"] == "DELETE"]
+    assert len(deletes) == 1 and deletes[0]["path"].endswith(row.uuid)
+
+
+def test_its_makers_login_gone_the_delete_at_its_end_says_so(emulated, leases, clock):
+    leases.policy(default="3h", warn="1h", grace="30m")
+    olga, carla = emulated.oidc_user("olga"), emulated.user("carla")
+    deployment_id = leases.launch(olga)
+    leases.ready(deployment_id)
+    with emulated.app.app_context():
+        owner = db.session.get(User, olga)
+        sharing.share(owner, db.session.get(Deployment, deployment_id), "user", "carla", "co-owner")
+    _disable(emulated.app, olga)
+    with emulated.app.app_context():
+        taking_over.take_over(db.session.get(User, carla), deployment_id)
+        # Her login expired, with nothing to renew it by.
+        store_tokens(db.session.get(User, olga), "iam", {"access_token": "x", "expires_in": 0})
+    clock.move(minutes=181)
+    assert leases.expire().expired == 1
+    clock.move(minutes=31)
+    assert leases.expire().delete_failed == 1
+    row = emulated.row(deployment_id)
+    assert row.status == "delete-failed" and not row.deleted
+    assert "in the name of olga, who made it there" in row.status_reason
+    assert [r for r in emulated.emulator.requests() if r["method"] == "DELETE"] == []
