@@ -24,10 +24,16 @@ CHANGED, VANISHED = 100, 10
 
 
 class ListedOrchestrator:
-    """The orchestrator's side of one listing: every deployment, as its list pages give them."""
+    """The orchestrator's side of one listing: every deployment, as its list pages give them
+    (an orchestrator client's calls that a listing makes)."""
+
+    sent_tokens: frozenset = frozenset()
 
     def __init__(self, records: list[dict]):
         self.records = {record["uuid"]: record for record in records}
+
+    def close(self) -> None:
+        pass
 
     def __enter__(self):
         return self
@@ -80,7 +86,7 @@ def build(url: str, folder: Path, total: int) -> list[dict]:
                     "parameters": {"num_cpus": 2},
                     "request_options": {},
                     "charge": {"cores": 2},
-                    "status": "CREATE_COMPLETE",
+                    "status": "ready",  # the portal's word for CREATE_COMPLETE
                     "outputs": {"node_ip": f"10.2.{n // 250 % 250}.{n % 250}"},
                     "created_at": old,
                     "submitted_at": old,
@@ -116,9 +122,10 @@ def timed_listing(url: str, folder: Path, records: list[dict]) -> tuple[float, i
     from sqlalchemy import event
 
     from app import create_app
+    from app.backends.paas.backend import PaasBackend
     from app.deployments import identity
     from app.extensions import db
-    from app.sync import listing
+    from app.sync import asking, listing
 
     config = {
         "SECRET_KEY": "bench-" + "x" * 40,
@@ -131,8 +138,9 @@ def timed_listing(url: str, folder: Path, records: list[dict]) -> tuple[float, i
     orchestrator = ListedOrchestrator(records)
     writes = []
     with app.app_context():
-        original = identity.client_for_identity
-        identity.client_for_identity = lambda _key, timeout=None: orchestrator
+        # The service identity's backend, asking the listing above instead of a server.
+        original = asking.backend_for_identity
+        asking.backend_for_identity = lambda _key: PaasBackend(orchestrator)
         event.listen(
             db.engine,
             "before_cursor_execute",
@@ -147,7 +155,7 @@ def timed_listing(url: str, folder: Path, records: list[dict]) -> tuple[float, i
             listing.list_identity(identity.SERVICE)
             elapsed = time.perf_counter() - started
         finally:
-            identity.client_for_identity = original
+            asking.backend_for_identity = original
         db.engine.dispose()
     return elapsed, sum(writes)
 
