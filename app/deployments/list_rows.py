@@ -104,6 +104,7 @@ def rows_for(
     copy_words = _naming(_("Copy %(what)s"), "what")
     delete_words = _naming(_("Delete %(name)s"), "name")
     when = moments()
+    cell = presenters.page_cells()
     detail_url = presenters.url_pattern("deployments.detail", "deployment_id")
     delete_url = presenters.url_pattern("deployments.confirm_delete", "deployment_id")
     row_panels = [(p.row_template, values) for p, values in deployment_panels if p.row_template]
@@ -146,7 +147,7 @@ def rows_for(
                 reason=reason,
                 reason_cut=_cut(reason) if reason else None,
                 created=when(deployment.created_at),
-                resources=presenters.resources_cell(deployment.charge),
+                resources=cell(deployment.charge),
                 link=link,
                 open_link=open_words(link.label) if link else None,
                 copy_link=copy_link_words(link.label) if link else None,
