@@ -197,35 +197,45 @@ def _own_list(viewer: User, filters: Filters) -> bool:
     return not filters.shared and (not viewer.is_admin or not filters.owner)
 
 
-def _whose(viewer: User, filters: Filters) -> tuple[list, dict]:
-    """Whose deployments, as conditions (none for everyone's) and the values of their bound
-    parameters: the viewer's own list names no value in its statements, which are kept."""
+def _whose(viewer: User, filters: Filters) -> list:
+    """Whose deployments, as conditions (none for everyone's). The viewer's own list names no
+    value in its statements (the viewer's id is the parameter ``viewer_id``): they are kept."""
     if _own_list(viewer, filters):
-        return [Deployment.user_id == bindparam("viewer_id")], {"viewer_id": viewer.id}
+        return [Deployment.user_id == bindparam("viewer_id")]
     owner = _owner_condition(viewer, filters.owner, filters.shared)
-    return ([] if owner is None else [owner]), {}
+    return [] if owner is None else [owner]
 
 
-def _conditions(viewer: User, filters: Filters) -> tuple[list, dict]:
-    """The list's conditions, and the values of their bound parameters. The viewer's own list
-    (the one everybody looks at) names no value in its statements: they are kept (``_kept``)."""
-    owner, values = _whose(viewer, filters)
-    conditions = [Deployment.deleted.is_(False), *owner]
+def _whose_values(viewer: User, filters: Filters) -> dict[str, Any]:
+    """The values of ``_whose``'s bound parameters."""
+    return {"viewer_id": viewer.id} if _own_list(viewer, filters) else {}
+
+
+def _values(viewer: User, filters: Filters) -> dict[str, Any]:
+    """The values of ``_conditions``' bound parameters."""
+    values = _whose_values(viewer, filters)
+    if filters.template:
+        values["template"] = filters.template
+    for number, word in enumerate(filters.text.split()):
+        pattern = word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        values[f"word_{number}"] = "%" + pattern + "%"
+    return values
+
+
+def _conditions(viewer: User, filters: Filters) -> list:
+    """The list's conditions, the values as bound parameters (``_values``)."""
+    conditions = [Deployment.deleted.is_(False), *_whose(viewer, filters)]
     if filters.status:
         conditions.append(Deployment.status.in_(STATUS_GROUPS[filters.status][1]))
         if filters.status in ONLY_JOBS:
             conditions.append(IS_JOB.is_(ONLY_JOBS[filters.status]))
     if filters.template:
         conditions.append(Deployment.template_slug == bindparam("template"))
-        values["template"] = filters.template
-    for number, word in enumerate(filters.text.split()):
-        key = f"word_{number}"
-        pattern = word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        values[key] = "%" + pattern + "%"
+    for number in range(len(filters.text.split())):
         conditions.append(
             or_(
                 *(
-                    column.ilike(bindparam(key), escape="\\")
+                    column.ilike(bindparam(f"word_{number}"), escape="\\")
                     for column in (
                         Deployment.name,
                         Deployment.template_name,
@@ -236,7 +246,7 @@ def _conditions(viewer: User, filters: Filters) -> tuple[list, dict]:
                 )
             )
         )
-    return conditions, values
+    return conditions
 
 
 # Statements of the viewer's own list, built once per shape and kept: building one, and the
@@ -296,9 +306,11 @@ def list_page(
         order = (column.asc(), Deployment.id.asc())
     else:
         order = (column.desc(), Deployment.id.desc())
-    conditions, values = _conditions(viewer, filters)
+    values = _values(viewer, filters)
     shape = ("page", *sort, *_narrowing(filters))
-    statement = _kept(viewer, filters, shape, lambda: _page_statement(conditions, order))
+    statement = _kept(
+        viewer, filters, shape, lambda: _page_statement(_conditions(viewer, filters), order)
+    )
     page = filters.page
     rows = db.session.execute(statement, {**values, "size": size, "offset": (page - 1) * size})
     rows = rows.all()
@@ -307,7 +319,9 @@ def list_page(
     else:
         # Past the end (an old link, a list that shrank): the count alone, then the last page.
         shape = ("count", *_narrowing(filters))
-        counting = _kept(viewer, filters, shape, lambda: _count_statement(conditions))
+        counting = _kept(
+            viewer, filters, shape, lambda: _count_statement(_conditions(viewer, filters))
+        )
         total = db.session.scalar(counting, values) or 0
         page = min(page, max((total + size - 1) // size, 1))
         if total and page != filters.page:
@@ -320,18 +334,17 @@ def list_page(
 
 def templates_of(viewer: User, filters: Filters) -> list[tuple[str, str]]:
     """(slug, name) of the templates the viewer's deployments (in the same scope) came from."""
-    owner, values = _whose(viewer, filters)
     statement = _kept(
         viewer,
         filters,
         ("templates",),
         lambda: (
             select(Deployment.template_slug, func.max(Deployment.template_name))
-            .where(Deployment.deleted.is_(False), *owner)
+            .where(Deployment.deleted.is_(False), *_whose(viewer, filters))
             .group_by(Deployment.template_slug)
         ),
     )
-    rows = db.session.execute(statement, values)
+    rows = db.session.execute(statement, _whose_values(viewer, filters))
     shown = [(slug, _in_reader_language(slug, name) or slug) for slug, name in rows]
     return sorted(shown, key=lambda row: row[1].lower())
 
@@ -359,8 +372,10 @@ def usernames(user_ids: set[int], known: User | None = None) -> dict[int, str]:
 def has_past_deployments(viewer: User, filters: Filters) -> bool:
     """Whether the list's owner (in ``filters``' scope) ever had a deployment, deleted ones
     included: an empty list then says "at the moment" rather than "yet"."""
-    owner, values = _whose(viewer, filters)
     statement = _kept(
-        viewer, filters, ("past",), lambda: select(Deployment.id).where(*owner).limit(1)
+        viewer,
+        filters,
+        ("past",),
+        lambda: select(Deployment.id).where(*_whose(viewer, filters)).limit(1),
     )
-    return db.session.scalar(statement, values) is not None
+    return db.session.scalar(statement, _whose_values(viewer, filters)) is not None
