@@ -282,9 +282,14 @@ def _count_statement(conditions: list):
     return select(func.count(Deployment.id)).where(*conditions)
 
 
-def _page_statement(conditions: list, order: tuple):
-    """One page of rows (``size`` from ``offset``), each with the count of them all: one
-    statement rather than two."""
+def _page_statement(conditions: list, sort: tuple[str, str]):
+    """One page of rows (``size`` from ``offset``) in the order ``sort`` names, each with the
+    count of them all: one statement rather than two."""
+    column = SORT_COLUMNS[sort[0]]
+    if sort[1] == "asc":
+        order = (column.asc(), Deployment.id.asc())
+    else:
+        order = (column.desc(), Deployment.id.desc())
     counted = _count_statement(conditions).scalar_subquery().correlate(None)
     return (
         select(Deployment, counted)
@@ -301,15 +306,10 @@ def list_page(
 ) -> ListPage:
     """The page of deployments ``viewer`` may see that ``filters`` asks for, in the order
     ``sort`` names (a key of SORT_COLUMNS and "asc" or "desc"; newest first by default)."""
-    column = SORT_COLUMNS[sort[0]]
-    if sort[1] == "asc":
-        order = (column.asc(), Deployment.id.asc())
-    else:
-        order = (column.desc(), Deployment.id.desc())
     values = _values(viewer, filters)
     shape = ("page", *sort, *_narrowing(filters))
     statement = _kept(
-        viewer, filters, shape, lambda: _page_statement(_conditions(viewer, filters), order)
+        viewer, filters, shape, lambda: _page_statement(_conditions(viewer, filters), sort)
     )
     page = filters.page
     rows = db.session.execute(statement, {**values, "size": size, "offset": (page - 1) * size})
