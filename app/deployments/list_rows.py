@@ -67,6 +67,7 @@ class Row:
     url: str  # the deployment's page
     delete_url: str  # its delete confirmation
     panels: list[tuple[str, object]]  # (template, value) of each panel shown in the row
+    mark: str | None = None  # how it is shared with the viewer (``access.marks``), if it is
 
 
 def _cut(text: str, length: int = REASON_SHOWN) -> str:
@@ -95,15 +96,18 @@ def rows_for(
     links: dict[int, ShownOutput | None],
     in_progress: set[int],
     deployment_panels: list[tuple[panels.Panel, dict]] = (),
+    marks: dict[int, str] | None = None,
 ) -> list[Row]:
     """The rows of ``deployments``, in their order, with ``outputs`` (each one's outputs as
-    shown, none once it cannot be reached), ``links`` (its main link), ``in_progress`` and
-    the values of the panels shown in rows (``panels.panels_for``)."""
+    shown, none once it cannot be reached), ``links`` (its main link), ``in_progress``, the
+    values of the panels shown in rows (``panels.panels_for``) and how each is shared with the
+    viewer (``access.marks``)."""
     open_words = _naming(_("Open %(name)s"), "name")
     copy_link_words = _naming(_("Copy the %(name)s address"), "name")
     copy_words = _naming(_("Copy %(what)s"), "what")
     delete_words = _naming(_("Delete %(name)s"), "name")
     when = moments()
+    cell = presenters.page_cells()
     detail_url = presenters.url_pattern("deployments.detail", "deployment_id")
     delete_url = presenters.url_pattern("deployments.confirm_delete", "deployment_id")
     row_panels = [(p.row_template, values) for p, values in deployment_panels if p.row_template]
@@ -146,7 +150,7 @@ def rows_for(
                 reason=reason,
                 reason_cut=_cut(reason) if reason else None,
                 created=when(deployment.created_at),
-                resources=presenters.resources_cell(deployment.charge),
+                resources=cell(deployment.charge),
                 link=link,
                 open_link=open_words(link.label) if link else None,
                 copy_link=copy_link_words(link.label) if link else None,
@@ -157,6 +161,7 @@ def rows_for(
                 url=detail_url.format(key),
                 delete_url=delete_url.format(key),
                 panels=[(t, values[key]) for t, values in row_panels if key in values],
+                mark=marks.get(key) if marks else None,
             )
         )
     return rows
@@ -176,13 +181,14 @@ def list_context(viewer: User, filters: queries.Filters) -> dict:
     empty = not listed.deployments and not filters.narrowed
     links = {key: presenters.main_link(value) for key, value in outputs.items()}
     deployment_panels = panels.panels_for(listed.deployments)
+    marks = access.marks(viewer, others)
     return {
         "had_some": empty and queries.has_past_deployments(viewer, filters),
         "filters": filters,
         "listed": listed,
-        "rows": rows_for(listed.deployments, outputs, links, in_progress, deployment_panels),
+        "rows": rows_for(listed.deployments, outputs, links, in_progress, deployment_panels, marks),
         "owners": queries.usernames(owners),
-        "access_marks": access.marks(viewer, others),
+        "access_marks": marks,
         "deployment_panels": deployment_panels,
         "polling": bool(in_progress),
         "poll_seconds": current_app.config["DEPLOYMENTS_POLL_SECONDS"],

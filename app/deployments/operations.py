@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import logging
+from functools import cache
 
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from app.auth.errors import TokenUnavailable
 from app.auth.models import User
@@ -97,18 +98,25 @@ def visible_deployment(user: User, deployment_id: int, action: Action = Action.V
     return access.deployment_for(user, deployment_id, action)
 
 
-def remembered_group(user: User, slug: str) -> str | None:
-    """The group ``user`` charged their last launch of template ``slug`` to, if still theirs."""
-    group = db.session.scalar(
+@cache
+def _last_group_statement():
+    # Built once and kept (the launch form asks at each showing): the values go in as the
+    # parameters ``user_id`` and ``slug``.
+    return (
         select(Deployment.group_name)
         .where(
-            Deployment.user_id == user.id,
-            Deployment.template_slug == slug,
+            Deployment.user_id == bindparam("user_id"),
+            Deployment.template_slug == bindparam("slug"),
             Deployment.group_name.is_not(None),
         )
         .order_by(Deployment.created_at.desc(), Deployment.id.desc())
         .limit(1)
     )
+
+
+def remembered_group(user: User, slug: str) -> str | None:
+    """The group ``user`` charged their last launch of template ``slug`` to, if still theirs."""
+    group = db.session.scalar(_last_group_statement(), {"user_id": user.id, "slug": slug})
     return group if group in groups_for(user) else None
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -136,9 +138,13 @@ def plain_reason(reason: str | None) -> str | None:
     return None
 
 
+# Any whitespace (``str.isspace``'s), searched for in one pass rather than tested per character.
+_SPACE = re.compile(r"\s")
+
+
 def is_web_address(value: Any) -> bool:
     """Whether ``value`` is an http(s) URL with a host: the only values that become links."""
-    if not isinstance(value, str) or any(c.isspace() for c in value.strip()):
+    if not isinstance(value, str) or _SPACE.search(value.strip()):
         return False
     try:
         parts = urlsplit(value.strip())
@@ -187,7 +193,7 @@ def _shown(name: str, value: Any, spec: OutputSpec | None) -> ShownOutput:
     # Only web addresses become links: an output could hold "javascript:" or anything else.
     if show == "link" and not is_web_address(value):
         show = "copy"
-    if show == "ssh" and (not isinstance(value, str) or any(c.isspace() for c in text)):
+    if show == "ssh" and (not isinstance(value, str) or _SPACE.search(text)):
         show = "copy"
     if show == "copy" and isinstance(value, dict | list):
         show = "structured"
@@ -302,9 +308,9 @@ def _cell(charge: dict | None) -> Markup:
     return Markup(", ").join(Markup('<span class="text-nowrap">{}</span>').format(p) for p in parts)
 
 
-def _summary_key(charge: dict) -> tuple | None:
-    """What a summary depends on: the reader's language and the figures it shows (their types
-    too: 2 and 2.5 cores read differently); None when a figure is not a plain number."""
+def _figures_key(charge: dict) -> tuple | None:
+    """The figures a summary shows, with their types (2 and 2.5 cores read differently); None
+    when a figure is not a plain number."""
     figures = (
         charge.get("nodes"),
         charge.get("cores", charge.get("cpus")),
@@ -312,9 +318,35 @@ def _summary_key(charge: dict) -> tuple | None:
         charge.get("disk"),
         charge.get("gpus"),
     )
-    if not has_app_context() or any(f is not None and type(f) not in (int, float) for f in figures):
+    if any(f is not None and type(f) not in (int, float) for f in figures):
         return None
-    return (get_locale(), *((type(f), f) for f in figures))
+    return tuple((type(f), f) for f in figures)
+
+
+def _summary_key(charge: dict) -> tuple | None:
+    """What a summary depends on: the reader's language and the figures it shows; None when a
+    figure is not a plain number."""
+    figures = _figures_key(charge)
+    if figures is None or not has_app_context():
+        return None
+    return (get_locale(), *figures)
+
+
+def page_cells() -> Callable[[dict | None], Markup]:
+    """``resources_cell`` for the rows of one page, in one language: each charge's figures are
+    worked out once, however many rows hold the same."""
+    cells: dict[tuple, Markup] = {}
+
+    def cell(charge: dict | None) -> Markup:
+        key = _figures_key(charge or {})
+        if key is None:
+            return resources_cell(charge)
+        found = cells.get(key)
+        if found is None:
+            found = cells[key] = resources_cell(charge)
+        return found
+
+    return cell
 
 
 def _summary(charge: dict) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import false, func, or_, select
+from sqlalchemy import bindparam, false, func, or_, select
 from sqlalchemy.orm import load_only, with_expression
 
 from app.auth.managers import managed_groups
@@ -192,23 +192,50 @@ def _owner_condition(viewer: User, owner: str, shared: str = ""):
     return Deployment.user_id.in_(user_ids)
 
 
-def _conditions(viewer: User, filters: Filters) -> list:
-    conditions = [Deployment.deleted.is_(False)]
+def _own_list(viewer: User, filters: Filters) -> bool:
+    """Whether ``filters`` ask for the viewer's own list (no one else's, nothing shared)."""
+    return not filters.shared and (not viewer.is_admin or not filters.owner)
+
+
+def _whose(viewer: User, filters: Filters) -> list:
+    """Whose deployments, as conditions (none for everyone's). The viewer's own list names no
+    value in its statements (the viewer's id is the parameter ``viewer_id``): they are kept."""
+    if _own_list(viewer, filters):
+        return [Deployment.user_id == bindparam("viewer_id")]
     owner = _owner_condition(viewer, filters.owner, filters.shared)
-    if owner is not None:
-        conditions.append(owner)
+    return [] if owner is None else [owner]
+
+
+def _whose_values(viewer: User, filters: Filters) -> dict[str, Any]:
+    """The values of ``_whose``'s bound parameters."""
+    return {"viewer_id": viewer.id} if _own_list(viewer, filters) else {}
+
+
+def _values(viewer: User, filters: Filters) -> dict[str, Any]:
+    """The values of ``_conditions``' bound parameters."""
+    values = _whose_values(viewer, filters)
+    if filters.template:
+        values["template"] = filters.template
+    for number, word in enumerate(filters.text.split()):
+        pattern = word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        values[f"word_{number}"] = "%" + pattern + "%"
+    return values
+
+
+def _conditions(viewer: User, filters: Filters) -> list:
+    """The list's conditions, the values as bound parameters (``_values``)."""
+    conditions = [Deployment.deleted.is_(False), *_whose(viewer, filters)]
     if filters.status:
         conditions.append(Deployment.status.in_(STATUS_GROUPS[filters.status][1]))
         if filters.status in ONLY_JOBS:
             conditions.append(IS_JOB.is_(ONLY_JOBS[filters.status]))
     if filters.template:
-        conditions.append(Deployment.template_slug == filters.template)
-    for word in filters.text.split():
-        pattern = "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        conditions.append(Deployment.template_slug == bindparam("template"))
+    for number in range(len(filters.text.split())):
         conditions.append(
             or_(
                 *(
-                    column.ilike(pattern, escape="\\")
+                    column.ilike(bindparam(f"word_{number}"), escape="\\")
                     for column in (
                         Deployment.name,
                         Deployment.template_name,
@@ -222,10 +249,56 @@ def _conditions(viewer: User, filters: Filters) -> list:
     return conditions
 
 
+# Statements of the viewer's own list, built once per shape and kept: building one, and the
+# key SQLAlchemy finds its compiled form by, cost more than running it on one person's rows.
+# A shape is what a statement's text depends on (the values go in as parameters): a few per
+# status, template and number of searched words.
+_STATEMENTS: dict[tuple, Any] = {}
+
+
+def _kept(viewer: User, filters: Filters, shape: tuple, build):
+    """The statement ``build()`` makes, kept under ``shape`` for the viewer's own list (whose
+    statements hold no value), built anew for others' lists (theirs hold their values)."""
+    if not _own_list(viewer, filters):
+        return build()
+    found = _STATEMENTS.get(shape)
+    if found is None:
+        found = _STATEMENTS[shape] = build()
+    return found
+
+
+def _narrowing(filters: Filters) -> tuple:
+    """What the text of the list's statements depends on in ``filters``."""
+    return filters.status, bool(filters.template), len(filters.text.split())
+
+
 @cache
 def _list_options() -> tuple:
     # Built once: building the loader options anew cost a tenth of the list's reading.
     return load_only(*LIST_COLUMNS), with_expression(Deployment.job_hint, JOB_HINT)
+
+
+def _count_statement(conditions: list):
+    return select(func.count(Deployment.id)).where(*conditions)
+
+
+def _page_statement(conditions: list, sort: tuple[str, str]):
+    """One page of rows (``size`` from ``offset``) in the order ``sort`` names, each with the
+    count of them all: one statement rather than two."""
+    column = SORT_COLUMNS[sort[0]]
+    if sort[1] == "asc":
+        order = (column.asc(), Deployment.id.asc())
+    else:
+        order = (column.desc(), Deployment.id.desc())
+    counted = _count_statement(conditions).scalar_subquery().correlate(None)
+    return (
+        select(Deployment, counted)
+        .options(*_list_options())
+        .where(*conditions)
+        .order_by(*order)
+        .limit(bindparam("size"))
+        .offset(bindparam("offset"))
+    )
 
 
 def list_page(
@@ -233,38 +306,45 @@ def list_page(
 ) -> ListPage:
     """The page of deployments ``viewer`` may see that ``filters`` asks for, in the order
     ``sort`` names (a key of SORT_COLUMNS and "asc" or "desc"; newest first by default)."""
-    column = SORT_COLUMNS[sort[0]]
-    if sort[1] == "asc":
-        order = (column.asc(), Deployment.id.asc())
-    else:
-        order = (column.desc(), Deployment.id.desc())
-    conditions = _conditions(viewer, filters)
-    total = db.session.scalar(select(func.count(Deployment.id)).where(*conditions)) or 0
-    pages = max((total + size - 1) // size, 1)
-    page = min(filters.page, pages)
-    deployments = list(
-        db.session.scalars(
-            select(Deployment)
-            .options(*_list_options())
-            .where(*conditions)
-            .order_by(*order)
-            .limit(size)
-            .offset((page - 1) * size)
-        )
+    values = _values(viewer, filters)
+    shape = ("page", *sort, *_narrowing(filters))
+    statement = _kept(
+        viewer, filters, shape, lambda: _page_statement(_conditions(viewer, filters), sort)
     )
+    page = filters.page
+    rows = db.session.execute(statement, {**values, "size": size, "offset": (page - 1) * size})
+    rows = rows.all()
+    if rows:
+        total = rows[0][1]
+    else:
+        # Past the end (an old link, a list that shrank): the count alone, then the last page.
+        shape = ("count", *_narrowing(filters))
+        counting = _kept(
+            viewer, filters, shape, lambda: _count_statement(_conditions(viewer, filters))
+        )
+        total = db.session.scalar(counting, values) or 0
+        page = min(page, max((total + size - 1) // size, 1))
+        if total and page != filters.page:
+            offset = (page - 1) * size
+            rows = db.session.execute(statement, {**values, "size": size, "offset": offset})
+            rows = rows.all()
     owners_shown = (viewer.is_admin and bool(filters.owner)) or bool(filters.shared)
-    return ListPage(deployments, total, page, size, owners_shown)
+    return ListPage([row[0] for row in rows], total, page, size, owners_shown)
 
 
 def templates_of(viewer: User, filters: Filters) -> list[tuple[str, str]]:
     """(slug, name) of the templates the viewer's deployments (in the same scope) came from."""
-    owner = _owner_condition(viewer, filters.owner, filters.shared)
-    query = select(Deployment.template_slug, func.max(Deployment.template_name)).where(
-        Deployment.deleted.is_(False)
+    statement = _kept(
+        viewer,
+        filters,
+        ("templates",),
+        lambda: (
+            select(Deployment.template_slug, func.max(Deployment.template_name))
+            .where(Deployment.deleted.is_(False), *_whose(viewer, filters))
+            .group_by(Deployment.template_slug)
+        ),
     )
-    if owner is not None:
-        query = query.where(owner)
-    rows = db.session.execute(query.group_by(Deployment.template_slug))
+    rows = db.session.execute(statement, _whose_values(viewer, filters))
     shown = [(slug, _in_reader_language(slug, name) or slug) for slug, name in rows]
     return sorted(shown, key=lambda row: row[1].lower())
 
@@ -292,8 +372,10 @@ def usernames(user_ids: set[int], known: User | None = None) -> dict[int, str]:
 def has_past_deployments(viewer: User, filters: Filters) -> bool:
     """Whether the list's owner (in ``filters``' scope) ever had a deployment, deleted ones
     included: an empty list then says "at the moment" rather than "yet"."""
-    query = select(Deployment.id).limit(1)
-    owner = _owner_condition(viewer, filters.owner, filters.shared)
-    if owner is not None:
-        query = query.where(owner)
-    return db.session.scalar(query) is not None
+    statement = _kept(
+        viewer,
+        filters,
+        ("past",),
+        lambda: select(Deployment.id).where(*_whose(viewer, filters)).limit(1),
+    )
+    return db.session.scalar(statement, _whose_values(viewer, filters)) is not None
