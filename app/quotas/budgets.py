@@ -33,11 +33,10 @@ from app.quotas.models import GROUP, IN_GROUP, USER, member_subject
 from app.quotas.usage_models import (
     CALENDAR_MONTH,
     CORE_HOURS,
-    DAY,
     GPU_HOURS,
     UsageBudget,
 )
-from app.quotas.usage_totals import Hours, usage_per, used_since
+from app.quotas.usage_totals import Hours, one_reading, used_since
 
 MODEL_PREFIX = GPU_HOURS + ":"
 LONGEST_WINDOW = 366
@@ -324,17 +323,13 @@ def budget_left(
         if not mine:
             continue
         periods = {b.id: period_of(b.period_days, now) for b in mine}
-        # One read per owner: the days since the earliest period start, each budget summing
-        # the days of its own period.
-        earliest = min(start for start, _renewal in periods.values())
-        days = usage_per(DAY, earliest.date(), now.date(), now=now, **owner)
+        # One read per owner and period start (a month's, a window's), summed in the database;
+        # what runs now read once for both.
+        with one_reading(now):
+            since = {start: used_since(start, **owner) for start, _renewal in periods.values()}
         for budget in mine:
             start, renewal = periods[budget.id]
-            used = sum(
-                hours_used(hours, budget.resource)
-                for day, hours in days.items()
-                if day >= start.date()
-            )
+            used = hours_used(since[start], budget.resource)
             span = renewal - now if renewal else timedelta(days=budget.period_days)
             hours = span / timedelta(hours=1)
             if lease_hours is not None:

@@ -15,7 +15,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-from sqlalchemy import String, bindparam, cast, func, select
+from sqlalchemy import bindparam, func, select
 
 from app.clock import utcnow
 from app.extensions import db
@@ -29,6 +29,7 @@ from app.quotas.usage_models import (
     UsagePiece,
     UsageTotal,
 )
+from app.quotas.usage_today import julian_day, today_statement
 
 
 @dataclass
@@ -181,14 +182,22 @@ def usage_per(
 
 
 def _totals_statement(
-    by: str | None, user_id: int | None, group_name: str | None, whole_group: bool
+    by: str | None,
+    user_id: int | None,
+    group_name: str | None,
+    whole_group: bool,
+    *,
+    per_start: bool = True,
 ):
+    """The totals of a span summed per (owner, ) day or month and model; without
+    ``per_start``, per model over the whole span."""
     t = UsageTotal
     owner_columns = {"user": [t.user_id], "group": [t.group_name]}.get(by, [])
+    starts = [t.start] if per_start else []
     return (
         select(
             *owner_columns,
-            t.start,
+            *starts,
             t.gpu_model,
             func.sum(t.core_hours),
             func.sum(t.memory_gb_hours),
@@ -201,7 +210,7 @@ def _totals_statement(
             *_where(t, user_id, group_name),
             *_whose_rows(user_id, whole_group),
         )
-        .group_by(*owner_columns, t.start, t.gpu_model)
+        .group_by(*owner_columns, *starts, t.gpu_model)
     )
 
 
@@ -296,20 +305,6 @@ def _read_open(user_id: int | None, group_name: str | None, now: datetime) -> li
     return found
 
 
-def seconds_after(column, start: datetime):
-    """``column`` - ``start`` in seconds, in the database's own date arithmetic."""
-    if db.engine.dialect.name == "postgresql":
-        return func.extract("epoch", column - start)
-    # julianday counts days in a double: rounded to the millisecond, a whole hour stays whole.
-    # ``start``'s own day number is worked out here, not once per row.
-    days = func.julianday(column) - (_JULIAN_EPOCH + (start - _EPOCH) / timedelta(days=1))
-    return func.round(days * 86400.0, 3)
-
-
-_EPOCH = datetime(1970, 1, 1)
-_JULIAN_EPOCH = 2440587.5  # julianday('1970-01-01')
-
-
 def _marks_of_today(
     user_id: int | None, group_name: str | None, today: datetime, now: datetime
 ) -> list[Interval]:
@@ -318,35 +313,19 @@ def _marks_of_today(
     span = (now - today) / timedelta(hours=1)
     if span <= 0:
         return []
-    m = UsageMark
-    # Each mark's seconds since midnight are worked out once, in a subquery, and summed
-    # three ways.
-    marks = (
-        select(
-            m.user_id,
-            m.group_name,
-            cast(m.gpu_models, String).label("models"),
-            m.cores,
-            m.memory_gb,
-            seconds_after(m.since, today).label("seconds"),
-        )
-        .where(*_where(m, user_id, group_name), m.since >= today, m.since < now)
-        .subquery()
+    dialect = db.engine.dialect.name
+    statement = _statement(
+        ("marks today", dialect, user_id is not None, group_name is not None),
+        lambda: today_statement(dialect, _where(UsageMark, user_id, group_name)),
     )
-    seconds = marks.c.seconds
-    rows = db.session.execute(
-        select(
-            marks.c.user_id,
-            marks.c.group_name,
-            marks.c.models,
-            func.count(),
-            func.sum(seconds),
-            func.sum(marks.c.cores),
-            func.sum(marks.c.cores * seconds),
-            func.sum(marks.c.memory_gb),
-            func.sum(marks.c.memory_gb * seconds),
-        ).group_by(marks.c.user_id, marks.c.group_name, marks.c.models),
-        _owner_values(user_id, group_name),
+    rows = _run(
+        statement,
+        {
+            **_owner_values(user_id, group_name),
+            "today": today,
+            "today_day": julian_day(today),
+            "now": now,
+        },
     )
     elapsed = span * 3600.0
     found = []
@@ -380,15 +359,27 @@ def used_since(
     group_name: str | None = None,
     now: datetime | None = None,
 ) -> Hours:
-    """Hours used from ``start`` (the first instant of a day) to ``now``, in total."""
+    """Hours used from ``start`` (the first instant of a day) to ``now``, in total: the
+    totals summed in the database (per model: a few rows however long the span), and the
+    open part clipped to the span."""
     now = _now(now)
+    span = MONTH if start.day == 1 else DAY
+    whole_group = bool(group_name) and user_id is None
+    shape = ("since", user_id is not None, group_name is not None, whole_group)
+    statement = _statement(
+        shape, lambda: _totals_statement(None, user_id, group_name, whole_group, per_start=False)
+    )
+    first, last = start.date(), now.date()
+    if span == MONTH:
+        first, last = month_of(first), month_of(last)
+    values = {"span": span, "first": first, "last": last, **_owner_values(user_id, group_name)}
     total = Hours()
-    whole_months = start.day == 1
-    span = MONTH if whole_months else DAY
-    per = usage_per(span, start.date(), now.date(), user_id=user_id, group_name=group_name, now=now)
-    for hours in per.values():
-        total.core_hours += hours.core_hours
-        total.memory_gb_hours += hours.memory_gb_hours
-        for model, value in hours.gpu_hours.items():
-            total.gpu_hours[model] = total.gpu_hours.get(model, 0.0) + value
+    for model, cores, memory, gpus in _run(statement, values):
+        total.add(model, cores or 0.0, memory or 0.0, gpus or 0.0)
+    for interval in open_intervals(user_id=user_id, group_name=group_name, now=now):
+        hours = (min(interval.end, now) - max(interval.start, start)) / timedelta(hours=1)
+        if hours > 0:
+            total.add(CORES_ROW, interval.cores * hours, interval.memory_gb * hours, 0.0)
+            for model, count in interval.gpu_models.items():
+                total.add(model, 0.0, 0.0, count * hours)
     return total

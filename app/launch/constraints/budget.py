@@ -40,7 +40,8 @@ from app.quotas.commitments import Committed
 from app.quotas.errors import OverBudget
 from app.quotas.models import GROUP, USER
 from app.quotas.usage_models import CORE_HOURS, UsageMark
-from app.quotas.usage_totals import Hours, seconds_after
+from app.quotas.usage_today import seconds_after
+from app.quotas.usage_totals import Hours
 
 KIND = "budget"
 
