@@ -61,6 +61,16 @@ def running_deployments(group: str, asked: int = 1, size: int = RUNNING_SHOWN) -
     charged = (Deployment.group_name == group, holding_clause())
     total = db.session.scalar(select(func.count(Deployment.id)).where(*charged)) or 0
     page = _page_within(asked, total, size)
+    newest_first = (Deployment.created_at.desc(), Deployment.id.desc())
+    # The page's ids first, from the group's holding index alone; then only their rows.
+    shown = (
+        select(Deployment.id)
+        .where(*charged)
+        .order_by(*newest_first)
+        .limit(size)
+        .offset((page - 1) * size)
+        .scalar_subquery()
+    )
     rows = db.session.execute(
         select(Deployment, User.username)
         .join(User, User.id == Deployment.user_id)
@@ -79,10 +89,8 @@ def running_deployments(group: str, asked: int = 1, size: int = RUNNING_SHOWN) -
                 raiseload=True,
             )
         )
-        .where(*charged)
-        .order_by(Deployment.created_at.desc(), Deployment.id.desc())
-        .limit(size)
-        .offset((page - 1) * size)
+        .where(Deployment.id.in_(shown))
+        .order_by(*newest_first)
     ).all()
     return Paged([tuple(row) for row in rows], int(total), page, size)
 

@@ -36,7 +36,7 @@ from app.quotas.usage_models import (
     GPU_HOURS,
     UsageBudget,
 )
-from app.quotas.usage_totals import Hours, one_reading, used_since
+from app.quotas.usage_totals import Hours, one_reading, reading_now, used_since
 
 MODEL_PREFIX = GPU_HOURS + ":"
 LONGEST_WINDOW = 366
@@ -291,7 +291,7 @@ def budget_left(
     are left out. Read-only; a caller that admits on it holds the person's and the group's
     limit rows (``operations.lock``) so that concurrent launches are counted one after the
     other."""
-    now = now or utcnow()
+    now = now or reading_now()
     owners = {USER: (str(person.id), person.username, {"user_id": person.id})}
     if group:
         owners[GROUP] = (group, group, {"group_name": group})

@@ -115,13 +115,23 @@ def one_reading(now: datetime | None = None):
     """Within the block, usage is read as of one instant (``now``), and each owner's open
     part (``open_intervals``) is read from the database once: a page that shows the same
     owner's use several ways (a chart, a table per member, budgets) pays for it once. The
-    figures are those of reading each at ``now``."""
+    figures are those of reading each at ``now``. Inside a reading of the same instant (or
+    with no instant given), that reading goes on."""
+    current = _READING.get()
+    if current is not None and now in (None, current.now):
+        yield current.now
+        return
     reading = _Reading(now or utcnow())
     token = _READING.set(reading)
     try:
         yield reading.now
     finally:
         _READING.reset(token)
+
+
+def reading_now() -> datetime:
+    """The instant usage is read as of: the current reading's (``one_reading``), else now."""
+    return _now(None)
 
 
 def _now(now: datetime | None) -> datetime:
