@@ -5,7 +5,7 @@ when the budget renews before the line's longest wait it may wait in line instea
 that would overrun a budget is refused the same way."""
 
 import re
-from datetime import datetime, timedelta
+from datetime import datetime
 
 import pytest
 from click.testing import CliRunner
@@ -25,21 +25,11 @@ from app.quotas.budgets import set_budget
 from app.quotas.models import GROUP
 from app.quotas.usage_models import CALENDAR_MONTH, CORE_HOURS
 from app.sync.passes import sync_once
+from tests.clocks import Clock
 from tests.conftest import People, csrf_from
 
 PASSWORD = "s3cret-passw0rd"
 PROBLEM = "application/problem+json"
-
-
-class Clock:
-    def __init__(self, at: datetime):
-        self.at = at
-
-    def __call__(self) -> datetime:
-        return self.at
-
-    def move(self, **amount) -> None:
-        self.at += timedelta(**amount)
 
 
 @pytest.fixture

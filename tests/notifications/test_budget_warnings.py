@@ -18,18 +18,11 @@ from app.quotas.budget_warnings import warn_once
 from app.quotas.budgets import set_budget
 from app.quotas.models import GROUP, USER
 from app.quotas.usage_models import BudgetWarning
+from tests.clocks import Clock
 from tests.quotas.conftest import Quotas, charge
 
 START = datetime(2026, 11, 1, 0, 0)
 A100 = "gpus:A100"
-
-
-class Clock:
-    def __init__(self, at):
-        self.at = at
-
-    def __call__(self):
-        return self.at
 
 
 @pytest.fixture

@@ -18,17 +18,10 @@ from app.quotas.budgets import set_budget
 from app.quotas.models import GROUP
 from app.quotas.usage_marks import add_to_totals
 from app.quotas.usage_models import DAY, MONTH, BudgetWarning
+from tests.clocks import Clock
 
 # 7 days into a block of 30 days counted from 1970: the block ends 23 days later.
 FIRST = datetime(2026, 11, 10, 12, 0)
-
-
-class Clock:
-    def __init__(self, at):
-        self.at = at
-
-    def __call__(self):
-        return self.at
 
 
 @pytest.fixture

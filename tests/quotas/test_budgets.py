@@ -12,18 +12,11 @@ from app.quotas.budgets import budget_left, set_budget
 from app.quotas.commitments import committed_by_ends
 from app.quotas.models import GROUP, USER
 from app.quotas.usage_models import CORE_HOURS
+from tests.clocks import Clock
 from tests.quotas.conftest import charge
 
 NOW = datetime(2026, 11, 20, 12, 0)
 A100 = "gpus:A100"
-
-
-class Clock:
-    def __init__(self, at):
-        self.at = at
-
-    def __call__(self):
-        return self.at
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@ tables, with the same figures, to the second, as each person's and group's own r
 and groups ranked by use a page at a time."""
 
 import re
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 
 import pytest
 from flask_babel import force_locale
@@ -14,21 +14,11 @@ from app.quotas.usage_marks import account_usage_once
 from app.quotas.usage_models import MONTH
 from app.quotas.usage_site import site_usage
 from app.quotas.usage_totals import usage_per
+from tests.clocks import Clock
 from tests.conftest import People
 from tests.quotas.conftest import Quotas, charge
 
 START = datetime(2026, 10, 30, 10, 0)
-
-
-class Clock:
-    def __init__(self, at):
-        self.at = at
-
-    def __call__(self):
-        return self.at
-
-    def move(self, **by):
-        self.at += timedelta(**by)
 
 
 @pytest.fixture

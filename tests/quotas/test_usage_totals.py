@@ -11,20 +11,10 @@ from app.extensions import db
 from app.quotas.usage_marks import account_usage_once
 from app.quotas.usage_models import DAY, MONTH, UsageMark, UsagePiece
 from app.quotas.usage_totals import usage_per, used_since
+from tests.clocks import Clock
 from tests.quotas.conftest import charge
 
 START = datetime(2026, 10, 30, 10, 0)
-
-
-class Clock:
-    def __init__(self, at):
-        self.at = at
-
-    def __call__(self):
-        return self.at
-
-    def move(self, **by):
-        self.at += timedelta(**by)
 
 
 @pytest.fixture
