@@ -242,7 +242,8 @@ def list_context(viewer: User, filters: queries.Filters) -> dict:
         if not statuses.reachable(deployment.status, deleted=deployment.deleted):
             outputs[deployment.id] = []
     in_progress = {d.id for d in listed.deployments if d.in_progress}
-    others = [d for d in listed.deployments if d.user_id != viewer.id]
+    viewer_id = viewer.id
+    others = [d for d in listed.deployments if d.user_id != viewer_id]
     owners = None
     if listed.owners_shown:
         owners = queries.usernames({d.user_id for d in listed.deployments}, known=viewer)
