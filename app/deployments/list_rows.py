@@ -5,24 +5,22 @@ template's name, when it was made, what it holds, how to reach it. Asked for fro
 template, each was a filter or a property call through Jinja, and the sentences naming a row
 ("Delete %(name)s") a translation looked up again for every row; together they were most of
 the page. Here the words every row shares are translated once, what depends on a few values
-only (a status, a revision, a charge) is worked out once per value, and the template only
-places the results. Nothing is kept beyond the page: each row is read from the database for
-the request that shows it.
+only (a status, a revision, a charge, a site) is worked out once per value, and each row's
+markup is filled in Python (``row_markup``); the template places the rows whole. Nothing is
+kept beyond the page: each row is read from the database, and drawn, for the request that
+shows it, so a status changed or a share revoked shows at the next one.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from flask import current_app
-from flask_babel import gettext as _
-from markupsafe import Markup, escape
 
 from app.auth.models import User
-from app.deployments import access, jobs, panels, presenters, queries, words
+from app.deployments import access, jobs, panels, presenters, queries, row_markup, words
 from app.deployments import status as statuses
 from app.deployments.models import Deployment
 from app.deployments.presenters import ShownOutput, StatusLook
+from app.deployments.row_markup import ESCAPES, text
 from app.formatting import moments
 
 # How much of a failure's reason a row shows under its status (the page shows it all), and
@@ -35,59 +33,36 @@ COPIES_SHOWN = 2
 _NOT_DELETABLE = frozenset({"deleting", "deleted"})
 
 
-@dataclass(slots=True)
-class Copy:
-    """An output a row offers to copy: ``text`` as copied (an SSH address with its ``ssh``)."""
-
-    label: str
-    text: str
-    action: Markup  # "Copy <label>", for screen readers
-    number: int  # its place among the row's copies, from 1 (the button's id)
-
-
-@dataclass(slots=True)
-class Row:
-    """One row of the list, as the template places it."""
-
-    id: int
-    deployment: Deployment
-    name: str
-    template: str
-    look: StatusLook
-    busy: bool
-    reason: str | None
-    reason_cut: str | None
-    created: str
-    resources: Markup
-    link: ShownOutput | None
-    open_link: Markup | None
-    copy_link: Markup | None
-    copies: list[Copy]
-    delete: Markup | None
-    url: str  # the deployment's page
-    delete_url: str  # its delete confirmation
-    panels: list[tuple[str, object]]  # (template, value) of each panel shown in the row
-    mark: str | None = None  # how it is shared with the viewer (``access.marks``), if it is
-
-
-def _cut(text: str, length: int = REASON_SHOWN) -> str:
-    """``text`` cut to ``length`` characters at a word, "..." marking the cut: what Jinja's
+def _cut(reason: str, length: int = REASON_SHOWN) -> str:
+    """``reason`` cut to ``length`` characters at a word, "..." marking the cut: what Jinja's
     ``truncate`` filter does with its defaults."""
-    if len(text) <= length + REASON_LEEWAY:
-        return text
-    kept = text[: length - 3].rsplit(" ", 1)[0]
+    if len(reason) <= length + REASON_LEEWAY:
+        return reason
+    kept = reason[: length - 3].rsplit(" ", 1)[0]
     return kept + "..."
 
 
-def _naming(sentence: str, key: str):
-    """``Markup(sentence) % {key: value}`` for one value at a time, as plain string work: the
-    value escaped, the portal's own words kept (Markup's ``%`` wraps every value it is given
-    and cost more than the rest of a row's sentences)."""
+def _look(look: StatusLook, status: str) -> tuple[str, str, str]:
+    """A badge's tone, title and words as a row places them (the status when it means
+    nothing more)."""
+    return text(look.tone), text(str(look.meaning) or status), text(look.label)
 
-    def named(value) -> Markup:
-        return Markup(sentence % {key: escape(value)})  # noqa: S704 (the portal's own words)
 
-    return named
+def _site_names():
+    """The name a row shows for a recorded site: the known site's (the capacity feature's
+    ``known_site``, which templates are given), else the recorded one; each looked up once
+    per page."""
+    known_site = current_app.jinja_env.globals.get("known_site")
+    names: dict[str, str] = {}
+
+    def name(site: str) -> str:
+        found = names.get(site)
+        if found is None:
+            known = known_site(site) if known_site else None
+            found = names[site] = text(known.name if known else site)
+        return found
+
+    return name
 
 
 def rows_for(
@@ -97,74 +72,165 @@ def rows_for(
     in_progress: set[int],
     deployment_panels: list[tuple[panels.Panel, dict]] = (),
     marks: dict[int, str] | None = None,
-) -> list[Row]:
-    """The rows of ``deployments``, in their order, with ``outputs`` (each one's outputs as
-    shown, none once it cannot be reached), ``links`` (its main link), ``in_progress``, the
-    values of the panels shown in rows (``panels.panels_for``) and how each is shared with the
-    viewer (``access.marks``)."""
-    open_words = _naming(_("Open %(name)s"), "name")
-    copy_link_words = _naming(_("Copy the %(name)s address"), "name")
-    copy_words = _naming(_("Copy %(what)s"), "what")
-    delete_words = _naming(_("Delete %(name)s"), "name")
+    owners: dict[int, str] | None = None,
+) -> list:
+    """The rows of ``deployments``, in their order, as the pieces ``_rows.html`` places: the
+    rows' markup, and between a row's two halves (``row_markup.HEAD`` and ``TAIL``) a
+    (template, value) for each panel shown in it. ``outputs`` are each one's outputs as shown
+    (none once it cannot be reached), ``links`` its main link, then ``in_progress``, the
+    values of the panels shown in rows (``panels.panels_for``), how each is shared with the
+    viewer (``access.marks``) and, when the list has an owner column, ``owners``' usernames."""
+    page = row_markup.page_words()
+    marked = page.pop("marks")
+    copied_icon = page["copied_icon"]
+    no_group, no_site = page["w_no_group"], page["w_no_site"]
+    w_copy, w_copy_address = page["w_copy"], page["w_copy_address"]
+    nothing_busy = row_markup.NOTHING_YET.format(words=page["w_when_ready"])
+    nothing = row_markup.NOTHING_YET.format(words="—")
+    _ = row_markup.translator()
+    open_words = row_markup.named(_("Open %(name)s"), "name")
+    copy_link_words = row_markup.named(_("Copy the %(name)s address"), "name")
+    copy_words = row_markup.named(_("Copy %(what)s"), "what")
+    delete_words = row_markup.named(_("Delete %(name)s"), "name")
     when = moments()
     cell = presenters.page_cells()
-    detail_url = presenters.url_pattern("deployments.detail", "deployment_id")
+    cells: dict[str, str] = {}
+    detail_url = presenters.url_pattern("deployments.detail", "deployment_id").translate(ESCAPES)
     delete_url = presenters.url_pattern("deployments.confirm_delete", "deployment_id")
+    delete_url = delete_url.translate(ESCAPES)
     row_panels = [(p.row_template, values) for p, values in deployment_panels if p.row_template]
+    site_names = _site_names()
+    marks = marks or {}
     template_names: dict[tuple, str] = {}
-    looks: dict[str, StatusLook] = {}
-    rows = []
+    looks: dict[str, tuple[str, str, str]] = {}
+    head, tail = row_markup.HEAD.format_map, row_markup.TAIL.format_map
+    values = dict(page)
+    pieces: list = []
     for deployment in deployments:
         key = deployment.id
+        status = deployment.status
         busy = key in in_progress
+        mark = marks.get(key)
         template_key = (deployment.revision_id, deployment.template_name)
         template = template_names.get(template_key)
         if template is None:
-            shown = deployment.shown_template_name
-            template = template_names[template_key] = words.said(shown) or deployment.template_slug
+            shown = words.said(deployment.shown_template_name) or deployment.template_slug
+            template = template_names[template_key] = text(shown)
         if jobs.is_job(deployment):
-            look = jobs.look_of(deployment)
+            tone, meaning, label = _look(jobs.look_of(deployment), status)
         else:
-            look = looks.get(deployment.status)
-            if look is None:
-                look = looks[deployment.status] = presenters.status_look(deployment.status)
+            found = looks.get(status)
+            if found is None:
+                found = looks[status] = _look(presenters.status_look(status), status)
+            tone, meaning, label = found
         reason = None if busy else words.said(deployment.status_reason)
+        uuid = deployment.uuid
         link = links.get(key)
+        reach = []
+        if link:
+            href = link.text.translate(ESCAPES)
+            reach.append(
+                row_markup.LINK.format(
+                    id=key,
+                    href=href,
+                    open=open_words(link.label),
+                    copy=copy_link_words(link.label),
+                    w_copy_address=w_copy_address,
+                    copied_icon=copied_icon,
+                )
+            )
         skipped = link.name if link else ""
-        copies = []
+        number = 0
         for output in outputs.get(key, ()):
             if output.show not in ("copy", "ssh") or output.name == skipped:
                 continue
-            text = "ssh " + output.text if output.show == "ssh" else output.text
-            copies.append(Copy(output.label, text, copy_words(output.label), len(copies) + 1))
-            if len(copies) == COPIES_SHOWN:
-                break
-        rows.append(
-            Row(
-                id=key,
-                deployment=deployment,
-                name=deployment.name or deployment.shown_template_name,
-                template=template,
-                look=look,
-                busy=busy,
-                reason=reason,
-                reason_cut=_cut(reason) if reason else None,
-                created=when(deployment.created_at),
-                resources=cell(deployment.charge),
-                link=link,
-                open_link=open_words(link.label) if link else None,
-                copy_link=copy_link_words(link.label) if link else None,
-                copies=copies,
-                delete=(
-                    None if deployment.status in _NOT_DELETABLE else delete_words(deployment.name)
-                ),
-                url=detail_url.format(key),
-                delete_url=delete_url.format(key),
-                panels=[(t, values[key]) for t, values in row_panels if key in values],
-                mark=marks.get(key) if marks else None,
+            number += 1
+            copied = "ssh " + output.text if output.show == "ssh" else output.text
+            reach.append(
+                row_markup.COPY.format(
+                    id=key,
+                    number=number,
+                    label=text(output.label),
+                    text=copied.translate(ESCAPES),
+                    action=copy_words(output.label),
+                    w_copy=w_copy,
+                    copied_icon=copied_icon,
+                )
             )
+            if number == COPIES_SHOWN:
+                break
+        if not reach:
+            reach.append(nothing_busy if busy else nothing)
+        # A charge's figures are read once per page (``page_cells``); the same charge, written
+        # out the same, is not even read again.
+        charge = deployment.charge
+        shape = repr(charge)
+        resources = cells.get(shape)
+        if resources is None:
+            resources = cells[shape] = cell(charge)
+        site = deployment.site
+        group = deployment.group_name
+        region = deployment.region
+        values.update(
+            id=key,
+            status=status.translate(ESCAPES),
+            url=detail_url.format(key),
+            name=(deployment.name or deployment.shown_template_name).translate(ESCAPES),
+            mark=marked.get(mark, ""),
+            template=template,
+            uuid=(
+                row_markup.UUID.format(
+                    id=key,
+                    uuid=uuid.translate(ESCAPES),
+                    short=uuid[:8].translate(ESCAPES),
+                    w_copy_id=page["w_copy_id"],
+                    copied_icon=copied_icon,
+                )
+                if uuid
+                else ""
+            ),
+            owner=(
+                row_markup.OWNER.format(
+                    w_owner=page["w_owner"],
+                    owner=owners.get(deployment.user_id, "—").translate(ESCAPES),
+                )
+                if owners is not None
+                else ""
+            ),
+            tone=tone,
+            meaning=meaning,
+            label=label,
+            spinner=row_markup.SPINNER if busy else "",
+            reason=(
+                row_markup.REASON.format(
+                    reason=reason.translate(ESCAPES), cut=_cut(reason).translate(ESCAPES)
+                )
+                if reason
+                else ""
+            ),
+            group=group.translate(ESCAPES) if group else no_group,
+            site=site_names(site) if site else no_site,
+            region=" · " + region.translate(ESCAPES) if region else "",
+            created=when(deployment.created_at).translate(ESCAPES),
+            resources=resources,
+            access="".join(reach),
+            delete=(
+                row_markup.DELETE.format(
+                    id=key,
+                    url=delete_url.format(key),
+                    label=delete_words(deployment.name),
+                    w_delete=page["w_delete"],
+                )
+                if status not in _NOT_DELETABLE and mark != access.VIEWER
+                else ""
+            ),
         )
-    return rows
+        pieces.append(head(values))
+        for row_template, shown_values in row_panels:
+            if key in shown_values:
+                pieces.append((row_template, shown_values[key]))
+        pieces.append(tail(values))
+    return row_markup.joined(pieces)
 
 
 def list_context(viewer: User, filters: queries.Filters) -> dict:
@@ -176,8 +242,11 @@ def list_context(viewer: User, filters: queries.Filters) -> dict:
         if not statuses.reachable(deployment.status, deleted=deployment.deleted):
             outputs[deployment.id] = []
     in_progress = {d.id for d in listed.deployments if d.in_progress}
-    others = [d for d in listed.deployments if d.user_id != viewer.id]
-    owners = {d.user_id for d in (listed.deployments if listed.owners_shown else others)}
+    viewer_id = viewer.id
+    others = [d for d in listed.deployments if d.user_id != viewer_id]
+    owners = None
+    if listed.owners_shown:
+        owners = queries.usernames({d.user_id for d in listed.deployments}, known=viewer)
     empty = not listed.deployments and not filters.narrowed
     links = {key: presenters.main_link(value) for key, value in outputs.items()}
     deployment_panels = panels.panels_for(listed.deployments)
@@ -186,10 +255,9 @@ def list_context(viewer: User, filters: queries.Filters) -> dict:
         "had_some": empty and queries.has_past_deployments(viewer, filters),
         "filters": filters,
         "listed": listed,
-        "rows": rows_for(listed.deployments, outputs, links, in_progress, deployment_panels, marks),
-        "owners": queries.usernames(owners),
-        "access_marks": marks,
-        "deployment_panels": deployment_panels,
+        "row_pieces": rows_for(
+            listed.deployments, outputs, links, in_progress, deployment_panels, marks, owners
+        ),
         "polling": bool(in_progress),
         "poll_seconds": current_app.config["DEPLOYMENTS_POLL_SECONDS"],
         "status_groups": queries.STATUS_GROUPS,

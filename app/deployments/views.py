@@ -82,24 +82,30 @@ def index():
     # The tag is read before the rows: a change landing in between then makes the next poll
     # answer in full, where a tag read after the rows would hide it from every poll.
     tag = _own_tag(filters)
-    context = list_rows.list_context(current_user, filters)
-    templates = queries.templates_of(current_user, filters)
+    viewer = _viewer()
+    context = list_rows.list_context(viewer, filters)
+    templates = queries.templates_of(viewer, filters)
     return render_template(
         "deployments/index.html",
         templates=templates,
-        manages_groups=bool(managed_groups(current_user)),
-        panels=_list_panels(),
+        manages_groups=bool(managed_groups(viewer)),
+        panels=_list_panels(viewer),
         stamp=tag,
         **context,
     )
 
 
-def _list_panels() -> list[tuple[str, dict]]:
+def _viewer():
+    """The person logged in, as the object itself: the list asks who they are a few times per
+    row, and each question through ``current_user``'s proxy found them again."""
+    return current_user._get_current_object()
+
+
+def _list_panels(viewer) -> list[tuple[str, dict]]:
     """The panels features above this one lend the list (the quotas' usage panel), through
     ``DEPLOYMENT_LIST_PANELS``: the page shows them without this feature knowing theirs."""
     return [
-        (template, context_of(current_user))
-        for template, context_of in DEPLOYMENT_LIST_PANELS.each()
+        (template, context_of(viewer)) for template, context_of in DEPLOYMENT_LIST_PANELS.each()
     ]
 
 
@@ -120,12 +126,13 @@ def rows():
     tag = _own_tag(filters)
     if tag is not None and request.headers.get(STAMP_HEADER) == tag:
         return Response(status=204, headers={STAMP_HEADER: tag})
-    context = list_rows.list_context(current_user, filters)
+    viewer = _viewer()
+    context = list_rows.list_context(viewer, filters)
     response = Response(
         render_template(
             "deployments/_rows.html",
             stamp=tag,
-            panels=_list_panels(),
+            panels=_list_panels(viewer),
             panels_oob=True,
             **context,
         )

@@ -17,11 +17,13 @@ from typing import Any
 
 from flask import current_app, has_app_context
 from flask_babel import gettext as _
+from markupsafe import Markup, escape
 
 from app.caches import remembered, value_key
 from app.extensions import db
 from app.quotas.accounting import ANY_GPU_MODEL, AccountingError, count_resources
 from app.quotas.anchors import lock_limit_row
+from app.quotas.bars import quota_number
 from app.quotas.errors import QuotaExceeded
 from app.quotas.fit import Assessment, assess, refusal_message
 from app.quotas.flavours import flavours_for
@@ -242,7 +244,31 @@ def usage_panel_context(user) -> dict:
     )
     for bar in assessment.bars:
         bar.request = 0  # the panel shows what is held, not a request
-    return {"quota": assessment}
+    return {
+        "quota": assessment,
+        "limited": any(bar.limit is not None for bar in assessment.bars),
+        "summary": _usage_summary(assessment),
+    }
+
+
+# The resources the closed usage panel sums up: the counted ones people watch most.
+_SUMMED_UP = ("cores", "gpus", "deployments")
+
+
+def _usage_summary(assessment: Assessment) -> Markup:
+    """``100 cores · 2 of 4 GPUs · 50 deployments``: what the closed usage panel says."""
+    shown = []
+    for bar in assessment.bars:
+        if bar.key not in _SUMMED_UP or bar.model:
+            continue
+        used = bar.text(bar.used)
+        if bar.limit is None:
+            shown.append(escape(used))
+        else:
+            # The portal's sentence, its values escaped by Markup's ``%``.
+            sentence = Markup(_("%(used)s of %(limit)s"))  # noqa: S704
+            shown.append(sentence % {"used": used, "limit": quota_number(bar.limit)})
+    return Markup(" · ").join(shown)
 
 
 def usage_details_context(user) -> dict:

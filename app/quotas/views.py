@@ -26,6 +26,7 @@ from app.errors import NotFound
 from app.extensions import db
 from app.formatting import format_decimal
 from app.quotas.amounts import amount_text, charge_text
+from app.quotas.bars import quota_bar_markup, quota_number
 from app.quotas.editing import describe_limits, set_limits, subject_label
 from app.quotas.errors import InvalidLimit
 from app.quotas.fit import assess
@@ -51,15 +52,8 @@ def month_name(month: str, long: bool = False) -> str:
     return format_date(start, "MMMM yyyy" if long else "MMM")
 
 
-@bp.app_template_filter("quota_number")
-def quota_number(value, digits: int | None = None) -> str:
-    """A figure in the reader's notation (``1,234.5``, ``1.234,5``); ``digits`` fixes the
-    decimals shown, else up to three as needed."""
-    if digits is None:
-        return format_decimal(value or 0, format="#,##0.###")
-    return format_decimal(
-        round(value or 0, digits), format="#,##0." + "0" * digits if digits else "#,##0"
-    )
+bp.add_app_template_filter(quota_number, "quota_number")
+bp.add_app_template_global(quota_bar_markup, "quota_bar_markup")
 
 
 @bp.app_template_filter("chart_figure")
