@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import String, cast, exists, func, literal, select
 from sqlalchemy.dialects.postgresql import JSONB
-from sqlalchemy.orm import load_only
+from sqlalchemy.orm import lazyload, load_only
 
 from app.auth.models import User
 from app.clock import utcnow
@@ -72,24 +72,29 @@ def running_by_person(group: str) -> dict[int, int]:
     return {user_id: int(count) for user_id, count in rows}
 
 
-def members_page(group: str, page: int = 1, size: int = MEMBERS_SHOWN) -> MembersPage:
-    """Page ``page`` of ``group``'s members, by username (past the end: the last page)."""
+def members_page(
+    group: str, page: int = 1, size: int = MEMBERS_SHOWN, running: dict[int, int] | None = None
+) -> MembersPage:
+    """Page ``page`` of ``group``'s members, by username (past the end: the last page), with
+    ``running``, what each person runs charged to the group, when the caller counted it
+    already (``running_by_person``)."""
     condition = member_condition(group)
     total = db.session.scalar(select(func.count(User.id)).where(condition)) or 0
     page = max(1, min(page, max((total + size - 1) // size, 1)))
     people = list(
         db.session.scalars(
             select(User)
-            # What a member's row shows: the rest of a person's row (tokens, settings) is
-            # not read.
-            .options(load_only(*SHOWN, raiseload=True))
+            # What a member's row shows: the rest of a person's row (tokens, settings) and
+            # their role grants are not read.
+            .options(load_only(*SHOWN, raiseload=True), lazyload(User.grants))
             .where(condition)
             .order_by(User.username, User.provider, User.id)
             .limit(size)
             .offset((page - 1) * size)
         )
     )
-    running = running_by_person(group)
+    if running is None:
+        running = running_by_person(group)
     this_month = utcnow().date().replace(day=1)
     used = usage_per(MONTH, this_month, this_month, group_name=group, by="user")
     members = [

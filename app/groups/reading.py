@@ -55,11 +55,15 @@ def _page_within(asked: int, total: int, size: int) -> int:
     return max(1, min(asked, max((total + size - 1) // size, 1)))
 
 
-def running_deployments(group: str, asked: int = 1, size: int = RUNNING_SHOWN) -> Paged:
+def running_deployments(
+    group: str, asked: int = 1, size: int = RUNNING_SHOWN, total: int | None = None
+) -> Paged:
     """Page ``asked`` of the deployments charged to ``group`` that hold resources, newest
-    first, each as (deployment, owner's username); past the end, the last page."""
+    first, each as (deployment, owner's username); past the end, the last page. ``total``:
+    how many there are, when the caller counted them already."""
     charged = (Deployment.group_name == group, holding_clause())
-    total = db.session.scalar(select(func.count(Deployment.id)).where(*charged)) or 0
+    if total is None:
+        total = db.session.scalar(select(func.count(Deployment.id)).where(*charged)) or 0
     page = _page_within(asked, total, size)
     newest_first = (Deployment.created_at.desc(), Deployment.id.desc())
     # The page's ids first, from the group's holding index alone; then only their rows.

@@ -37,7 +37,9 @@ def today_statement(dialect: str, owner: list):
     Built once per shape by its caller (``usage_totals._statement``)."""
     m = UsageMark
     if dialect == "postgresql":
-        seconds = func.extract("epoch", m.since - bindparam("today", type_=DateTime))
+        # date_part gives a double, where extract gives a numeric (PostgreSQL 14 and later)
+        # whose sums over thousands of marks cost a third more.
+        seconds = func.date_part("epoch", m.since - bindparam("today", type_=DateTime))
     else:  # as ``seconds_after``, midnight's day number given
         seconds = func.round((func.julianday(m.since) - bindparam("today_day")) * 86400.0, 3)
     marks = (

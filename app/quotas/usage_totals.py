@@ -105,6 +105,7 @@ def _owner(row, by: str | None):
 class _Reading:
     now: datetime
     opened: dict = field(default_factory=dict)
+    merged: dict = field(default_factory=dict)
 
 
 _READING: ContextVar[_Reading | None] = ContextVar("usage_reading", default=None)
@@ -156,7 +157,7 @@ def usage_per(
     the person's use charged to the group) or everyone. Keyed by the day (or the month's first
     day); with ``by`` "user" or "group", by (owner, day) instead, owners being user ids or
     group names (``""``: charged to no group)."""
-    now = now or utcnow()
+    now = _now(now)
     if span == MONTH:
         first, last = month_of(first), month_of(last)
     found: dict = {}
@@ -181,7 +182,7 @@ def usage_per(
         bucket(owner, start).add(model, cores or 0.0, memory or 0.0, gpus or 0.0)
     window_end = datetime.combine(_after(span, last), datetime.min.time())
     window = (datetime.combine(first, datetime.min.time()), min(window_end, now))
-    for interval in open_intervals(user_id=user_id, group_name=group_name, now=now):
+    for interval in _open_merged(user_id, group_name, now, by):
         start, end = max(interval.start, window[0]), min(interval.end, window[1])
         for day, hours in spread(start, end):
             target = bucket(_owner(interval, by), day if span == DAY else month_of(day))
@@ -270,6 +271,43 @@ def open_intervals(
     if key not in reading.opened:
         reading.opened[key] = _read_open(user_id, group_name, now)
     return reading.opened[key]
+
+
+def _open_merged(
+    user_id: int | None, group_name: str | None, now: datetime, by: str | None
+) -> list[Interval]:
+    """``open_intervals``, those of one owner (as ``by`` tells owners apart: one for all
+    with None) over the same stretch summed into one: the marks of today come one per person
+    and set of GPU models, thousands for a big group, and a sum over the group needs only
+    their total rates. Kept for the reading, as ``open_intervals`` is."""
+    reading = _READING.get()
+    if reading is None or reading.now != now:
+        return _merged(open_intervals(user_id=user_id, group_name=group_name, now=now), by)
+    key = (user_id, group_name, by)
+    if key not in reading.merged:
+        opened = open_intervals(user_id=user_id, group_name=group_name, now=now)
+        reading.merged[key] = _merged(opened, by)
+    return reading.merged[key]
+
+
+def _merged(intervals: list[Interval], by: str | None) -> list[Interval]:
+    sums: dict[tuple, list] = {}
+    for interval in intervals:
+        key = (_owner(interval, by), interval.start, interval.end)
+        found = sums.get(key)
+        if found is None:
+            found = sums[key] = [interval, 0.0, 0.0, {}]
+        found[1] += interval.cores
+        found[2] += interval.memory_gb
+        models = found[3]
+        for model, count in interval.gpu_models.items():
+            models[model] = models.get(model, 0.0) + count
+    return [
+        Interval(
+            first.user_id, first.group_name, first.start, first.end, cores, memory, gpu_models
+        )
+        for first, cores, memory, gpu_models in sums.values()
+    ]
 
 
 def _read_open(user_id: int | None, group_name: str | None, now: datetime) -> list[Interval]:
@@ -386,7 +424,7 @@ def used_since(
     total = Hours()
     for model, cores, memory, gpus in _run(statement, values):
         total.add(model, cores or 0.0, memory or 0.0, gpus or 0.0)
-    for interval in open_intervals(user_id=user_id, group_name=group_name, now=now):
+    for interval in _open_merged(user_id, group_name, now, None):
         hours = (min(interval.end, now) - max(interval.start, start)) / timedelta(hours=1)
         if hours > 0:
             total.add(CORES_ROW, interval.cores * hours, interval.memory_gb * hours, 0.0)
