@@ -303,9 +303,7 @@ def _merged(intervals: list[Interval], by: str | None) -> list[Interval]:
         for model, count in interval.gpu_models.items():
             models[model] = models.get(model, 0.0) + count
     return [
-        Interval(
-            first.user_id, first.group_name, first.start, first.end, cores, memory, gpu_models
-        )
+        Interval(first.user_id, first.group_name, first.start, first.end, cores, memory, gpu_models)
         for first, cores, memory, gpu_models in sums.values()
     ]
 
@@ -331,36 +329,39 @@ def _read_open(user_id: int | None, group_name: str | None, now: datetime) -> li
             )
         )
     today = datetime.combine(now.date(), datetime.min.time())
-    older = _statement(
-        ("older marks", *shape),
-        lambda: select(UsageMark.__table__).where(
-            *_where(UsageMark, user_id, group_name), UsageMark.since < bindparam("before")
-        ),
-    )
-    for mark in _run(older, {**values, "before": min(today, now)}):
-        found.append(
-            Interval(
-                mark.user_id,
-                mark.group_name,
-                mark.since,
-                now,
-                mark.cores,
-                mark.memory_gb,
-                mark.gpu_models or {},
-            )
+    todays, any_older = _marks_of_today(user_id, group_name, today, now)
+    if any_older:
+        older = _statement(
+            ("older marks", *shape),
+            lambda: select(UsageMark.__table__).where(
+                *_where(UsageMark, user_id, group_name), UsageMark.since < bindparam("before")
+            ),
         )
-    found.extend(_marks_of_today(user_id, group_name, today, now))
+        for mark in _run(older, {**values, "before": min(today, now)}):
+            found.append(
+                Interval(
+                    mark.user_id,
+                    mark.group_name,
+                    mark.since,
+                    now,
+                    mark.cores,
+                    mark.memory_gb,
+                    mark.gpu_models or {},
+                )
+            )
+    found.extend(todays)
     return found
 
 
 def _marks_of_today(
     user_id: int | None, group_name: str | None, today: datetime, now: datetime
-) -> list[Interval]:
+) -> tuple[list[Interval], bool]:
     """The marks that began today, before ``now``, summed per owner and set of GPU models:
-    each sum an interval over today so far whose rates give the marks' hours."""
+    each sum an interval over today so far whose rates give the marks' hours; and whether
+    any mark began before today (to be read one by one)."""
     span = (now - today) / timedelta(hours=1)
     if span <= 0:
-        return []
+        return [], True
     dialect = db.engine.dialect.name
     statement = _statement(
         ("marks today", dialect, user_id is not None, group_name is not None),
@@ -378,7 +379,14 @@ def _marks_of_today(
     elapsed = span * 3600.0
     found = []
     models_of: dict[str | None, dict] = {}  # a few sets of models, among many owners
-    for owner, group, gpu_text, count, since_sum, cores, cores_since, memory, memory_since in rows:
+    any_older = False
+    for row in rows:
+        owner, group, gpu_text, late, count, since_sum, cores, cores_since, memory, memory_since = (
+            row
+        )
+        if late:
+            any_older = True
+            continue
         # Hours held since each mark's start: the sum of (now - since), weighted by the rate.
         held = (count * elapsed - float(since_sum or 0)) / 3600.0
         core_hours = (float(cores or 0) * elapsed - float(cores_since or 0)) / 3600.0
@@ -397,7 +405,7 @@ def _marks_of_today(
                 {model: float(n) * max(held, 0.0) / span for model, n in (gpus or {}).items()},
             )
         )
-    return found
+    return found, any_older
 
 
 def used_since(
