@@ -19,12 +19,11 @@ from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import lazyload, load_only
 
 from app.auth.models import User
-from app.clock import utcnow
 from app.deployments.models import Deployment
 from app.extensions import db
 from app.quotas.holding import holding_clause
 from app.quotas.usage_models import MONTH
-from app.quotas.usage_totals import Hours, usage_per
+from app.quotas.usage_totals import Hours, reading_now, usage_per
 
 MEMBERS_SHOWN = 100
 SHOWN = (User.id, User.username, User.display_name, User.active, User.provider)
@@ -79,11 +78,10 @@ def members_page(
     ``running``, what each person runs charged to the group, when the caller counted it
     already (``running_by_person``)."""
     condition = member_condition(group)
-    total = db.session.scalar(select(func.count(User.id)).where(condition)) or 0
-    page = max(1, min(page, max((total + size - 1) // size, 1)))
-    people = list(
-        db.session.scalars(
-            select(User)
+
+    def read(page: int) -> list:
+        return db.session.execute(
+            select(User, func.count().over())
             # What a member's row shows: the rest of a person's row (tokens, settings) and
             # their role grants are not read.
             .options(load_only(*SHOWN, raiseload=True), lazyload(User.grants))
@@ -91,11 +89,21 @@ def members_page(
             .order_by(User.username, User.provider, User.id)
             .limit(size)
             .offset((page - 1) * size)
-        )
-    )
+        ).all()
+
+    # The page and how many members there are in one statement; past the end, none are
+    # counted, and the last page is read once they are.
+    rows = read(max(page, 1))
+    if rows:
+        page, total = max(page, 1), rows[0][1]
+    else:
+        total = db.session.scalar(select(func.count(User.id)).where(condition)) or 0
+        page = max(1, min(page, max((total + size - 1) // size, 1)))
+        rows = read(page) if total else []
+    people = [person for person, _total in rows]
     if running is None:
         running = running_by_person(group)
-    this_month = utcnow().date().replace(day=1)
+    this_month = reading_now().date().replace(day=1)
     used = usage_per(MONTH, this_month, this_month, group_name=group, by="user")
     members = [
         Member(person, running.get(person.id, 0), used.get((person.id, this_month)) or Hours())

@@ -121,6 +121,18 @@ def test_members_are_found_exactly_whatever_their_groups_look_like(app, group):
         assert names("phys") == []
 
 
+def test_members_are_paged_by_username_and_past_the_end_the_last_page_shows(app, group):
+    for name in ("dan", "ann", "cat", "bea", "eve"):
+        group.person(name, groups=["physics"])
+    with app.app_context():
+        pages = {n: group_members.members_page("physics", n, size=2) for n in (1, 3, 9)}
+    assert [m.user.username for m in pages[1].members] == ["ann", "bea"]
+    assert [m.user.username for m in pages[3].members] == ["eve"]
+    assert (pages[9].page, [m.user.username for m in pages[9].members]) == (3, ["eve"])
+    assert {p.total for p in pages.values()} == {5}
+    assert pages[1].pages == 3
+
+
 def test_running_deployments_are_paged_newest_first(app, people, physics, group):
     start = utcnow() - timedelta(days=2)
     for n in range(30):
