@@ -25,7 +25,7 @@ from app.quotas.holding import holding_clause
 from app.quotas.usage_models import MONTH
 from app.quotas.usage_totals import Hours, reading_now, usage_per
 
-MEMBERS_SHOWN = 100
+MEMBERS_SHOWN = 50
 SHOWN = (User.id, User.username, User.display_name, User.active, User.provider)
 
 
@@ -104,7 +104,14 @@ def members_page(
     if running is None:
         running = running_by_person(group)
     this_month = reading_now().date().replace(day=1)
-    used = usage_per(MONTH, this_month, this_month, group_name=group, by="user")
+    used = usage_per(
+        MONTH,
+        this_month,
+        this_month,
+        group_name=group,
+        by="user",
+        people=[person.id for person in people],
+    )
     members = [
         Member(person, running.get(person.id, 0), used.get((person.id, this_month)) or Hours())
         for person in people

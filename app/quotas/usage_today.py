@@ -1,5 +1,5 @@
 """Seconds between moments in the database's own date arithmetic, and the statement that sums
-the marks that began today with it (``usage_totals``'s open part)."""
+the marks that began today with it (``usage_open``)."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def today_statement(dialect: str, owner: list):
     summed three ways. The sums of marks begun before today mean nothing: that there are any
     tells the caller to read those marks one by one, which the worker leaves rarely, so that
     a page does not scan an owner's marks twice to find none. Built once per shape by its
-    caller (``usage_totals._statement``)."""
+    caller (``usage_open._statement``)."""
     m = UsageMark
     if dialect == "postgresql":
         # date_part gives a double, where extract gives a numeric (PostgreSQL 14 and later)

@@ -269,6 +269,9 @@ def test_a_groups_running_use_is_the_sum_of_its_members_whatever_their_gpu_model
         whole = usage_per(MONTH, october, october, group_name="physics")[october]
         people = usage_per(MONTH, october, october, group_name="physics", by="user")
         since = used_since(datetime(2026, 10, 1), group_name="physics")
+        bobs = usage_per(MONTH, october, october, group_name="physics", by="user", people=[bob])
+    assert list(bobs) == [(bob, october)]
+    assert bobs[(bob, october)] == people[(bob, october)]
     assert round(whole.core_hours, 6) == round(since.core_hours, 6) == 7 + 1.5
     assert {m: round(h, 6) for m, h in whole.gpu_hours.items()} == {"A100": 1.5, "T4": 2.0}
     assert {m: round(h, 6) for m, h in since.gpu_hours.items()} == {"A100": 1.5, "T4": 2.0}
