@@ -120,17 +120,6 @@ def waiting_requests(group: str, asked: int = 1, size: int = WAITING_SHOWN) -> P
         Deployment.status == Status.WAITING,
         Deployment.deleted.is_(False),
     )
-    total = (
-        db.session.scalar(
-            select(func.count(LineEntry.deployment_id))
-            .join(Deployment, Deployment.id == LineEntry.deployment_id)
-            .where(*waits)
-        )
-        or 0
-    )
-    page = _page_within(asked, total, size)
-    if not total:
-        return Paged([], 0, page, size)
     theirs = (
         select(LineEntry.line)
         .join(Deployment, Deployment.id == LineEntry.deployment_id)
@@ -145,18 +134,49 @@ def waiting_requests(group: str, asked: int = 1, size: int = WAITING_SHOWN) -> P
         .where(LineEntry.line.in_(theirs))
         .subquery()
     )
-    rows = db.session.execute(
-        select(LineEntry, Deployment, User.username, ranked.c.place)
-        .join(ranked, ranked.c.deployment_id == LineEntry.deployment_id)
-        .join(Deployment, Deployment.id == LineEntry.deployment_id)
-        .join(User, User.id == LineEntry.user_id)
-        .where(*waits)
-        .order_by(LineEntry.line, ranked.c.place)
-        .limit(size)
-        .offset((page - 1) * size)
-    ).all()
+
+    def read(page: int) -> list:
+        return db.session.execute(
+            select(LineEntry, Deployment, User.username, ranked.c.place, func.count().over())
+            # What a row shows: a request's template and inputs can be large.
+            .options(
+                load_only(
+                    Deployment.id,
+                    Deployment.name,
+                    Deployment.template_name,
+                    Deployment.status,
+                    Deployment.deleted,
+                    raiseload=True,
+                )
+            )
+            .join(ranked, ranked.c.deployment_id == LineEntry.deployment_id)
+            .join(Deployment, Deployment.id == LineEntry.deployment_id)
+            .join(User, User.id == LineEntry.user_id)
+            .where(*waits)
+            .order_by(LineEntry.line, ranked.c.place)
+            .limit(size)
+            .offset((page - 1) * size)
+        ).all()
+
+    # The page and how many wait in one statement; past the end, none are counted, and the
+    # last page is read once they are.
+    rows = read(max(asked, 1))
+    if rows:
+        page, total = max(asked, 1), rows[0][-1]
+    else:
+        total = (
+            db.session.scalar(
+                select(func.count(LineEntry.deployment_id))
+                .join(Deployment, Deployment.id == LineEntry.deployment_id)
+                .join(User, User.id == LineEntry.user_id)
+                .where(*waits)
+            )
+            or 0
+        )
+        page = _page_within(asked, total, size)
+        rows = read(page) if total else []
     shown = []
-    for entry, deployment, owner, position in rows:
+    for entry, deployment, owner, position, _total in rows:
         line = places.Line.from_key(entry.line)
         shown.append(
             WaitingRequest(entry, deployment, owner, int(position), line.operator_words(owner))
