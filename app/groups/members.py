@@ -16,17 +16,16 @@ from dataclasses import dataclass
 
 from sqlalchemy import String, cast, exists, func, literal, select
 from sqlalchemy.dialects.postgresql import JSONB
-from sqlalchemy.orm import load_only
+from sqlalchemy.orm import lazyload, load_only
 
 from app.auth.models import User
-from app.clock import utcnow
 from app.deployments.models import Deployment
 from app.extensions import db
 from app.quotas.holding import holding_clause
 from app.quotas.usage_models import MONTH
-from app.quotas.usage_totals import Hours, usage_per
+from app.quotas.usage_totals import Hours, reading_now, usage_per
 
-MEMBERS_SHOWN = 100
+MEMBERS_SHOWN = 50
 SHOWN = (User.id, User.username, User.display_name, User.active, User.provider)
 
 
@@ -72,26 +71,47 @@ def running_by_person(group: str) -> dict[int, int]:
     return {user_id: int(count) for user_id, count in rows}
 
 
-def members_page(group: str, page: int = 1, size: int = MEMBERS_SHOWN) -> MembersPage:
-    """Page ``page`` of ``group``'s members, by username (past the end: the last page)."""
+def members_page(
+    group: str, page: int = 1, size: int = MEMBERS_SHOWN, running: dict[int, int] | None = None
+) -> MembersPage:
+    """Page ``page`` of ``group``'s members, by username (past the end: the last page), with
+    ``running``, what each person runs charged to the group, when the caller counted it
+    already (``running_by_person``)."""
     condition = member_condition(group)
-    total = db.session.scalar(select(func.count(User.id)).where(condition)) or 0
-    page = max(1, min(page, max((total + size - 1) // size, 1)))
-    people = list(
-        db.session.scalars(
-            select(User)
-            # What a member's row shows: the rest of a person's row (tokens, settings) is
-            # not read.
-            .options(load_only(*SHOWN, raiseload=True))
+
+    def read(page: int) -> list:
+        return db.session.execute(
+            select(User, func.count().over())
+            # What a member's row shows: the rest of a person's row (tokens, settings) and
+            # their role grants are not read.
+            .options(load_only(*SHOWN, raiseload=True), lazyload(User.grants))
             .where(condition)
             .order_by(User.username, User.provider, User.id)
             .limit(size)
             .offset((page - 1) * size)
-        )
+        ).all()
+
+    # The page and how many members there are in one statement; past the end, none are
+    # counted, and the last page is read once they are.
+    rows = read(max(page, 1))
+    if rows:
+        page, total = max(page, 1), rows[0][1]
+    else:
+        total = db.session.scalar(select(func.count(User.id)).where(condition)) or 0
+        page = max(1, min(page, max((total + size - 1) // size, 1)))
+        rows = read(page) if total else []
+    people = [person for person, _total in rows]
+    if running is None:
+        running = running_by_person(group)
+    this_month = reading_now().date().replace(day=1)
+    used = usage_per(
+        MONTH,
+        this_month,
+        this_month,
+        group_name=group,
+        by="user",
+        people=[person.id for person in people],
     )
-    running = running_by_person(group)
-    this_month = utcnow().date().replace(day=1)
-    used = usage_per(MONTH, this_month, this_month, group_name=group, by="user")
     members = [
         Member(person, running.get(person.id, 0), used.get((person.id, this_month)) or Hours())
         for person in people

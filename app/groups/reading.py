@@ -55,11 +55,15 @@ def _page_within(asked: int, total: int, size: int) -> int:
     return max(1, min(asked, max((total + size - 1) // size, 1)))
 
 
-def running_deployments(group: str, asked: int = 1, size: int = RUNNING_SHOWN) -> Paged:
+def running_deployments(
+    group: str, asked: int = 1, size: int = RUNNING_SHOWN, total: int | None = None
+) -> Paged:
     """Page ``asked`` of the deployments charged to ``group`` that hold resources, newest
-    first, each as (deployment, owner's username); past the end, the last page."""
+    first, each as (deployment, owner's username); past the end, the last page. ``total``:
+    how many there are, when the caller counted them already."""
     charged = (Deployment.group_name == group, holding_clause())
-    total = db.session.scalar(select(func.count(Deployment.id)).where(*charged)) or 0
+    if total is None:
+        total = db.session.scalar(select(func.count(Deployment.id)).where(*charged)) or 0
     page = _page_within(asked, total, size)
     newest_first = (Deployment.created_at.desc(), Deployment.id.desc())
     # The page's ids first, from the group's holding index alone; then only their rows.
@@ -116,17 +120,6 @@ def waiting_requests(group: str, asked: int = 1, size: int = WAITING_SHOWN) -> P
         Deployment.status == Status.WAITING,
         Deployment.deleted.is_(False),
     )
-    total = (
-        db.session.scalar(
-            select(func.count(LineEntry.deployment_id))
-            .join(Deployment, Deployment.id == LineEntry.deployment_id)
-            .where(*waits)
-        )
-        or 0
-    )
-    page = _page_within(asked, total, size)
-    if not total:
-        return Paged([], 0, page, size)
     theirs = (
         select(LineEntry.line)
         .join(Deployment, Deployment.id == LineEntry.deployment_id)
@@ -141,18 +134,49 @@ def waiting_requests(group: str, asked: int = 1, size: int = WAITING_SHOWN) -> P
         .where(LineEntry.line.in_(theirs))
         .subquery()
     )
-    rows = db.session.execute(
-        select(LineEntry, Deployment, User.username, ranked.c.place)
-        .join(ranked, ranked.c.deployment_id == LineEntry.deployment_id)
-        .join(Deployment, Deployment.id == LineEntry.deployment_id)
-        .join(User, User.id == LineEntry.user_id)
-        .where(*waits)
-        .order_by(LineEntry.line, ranked.c.place)
-        .limit(size)
-        .offset((page - 1) * size)
-    ).all()
+
+    def read(page: int) -> list:
+        return db.session.execute(
+            select(LineEntry, Deployment, User.username, ranked.c.place, func.count().over())
+            # What a row shows: a request's template and inputs can be large.
+            .options(
+                load_only(
+                    Deployment.id,
+                    Deployment.name,
+                    Deployment.template_name,
+                    Deployment.status,
+                    Deployment.deleted,
+                    raiseload=True,
+                )
+            )
+            .join(ranked, ranked.c.deployment_id == LineEntry.deployment_id)
+            .join(Deployment, Deployment.id == LineEntry.deployment_id)
+            .join(User, User.id == LineEntry.user_id)
+            .where(*waits)
+            .order_by(LineEntry.line, ranked.c.place)
+            .limit(size)
+            .offset((page - 1) * size)
+        ).all()
+
+    # The page and how many wait in one statement; past the end, none are counted, and the
+    # last page is read once they are.
+    rows = read(max(asked, 1))
+    if rows:
+        page, total = max(asked, 1), rows[0][-1]
+    else:
+        total = (
+            db.session.scalar(
+                select(func.count(LineEntry.deployment_id))
+                .join(Deployment, Deployment.id == LineEntry.deployment_id)
+                .join(User, User.id == LineEntry.user_id)
+                .where(*waits)
+            )
+            or 0
+        )
+        page = _page_within(asked, total, size)
+        rows = read(page) if total else []
     shown = []
-    for entry, deployment, owner, position in rows:
+    for entry, deployment, owner, position, _total in rows:
         line = places.Line.from_key(entry.line)
         shown.append(
             WaitingRequest(entry, deployment, owner, int(position), line.operator_words(owner))

@@ -32,8 +32,13 @@ def page(group: str):
     group = access.group_for(current_user, group)
     # The members' use, the chart and the budgets all read the group's use as of one instant,
     # and what runs now once.
+    # One count of what runs, per person, gives the members' column and the running list's
+    # length.
+    running = members.running_by_person(group)
     with one_reading():
-        shown = members.members_page(group, page_number(request.args.get("members")))
+        shown = members.members_page(
+            group, page_number(request.args.get("members")), running=running
+        )
         chart = months_chart(group_name=group)
         budgets = reading.group_budgets(group)
     return render_template(
@@ -41,7 +46,9 @@ def page(group: str):
         group=group,
         members=shown,
         member_limits=_member_limits_address(group),
-        running=reading.running_deployments(group, page_number(request.args.get("running"))),
+        running=reading.running_deployments(
+            group, page_number(request.args.get("running")), total=sum(running.values())
+        ),
         waiting=reading.waiting_requests(group, page_number(request.args.get("waiting"))),
         chart=chart,
         limits=reading.group_limits(group),

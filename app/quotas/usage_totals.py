@@ -9,7 +9,7 @@ sum over deployments.
 
 from __future__ import annotations
 
-import json
+from collections.abc import Collection
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -18,18 +18,24 @@ from datetime import date, datetime, timedelta
 from sqlalchemy import bindparam, func, select
 
 from app.clock import utcnow
-from app.extensions import db
 from app.quotas.usage_marks import month_of, spread
 from app.quotas.usage_models import (
     CORES_ROW,
     DAY,
     MONTH,
     WHOLE_GROUP,
-    UsageMark,
-    UsagePiece,
     UsageTotal,
 )
-from app.quotas.usage_today import julian_day, today_statement
+from app.quotas.usage_open import (
+    Interval,
+    _owner,
+    _owner_values,
+    _run,
+    _statement,
+    _where,
+    merged,
+    read_open,
+)
 
 
 @dataclass
@@ -55,56 +61,11 @@ class Hours:
         return self.gpu_total if model is None else self.gpu_hours.get(model, 0.0)
 
 
-def _where(table, user_id: int | None, group_name: str | None) -> list:
-    """The owner's condition, with the values as bound parameters named ``user_id`` and
-    ``group_name``: a statement built with it is built once and kept (``_statement``)."""
-    where = []
-    if user_id is not None:
-        where.append(table.user_id == bindparam("user_id"))
-    if group_name is not None:
-        where.append(table.group_name == bindparam("group_name"))
-    return where
-
-
-# Statements built once per shape and kept: building one costs more CPU than running it on a
-# small table (budgets are read at every cost box), and the values go in as parameters.
-_STATEMENTS: dict[tuple, object] = {}
-
-
-def _statement(key: tuple, build):
-    found = _STATEMENTS.get(key)
-    if found is None:
-        found = _STATEMENTS[key] = build()
-    return found
-
-
-def _run(statement, values: dict):
-    """Run a kept statement on the session's connection (in its transaction): these read
-    tables, not objects, so the ORM's handling of a statement is not needed."""
-    return db.session.connection().execute(statement, values)
-
-
-def _owner_values(user_id: int | None, group_name: str | None) -> dict:
-    values = {}
-    if user_id is not None:
-        values["user_id"] = user_id
-    if group_name is not None:
-        values["group_name"] = group_name
-    return values
-
-
-def _owner(row, by: str | None):
-    if by == "user":
-        return row.user_id
-    if by == "group":
-        return row.group_name
-    return None
-
-
 @dataclass
 class _Reading:
     now: datetime
     opened: dict = field(default_factory=dict)
+    merged: dict = field(default_factory=dict)
 
 
 _READING: ContextVar[_Reading | None] = ContextVar("usage_reading", default=None)
@@ -149,14 +110,17 @@ def usage_per(
     user_id: int | None = None,
     group_name: str | None = None,
     by: str | None = None,
+    people: Collection[int] | None = None,
     now: datetime | None = None,
 ) -> dict:
     """Hours per day (``span`` DAY) or per month (MONTH, ``first`` and ``last`` any day of
     their months) from ``first`` to ``last`` included, for ``user_id``, ``group_name`` (both:
     the person's use charged to the group) or everyone. Keyed by the day (or the month's first
     day); with ``by`` "user" or "group", by (owner, day) instead, owners being user ids or
-    group names (``""``: charged to no group)."""
-    now = now or utcnow()
+    group names (``""``: charged to no group). With ``by`` "user", ``people`` keeps only
+    those user ids (a page of a group's members, not all of them)."""
+    now = _now(now)
+    wanted = None if people is None else set(people)
     if span == MONTH:
         first, last = month_of(first), month_of(last)
     found: dict = {}
@@ -169,19 +133,24 @@ def usage_per(
 
     # A group's whole use comes from its own rows; use charged to no group ("") has none.
     whole_group = bool(group_name) and user_id is None and by is None
-    shape = ("totals", by, user_id is not None, group_name is not None, whole_group)
-    statement = _statement(shape, lambda: _totals_statement(by, user_id, group_name, whole_group))
-    rows = _run(
-        statement,
-        {"span": span, "first": first, "last": last, **_owner_values(user_id, group_name)},
+    some = wanted is not None
+    shape = ("totals", by, user_id is not None, group_name is not None, whole_group, some)
+    statement = _statement(
+        shape, lambda: _totals_statement(by, user_id, group_name, whole_group, some=some)
     )
+    values = {"span": span, "first": first, "last": last, **_owner_values(user_id, group_name)}
+    if some:
+        values["people"] = sorted(wanted)
+    rows = _run(statement, values)
     for row in rows:
         owner = row[0] if by else None
         start, model, cores, memory, gpus = row[-5:]
         bucket(owner, start).add(model, cores or 0.0, memory or 0.0, gpus or 0.0)
     window_end = datetime.combine(_after(span, last), datetime.min.time())
     window = (datetime.combine(first, datetime.min.time()), min(window_end, now))
-    for interval in open_intervals(user_id=user_id, group_name=group_name, now=now):
+    for interval in _open_merged(user_id, group_name, now, by):
+        if some and interval.user_id not in wanted:
+            continue
         start, end = max(interval.start, window[0]), min(interval.end, window[1])
         for day, hours in spread(start, end):
             target = bucket(_owner(interval, by), day if span == DAY else month_of(day))
@@ -198,9 +167,11 @@ def _totals_statement(
     whole_group: bool,
     *,
     per_start: bool = True,
+    some: bool = False,
 ):
     """The totals of a span summed per (owner, ) day or month and model; without
-    ``per_start``, per model over the whole span."""
+    ``per_start``, per model over the whole span; with ``some``, of the people bound as
+    ``people`` alone."""
     t = UsageTotal
     owner_columns = {"user": [t.user_id], "group": [t.group_name]}.get(by, [])
     starts = [t.start] if per_start else []
@@ -219,6 +190,7 @@ def _totals_statement(
             t.start <= bindparam("last"),
             *_where(t, user_id, group_name),
             *_whose_rows(user_id, whole_group),
+            *([t.user_id.in_(bindparam("people", expanding=True))] if some else []),
         )
         .group_by(*owner_columns, *starts, t.gpu_model)
     )
@@ -240,17 +212,6 @@ def _after(span: str, last: date) -> date:
     return date(last.year + last.month // 12, last.month % 12 + 1, 1)
 
 
-@dataclass(frozen=True)
-class Interval:
-    user_id: int
-    group_name: str
-    start: datetime
-    end: datetime
-    cores: float
-    memory_gb: float
-    gpu_models: dict
-
-
 def open_intervals(
     *, user_id: int | None = None, group_name: str | None = None, now: datetime | None = None
 ) -> list[Interval]:
@@ -265,101 +226,28 @@ def open_intervals(
     now = _now(now)
     reading = _READING.get()
     if reading is None or reading.now != now:
-        return _read_open(user_id, group_name, now)
+        return read_open(user_id, group_name, now)
     key = (user_id, group_name)
     if key not in reading.opened:
-        reading.opened[key] = _read_open(user_id, group_name, now)
+        reading.opened[key] = read_open(user_id, group_name, now)
     return reading.opened[key]
 
 
-def _read_open(user_id: int | None, group_name: str | None, now: datetime) -> list[Interval]:
-    found = []
-    values = _owner_values(user_id, group_name)
-    shape = (user_id is not None, group_name is not None)
-    pieces = _statement(
-        ("pieces", *shape),
-        lambda: select(UsagePiece.__table__).where(*_where(UsagePiece, user_id, group_name)),
-    )
-    for piece in _run(pieces, values):
-        found.append(
-            Interval(
-                piece.user_id,
-                piece.group_name,
-                piece.start,
-                piece.end,
-                piece.cores,
-                piece.memory_gb,
-                piece.gpu_models or {},
-            )
-        )
-    today = datetime.combine(now.date(), datetime.min.time())
-    older = _statement(
-        ("older marks", *shape),
-        lambda: select(UsageMark.__table__).where(
-            *_where(UsageMark, user_id, group_name), UsageMark.since < bindparam("before")
-        ),
-    )
-    for mark in _run(older, {**values, "before": min(today, now)}):
-        found.append(
-            Interval(
-                mark.user_id,
-                mark.group_name,
-                mark.since,
-                now,
-                mark.cores,
-                mark.memory_gb,
-                mark.gpu_models or {},
-            )
-        )
-    found.extend(_marks_of_today(user_id, group_name, today, now))
-    return found
-
-
-def _marks_of_today(
-    user_id: int | None, group_name: str | None, today: datetime, now: datetime
+def _open_merged(
+    user_id: int | None, group_name: str | None, now: datetime, by: str | None
 ) -> list[Interval]:
-    """The marks that began today, before ``now``, summed per owner and set of GPU models:
-    each sum an interval over today so far whose rates give the marks' hours."""
-    span = (now - today) / timedelta(hours=1)
-    if span <= 0:
-        return []
-    dialect = db.engine.dialect.name
-    statement = _statement(
-        ("marks today", dialect, user_id is not None, group_name is not None),
-        lambda: today_statement(dialect, _where(UsageMark, user_id, group_name)),
-    )
-    rows = _run(
-        statement,
-        {
-            **_owner_values(user_id, group_name),
-            "today": today,
-            "today_day": julian_day(today),
-            "now": now,
-        },
-    )
-    elapsed = span * 3600.0
-    found = []
-    models_of: dict[str | None, dict] = {}  # a few sets of models, among many owners
-    for owner, group, gpu_text, count, since_sum, cores, cores_since, memory, memory_since in rows:
-        # Hours held since each mark's start: the sum of (now - since), weighted by the rate.
-        held = (count * elapsed - float(since_sum or 0)) / 3600.0
-        core_hours = (float(cores or 0) * elapsed - float(cores_since or 0)) / 3600.0
-        memory_hours = (float(memory or 0) * elapsed - float(memory_since or 0)) / 3600.0
-        gpus = models_of.get(gpu_text)
-        if gpus is None:
-            gpus = models_of[gpu_text] = json.loads(gpu_text) if gpu_text else {}
-        found.append(
-            Interval(
-                owner,
-                group,
-                today,
-                now,
-                max(core_hours, 0.0) / span,
-                max(memory_hours, 0.0) / span,
-                {model: float(n) * max(held, 0.0) / span for model, n in (gpus or {}).items()},
-            )
-        )
-    return found
+    """``open_intervals``, those of one owner (as ``by`` tells owners apart: one for all
+    with None) over the same stretch summed into one (``merged``): the marks of today come
+    one per person and set of GPU models, hundreds for a big group, and a sum over the group
+    needs only their total rates. Kept for the reading, as ``open_intervals`` is."""
+    reading = _READING.get()
+    if reading is None or reading.now != now:
+        return merged(open_intervals(user_id=user_id, group_name=group_name, now=now), by)
+    key = (user_id, group_name, by)
+    if key not in reading.merged:
+        opened = open_intervals(user_id=user_id, group_name=group_name, now=now)
+        reading.merged[key] = merged(opened, by)
+    return reading.merged[key]
 
 
 def used_since(
@@ -386,7 +274,7 @@ def used_since(
     total = Hours()
     for model, cores, memory, gpus in _run(statement, values):
         total.add(model, cores or 0.0, memory or 0.0, gpus or 0.0)
-    for interval in open_intervals(user_id=user_id, group_name=group_name, now=now):
+    for interval in _open_merged(user_id, group_name, now, None):
         hours = (min(interval.end, now) - max(interval.start, start)) / timedelta(hours=1)
         if hours > 0:
             total.add(CORES_ROW, interval.cores * hours, interval.memory_gb * hours, 0.0)

@@ -9,6 +9,7 @@ import pytest
 from app.clock import utcnow
 from app.extensions import db
 from app.groups import members as group_members
+from app.groups import reading as group_reading
 from tests.quotas.conftest import Quotas
 
 
@@ -121,6 +122,18 @@ def test_members_are_found_exactly_whatever_their_groups_look_like(app, group):
         assert names("phys") == []
 
 
+def test_members_are_paged_by_username_and_past_the_end_the_last_page_shows(app, group):
+    for name in ("dan", "ann", "cat", "bea", "eve"):
+        group.person(name, groups=["physics"])
+    with app.app_context():
+        pages = {n: group_members.members_page("physics", n, size=2) for n in (1, 3, 9)}
+    assert [m.user.username for m in pages[1].members] == ["ann", "bea"]
+    assert [m.user.username for m in pages[3].members] == ["eve"]
+    assert (pages[9].page, [m.user.username for m in pages[9].members]) == (3, ["eve"])
+    assert {p.total for p in pages.values()} == {5}
+    assert pages[1].pages == 3
+
+
 def test_running_deployments_are_paged_newest_first(app, people, physics, group):
     start = utcnow() - timedelta(days=2)
     for n in range(30):
@@ -152,6 +165,23 @@ def test_waiting_requests_show_their_place_in_their_line(app, people, physics, g
     assert "first-wait" in waiting and "third-wait" in waiting and "chem-wait" not in waiting
     places = re.findall(r'>([\w-]+-wait)</a></th>\s*<td data-label="Place">(\d+)<', waiting)
     assert places == [("first-wait", "1"), ("third-wait", "3")]
+
+
+def test_waiting_requests_are_paged_and_past_the_end_the_last_page_shows(
+    app, people, physics, group
+):
+    line = "group:physics:gpus:"
+    start = utcnow() - timedelta(hours=3)
+    for n in range(5):
+        group.waiting(physics["ada"], "physics", f"wait-{n}", line, start + timedelta(minutes=n))
+    with app.app_context():
+        pages = {n: group_reading.waiting_requests("physics", n, size=2) for n in (1, 3, 9)}
+    names = {n: [w.deployment.name for w in p.rows] for n, p in pages.items()}
+    assert names == {1: ["wait-0", "wait-1"], 3: ["wait-4"], 9: ["wait-4"]}
+    assert [w.place for w in pages[3].rows] == [5]
+    assert (pages[9].page, pages[9].total, pages[1].pages) == (3, 5, 3)
+    with app.app_context():
+        assert group_reading.waiting_requests("chemistry").total == 0
 
 
 def test_limits_and_budgets_show_what_is_left_and_when_it_renews(app, people, physics, group):

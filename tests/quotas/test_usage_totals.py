@@ -10,7 +10,7 @@ from app.clock import set_clock
 from app.extensions import db
 from app.quotas.usage_marks import account_usage_once
 from app.quotas.usage_models import DAY, MONTH, UsageMark, UsagePiece
-from app.quotas.usage_totals import usage_per, used_since
+from app.quotas.usage_totals import one_reading, usage_per, used_since
 from tests.clocks import Clock
 from tests.quotas.conftest import charge
 
@@ -238,3 +238,47 @@ def test_a_groups_own_totals_are_its_members_sums_and_never_counted_twice(quotas
         assert round(per_person[(bob, october)].core_hours, 6) == 3 * 32.0
         month = used_since(datetime(2026, 10, 1), group_name="physics")
         assert (round(month.core_hours, 6), round(month.gpu("A100"), 6)) == (160.0, 32.0)
+
+
+def test_within_one_reading_every_figure_is_read_as_of_its_instant(quotas, clock):
+    ada = quotas.user(groups=["physics"])
+    quotas.hold(ada, charge(cores=2), group_name="physics")
+    clock.move(hours=3)
+    with quotas.app.app_context(), one_reading():
+        october = date(2026, 10, 1)
+        before = usage_per(MONTH, october, october, group_name="physics")[october]
+        clock.move(hours=2)  # the page is still being drawn
+        after = usage_per(MONTH, october, october, group_name="physics", by="user")
+        since = used_since(datetime(2026, 10, 1), group_name="physics")
+    assert round(before.core_hours, 6) == round(since.core_hours, 6) == 6.0
+    assert round(after[(ada, october)].core_hours, 6) == 6.0
+
+
+def test_a_groups_running_use_is_the_sum_of_its_members_whatever_their_gpu_models(quotas, clock):
+    """Running marks are summed per person and set of GPU models; the group's figures add
+    them up, and each person's keeps their own."""
+    ada, bob = quotas.user(groups=["physics"]), quotas.user(groups=["physics"])
+    quotas.hold(ada, charge(cores=2, gpus=1, gpu_models={"A100": 1}), group_name="physics")
+    quotas.hold(ada, charge(cores=1, gpus=2, gpu_models={"T4": 2}), group_name="physics")
+    quotas.hold(ada, charge(cores=4), group_name="physics")
+    clock.move(minutes=30)
+    quotas.hold(bob, charge(cores=3, gpus=1, gpu_models={"A100": 1}), group_name="physics")
+    clock.move(minutes=30)
+    october = date(2026, 10, 1)
+    with quotas.app.app_context(), one_reading():
+        whole = usage_per(MONTH, october, october, group_name="physics")[october]
+        people = usage_per(MONTH, october, october, group_name="physics", by="user")
+        since = used_since(datetime(2026, 10, 1), group_name="physics")
+        bobs = usage_per(MONTH, october, october, group_name="physics", by="user", people=[bob])
+    assert list(bobs) == [(bob, october)]
+    assert bobs[(bob, october)] == people[(bob, october)]
+    assert round(whole.core_hours, 6) == round(since.core_hours, 6) == 7 + 1.5
+    assert {m: round(h, 6) for m, h in whole.gpu_hours.items()} == {"A100": 1.5, "T4": 2.0}
+    assert {m: round(h, 6) for m, h in since.gpu_hours.items()} == {"A100": 1.5, "T4": 2.0}
+    assert round(people[(ada, october)].core_hours, 6) == 7.0
+    assert {m: round(h, 6) for m, h in people[(ada, october)].gpu_hours.items()} == {
+        "A100": 1.0,
+        "T4": 2.0,
+    }
+    assert round(people[(bob, october)].core_hours, 6) == 1.5
+    assert {m: round(h, 6) for m, h in people[(bob, october)].gpu_hours.items()} == {"A100": 0.5}
