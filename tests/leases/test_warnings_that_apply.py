@@ -3,6 +3,8 @@ not warned (nor shown amber) at its start, an extend does not bring back warning
 has passed, and a policy changed after a warning was given colours the countdown by the policy
 as it is."""
 
+from datetime import timedelta
+
 from tests.conftest import csrf_from
 from tests.launch.test_launch_form import login
 
@@ -43,7 +45,7 @@ def test_the_script_turns_amber_at_the_first_warning_that_applies(emulated, leas
     deployment_id = _ready(emulated, leases, 8 * 60, default="2d", max_initial="3d", warn="24h,1h")
     page = login(emulated, "ada").get(f"/deployments/{deployment_id}").get_data(as_text=True)
     lease = leases.lease(deployment_id)
-    amber = lease.ends_at.replace(hour=(lease.ends_at.hour - 1) % 24)
+    amber = lease.ends_at - timedelta(hours=1)  # the 24 h warning was past at launch
     assert f'data-amber-at="{amber.strftime("%Y-%m-%dT%H:%M:%SZ")}"' in page
 
 
