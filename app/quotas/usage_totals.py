@@ -15,7 +15,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import bindparam, func, or_, select
 
 from app.clock import utcnow
 from app.extensions import db
@@ -55,15 +55,15 @@ class Hours:
         return self.gpu_total if model is None else self.gpu_hours.get(model, 0.0)
 
 
-def _where(table, user_id: int | None, group_name: str | None) -> list:
+def _where(table, user_id: int | None, group_name: str | None, either: bool = False) -> list:
     """The owner's condition, with the values as bound parameters named ``user_id`` and
-    ``group_name``: a statement built with it is built once and kept (``_statement``)."""
+    ``group_name`` (``either``: one or the other): built once and kept (``_statement``)."""
     where = []
     if user_id is not None:
         where.append(table.user_id == bindparam("user_id"))
     if group_name is not None:
         where.append(table.group_name == bindparam("group_name"))
-    return where
+    return [or_(*where)] if either and len(where) > 1 else where
 
 
 # Statements built once per shape and kept: building one costs more CPU than running it on a
@@ -272,13 +272,13 @@ def open_intervals(
     return reading.opened[key]
 
 
-def _read_open(user_id: int | None, group_name: str | None, now: datetime) -> list[Interval]:
+def _read_open(user_id: int | None, group_name: str | None, now: datetime, either=False):
     found = []
     values = _owner_values(user_id, group_name)
-    shape = (user_id is not None, group_name is not None)
+    shape = (user_id is not None, group_name is not None, either)
+    owner = [user_id, group_name, either]
     pieces = _statement(
-        ("pieces", *shape),
-        lambda: select(UsagePiece.__table__).where(*_where(UsagePiece, user_id, group_name)),
+        ("pieces", *shape), lambda: select(UsagePiece.__table__).where(*_where(UsagePiece, *owner))
     )
     for piece in _run(pieces, values):
         found.append(
@@ -296,7 +296,7 @@ def _read_open(user_id: int | None, group_name: str | None, now: datetime) -> li
     older = _statement(
         ("older marks", *shape),
         lambda: select(UsageMark.__table__).where(
-            *_where(UsageMark, user_id, group_name), UsageMark.since < bindparam("before")
+            *_where(UsageMark, *owner), UsageMark.since < bindparam("before")
         ),
     )
     for mark in _run(older, {**values, "before": min(today, now)}):
@@ -311,12 +311,12 @@ def _read_open(user_id: int | None, group_name: str | None, now: datetime) -> li
                 mark.gpu_models or {},
             )
         )
-    found.extend(_marks_of_today(user_id, group_name, today, now))
+    found.extend(_marks_of_today(user_id, group_name, today, now, either))
     return found
 
 
 def _marks_of_today(
-    user_id: int | None, group_name: str | None, today: datetime, now: datetime
+    user_id: int | None, group_name: str | None, today: datetime, now: datetime, either: bool
 ) -> list[Interval]:
     """The marks that began today, before ``now``, summed per owner and set of GPU models:
     each sum an interval over today so far whose rates give the marks' hours."""
@@ -325,8 +325,8 @@ def _marks_of_today(
         return []
     dialect = db.engine.dialect.name
     statement = _statement(
-        ("marks today", dialect, user_id is not None, group_name is not None),
-        lambda: today_statement(dialect, _where(UsageMark, user_id, group_name)),
+        ("marks today", dialect, user_id is not None, group_name is not None, either),
+        lambda: today_statement(dialect, _where(UsageMark, user_id, group_name, either)),
     )
     rows = _run(
         statement,
