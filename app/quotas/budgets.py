@@ -259,7 +259,7 @@ def hours_used(hours: Hours, resource: str) -> float:
     return hours.core_hours if resource == CORE_HOURS else hours.gpu(model_of(resource))
 
 
-def _budgets_met(person_id: int, group: str | None) -> list[UsageBudget]:
+def _budgets_met(person_id: int, group: str | None) -> list:
     """The budgets of the person, and with ``group`` of the group and of the person inside it:
     one statement, built once per shape."""
     key = "group" if group else "person"
@@ -271,11 +271,12 @@ def _budgets_met(person_id: int, group: str | None) -> list[UsageBudget]:
             asked.append(
                 (UsageBudget.scope == IN_GROUP) & (UsageBudget.subject == bindparam("member"))
             )
-        statement = _BUDGETS_MET[key] = select(UsageBudget).where(or_(*asked))
+        statement = _BUDGETS_MET[key] = select(UsageBudget.__table__).where(or_(*asked))
     values = {"person": str(person_id)}
     if group:
         values.update(group=group, member=member_subject(person_id, group))
-    return list(db.session.scalars(statement, values))
+    # Rows, not objects: read at every cost box, and only read.
+    return list(db.session.connection().execute(statement, values))
 
 
 _BUDGETS_MET: dict[str, object] = {}

@@ -240,18 +240,18 @@ def _checks_of(claim: Claim) -> list[BudgetCheck]:
     )
 
 
-def refusal_sentence(over: list[BudgetCheck]) -> str:
-    return _(
-        "This would overrun a budget: %(why)s. Nothing was launched.",
-        why="; ".join(check.sentence for check in over),
-    )
+def refusal_sentence(over: list[BudgetCheck], why: str | None = None) -> str:
+    """The refusal of a launch over the budgets ``over`` (``why``: their sentences, joined)."""
+    why = why if why is not None else "; ".join(check.sentence for check in over)
+    return _("This would overrun a budget: %(why)s. Nothing was launched.", why=why)
 
 
 def held(claim: Claim) -> Hold | None:
     over = [check for check in checks_of(claim) if not check.fits]
     if not over:
         return None
-    sentence = refusal_sentence(over)
+    why = "; ".join(check.sentence for check in over)  # each told in words once
+    sentence = refusal_sentence(over, why)
     line = _renewal_line(claim, over)
     if line is None:
         alone = _("No budget it overruns renews before the longest wait in line.")
@@ -261,7 +261,7 @@ def held(claim: Claim) -> Hold | None:
         sentence,
         _error(over),
         line=line,
-        reason="; ".join(check.sentence for check in over),
+        reason=why,
         joined=wording.JOINED,
     )
 
