@@ -27,6 +27,7 @@ from app.clock import utcnow
 from app.extensions import db
 from app.formatting import format_decimal
 from app.hours_text import hours_text
+from app.quotas.budget_usage import read_open_together, used_by_period
 from app.quotas.commitments import Committed
 from app.quotas.errors import InvalidLimit
 from app.quotas.models import GROUP, IN_GROUP, USER, member_subject
@@ -36,14 +37,7 @@ from app.quotas.usage_models import (
     GPU_HOURS,
     UsageBudget,
 )
-from app.quotas.usage_totals import (
-    _READING,
-    Hours,
-    _read_open,
-    one_reading,
-    reading_now,
-    used_since,
-)
+from app.quotas.usage_totals import Hours, one_reading, reading_now, used_since
 
 MODEL_PREFIX = GPU_HOURS + ":"
 LONGEST_WINDOW = 366
@@ -282,18 +276,6 @@ def _budgets_met(person_id: int, group: str | None) -> list:
 _BUDGETS_MET: dict[str, object] = {}
 
 
-def _read_open_together(user_id: int, group_name: str) -> None:
-    """In a reading (``one_reading``), the open part of the person, of the group and of the
-    person in it read in one go (the person's rows or the group's), each kept in the reading
-    for ``used_since``: the same intervals as read apart, at a third of the statements."""
-    reading = _READING.get()
-    if reading is not None and (user_id, group_name) not in reading.opened:
-        both = _read_open(user_id, group_name, reading.now, either=True)
-        for u, g in ((user_id, None), (None, group_name), (user_id, group_name)):
-            mine = [i for i in both if u in (None, i.user_id) and g in (None, i.group_name)]
-            reading.opened.setdefault((u, g), mine)
-
-
 def budget_left(
     person,
     group: str | None,
@@ -338,40 +320,37 @@ def budget_left(
             to_come[key] = committed(owner, now, until)
         return hours_used(to_come[key], resource)
 
-    # What runs now is read once for every owner and period; once for all owners when
-    # budgets of more than one meet the launch.
+    periods = {b.id: period_of(b.period_days, now) for b in budgets}
+    # Every owner's use in each period of theirs read together: the totals in one statement,
+    # what runs now once (for all owners when budgets of more than one meet the launch).
+    asked = sorted({(b.scope, periods[b.id][0]) for b in budgets})
     with one_reading(now):
-        if group and len({b.scope for b in budgets}) > 1:
-            _read_open_together(person.id, group)
-        for scope, (subject, label, owner) in owners.items():
-            mine = [b for b in budgets if b.scope == scope]
-            if not mine:
-                continue
-            periods = {b.id: period_of(b.period_days, now) for b in mine}
-            # One read per owner and period start (a month's, a window's), summed in the
-            # database.
-            since = {start: used_since(start, **owner) for start, _renewal in periods.values()}
-            for budget in mine:
-                start, renewal = periods[budget.id]
-                used = hours_used(since[start], budget.resource)
-                span = renewal - now if renewal else timedelta(days=budget.period_days)
-                hours = span / timedelta(hours=1)
-                if lease_hours is not None:
-                    hours = min(hours, float(lease_hours))
-                checks.append(
-                    BudgetCheck(
-                        scope=scope,
-                        subject=subject,
-                        owner=label,
-                        resource=budget.resource,
-                        period_days=budget.period_days,
-                        budget=budget.hours,
-                        used=used,
-                        committed=committed_of(owner, budget.resource, renewal),
-                        needed=_rate(request_resources, budget.resource) * hours,
-                        renews_on=renewal.date() if renewal else None,
-                    )
-                )
+        if group and len({scope for scope, _start in asked}) > 1:
+            read_open_together(person.id, group)
+        used = used_by_period([(owners[scope][2], start) for scope, start in asked], now)
+    used_in = dict(zip(asked, used, strict=True))
+    # In the owners' order, then the budgets' (ties keep it once sorted).
+    for budget in sorted(budgets, key=lambda b: list(owners).index(b.scope)):
+        subject, label, owner = owners[budget.scope]
+        start, renewal = periods[budget.id]
+        span = renewal - now if renewal else timedelta(days=budget.period_days)
+        hours = span / timedelta(hours=1)
+        if lease_hours is not None:
+            hours = min(hours, float(lease_hours))
+        checks.append(
+            BudgetCheck(
+                scope=budget.scope,
+                subject=subject,
+                owner=label,
+                resource=budget.resource,
+                period_days=budget.period_days,
+                budget=budget.hours,
+                used=hours_used(used_in[budget.scope, start], budget.resource),
+                committed=committed_of(owner, budget.resource, renewal),
+                needed=_rate(request_resources, budget.resource) * hours,
+                renews_on=renewal.date() if renewal else None,
+            )
+        )
     return sorted(checks, key=lambda c: (c.fits, c.left - c.needed))
 
 

@@ -386,7 +386,12 @@ def used_since(
     total = Hours()
     for model, cores, memory, gpus in _run(statement, values):
         total.add(model, cores or 0.0, memory or 0.0, gpus or 0.0)
-    for interval in open_intervals(user_id=user_id, group_name=group_name, now=now):
+    return add_open(total, start, now, user_id=user_id, group_name=group_name)
+
+
+def add_open(total: Hours, start: datetime, now: datetime, **owner) -> Hours:
+    """``total`` plus the owner's open part (``open_intervals``) from ``start`` to ``now``."""
+    for interval in open_intervals(**owner, now=now):
         hours = (min(interval.end, now) - max(interval.start, start)) / timedelta(hours=1)
         if hours > 0:
             total.add(CORES_ROW, interval.cores * hours, interval.memory_gb * hours, 0.0)
