@@ -13,6 +13,10 @@ deployments running now. Figures printed, on SQLite and, when a server answers o
   request before);
 - ``budget_left`` for a launch meeting three budgets (a person's core-hours, a group's A100
   and any-model GPU-hours), p50/p95 (target: under 2 ms);
+- what those three budgets add to the launch form's cost box served whole (two A100 GPUs
+  charged to the group): its CPU per request with the budgets minus the same box with none,
+  the medians of blocks of requests asked one after the other, with the Python calls and SQL
+  statements they add (target: under 2 ms);
 - ``GET /api/v1/usage`` of a group over 90 days.
 """
 
@@ -25,6 +29,7 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from bench.catalogue import ROOT
 from bench.quotas import PASSWORD, _app, _percentiles, _postgres_url
 
 DEPLOYMENTS, PEOPLE, GROUPS, RUNNING = 100_000, 200, 10, 300
@@ -122,6 +127,7 @@ def figures(url: str, instance: Path, rounds: int) -> dict:
     from app.auth.cli import create_local_user
     from app.auth.models import User
     from app.auth.operations import grant_role
+    from app.catalogue.operations import import_folder
     from app.clock import set_clock
     from app.extensions import db
     from app.quotas.budgets import budget_left, set_budget
@@ -130,6 +136,8 @@ def figures(url: str, instance: Path, rounds: int) -> dict:
     from tests.quotas.conftest import charge
 
     app = _app(url, instance)
+    with app.app_context():
+        import_folder(ROOT / "tosca-catalog", author="bench")  # for the cost box
     filled = _fill(app)
     found = {"fill": filled}
     person_id = filled["people"][7]
@@ -160,6 +168,7 @@ def figures(url: str, instance: Path, rounds: int) -> dict:
         found["budget"] = _time(lambda: budget_left(person, "group-7", request, 24), rounds * 3)
         db.session.remove()
     client = _logged_in(app, "person-7")
+    found["box"] = box_figures(app, client, person_id, rounds)
     assert client.get("/account/").status_code == 200
     found["account_page"] = _time(lambda: client.get("/account/"), max(rounds // 4, 10))
     with app.app_context():
@@ -181,6 +190,87 @@ def figures(url: str, instance: Path, rounds: int) -> dict:
     with app.app_context():
         db.session.remove()
         db.engine.dispose()
+    return found
+
+
+def _statements(app) -> list[int]:
+    """A counter of the SQL statements the app sends (``[count]``)."""
+    from sqlalchemy import event
+
+    from app.extensions import db
+
+    sent = [0]
+
+    def count(*_args):
+        sent[0] += 1
+
+    with app.app_context():
+        event.listen(db.engine, "before_cursor_execute", count)
+    return sent
+
+
+def box_figures(app, client, person_id: int, rounds: int) -> dict:
+    """The cost box of two A100 GPUs charged to the person's group, with the three budgets of
+    ``figures`` and with none: CPU ms (medians of alternating blocks), Python calls and SQL
+    statements per request, each as (with, without)."""
+    import cProfile
+    import pstats
+    import statistics
+
+    from app.extensions import db
+    from app.quotas.budgets import budgets_of, set_budget
+    from app.quotas.models import GROUP, USER
+    from bench.forms import FormFields
+
+    slug = "jupyter-ml-gpu"
+    fields = FormFields()
+    fields.feed(client.get(f"/catalogue/{slug}/").get_data(as_text=True))
+    form = {**fields.fields, "num_gpus": "2", "gpu_model": "A100", "group": "group-7"}
+    headers = {"HX-Request": "true", "X-CSRFToken": form.get("csrf_token", "")}
+
+    def box():
+        answer = client.post(f"/catalogue/{slug}/summary", data=form, headers=headers)
+        assert answer.status_code == 200, answer.status_code
+
+    with app.app_context():
+        budgets = [
+            (b.scope, b.subject, b.resource, b.hours, b.period_days)
+            for b in budgets_of(USER, str(person_id)) + budgets_of(GROUP, "group-7")
+        ]
+
+    def budgeted(on: bool) -> None:
+        with app.app_context():
+            for scope, subject, resource, hours, period in budgets:
+                set_budget(None, scope, subject, resource, hours if on else None, period, "b")
+        for _ in range(5):  # warm: statements of this shape built
+            box()
+
+    sent = _statements(app)
+    found = {"cpu": ([], []), "calls": [], "statements": []}
+    for on in (True, False):
+        budgeted(on)
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for _ in range(10):
+            box()
+        profiler.disable()
+        found["calls"].append(pstats.Stats(profiler).total_calls / 10)
+        before = sent[0]
+        box()
+        found["statements"].append(sent[0] - before)
+    for _ in range(6):  # blocks one after the other, so that the machine's load moves both
+        for on in (True, False):
+            budgeted(on)
+            times = []
+            for _ in range(max(rounds // 2, 10)):
+                start = time.process_time()
+                box()
+                times.append((time.process_time() - start) * 1000)
+            found["cpu"][0 if on else 1].append(statistics.median(times))
+    budgeted(True)
+    with app.app_context():
+        db.session.remove()
+    found["cpu"] = tuple(statistics.median(block) for block in found["cpu"])
     return found
 
 
@@ -223,6 +313,15 @@ def _print(label: str, found: dict) -> None:
             f"    {words:<53} wall p50 {p50:7.2f} p95 {p95:7.2f} ms; "
             f"CPU p50 {cpu50:6.2f} p95 {cpu95:6.2f} ms"
         )
+    box = found["box"]
+    (cpu_with, cpu_without), (calls_with, calls_without) = box["cpu"], box["calls"]
+    statements_with, statements_without = box["statements"]
+    print(
+        f"    {'the cost box, three budgets minus none':<53} CPU {cpu_with:6.2f} - "
+        f"{cpu_without:6.2f} = {cpu_with - cpu_without:5.2f} ms; calls {calls_with:,.0f} - "
+        f"{calls_without:,.0f} = {calls_with - calls_without:,.0f}; statements "
+        f"{statements_with} - {statements_without} = {statements_with - statements_without}"
+    )
 
 
 def main(quick: bool = False) -> None:

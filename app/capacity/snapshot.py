@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cache
 
 from flask import current_app
 from sqlalchemy import select
@@ -80,10 +81,26 @@ def current() -> list[SiteFree]:
 
 
 def _read() -> list[SiteFree]:
+    found = db.session.execute(_latest_statement())
+    return [
+        SiteFree(
+            *row[:8],
+            gpus=dict(row.gpus or {}),
+            gpus_known=row[9],
+            problem=row[10],
+            nodes=None if row[11] is None else tuple(NodeFree.from_data(n) for n in row[11]),
+        )
+        for row in found
+    ]
+
+
+@cache
+def _latest_statement():
+    """Built once: building it cost more than running it, at every launch box."""
     from app.capacity.models import CapacitySnapshot as Row
     from app.capacity.models import Site
 
-    found = db.session.execute(
+    return (
         select(
             Site.name,
             Row.source,
@@ -101,16 +118,6 @@ def _read() -> list[SiteFree]:
         .join(Row, Row.site_id == Site.id)
         .order_by(Site.name)
     )
-    return [
-        SiteFree(
-            *row[:8],
-            gpus=dict(row.gpus or {}),
-            gpus_known=row[9],
-            problem=row[10],
-            nodes=None if row[11] is None else tuple(NodeFree.from_data(n) for n in row[11]),
-        )
-        for row in found
-    ]
 
 
 def age_seconds(free: SiteFree, now: datetime | None = None) -> float:

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import cache
 
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from app.caches import remembered
 from app.extensions import db
@@ -155,15 +156,20 @@ def spoken(values: dict) -> str:
     return "; ".join(parts) or _("nothing set")
 
 
+@cache
+def _stored_statement():
+    """Built once: building it cost more than running it, at every launch form and cost box."""
+    return select(LeasePolicy.template_slug, LeasePolicy.group_name, LeasePolicy.values).where(
+        LeasePolicy.template_slug.in_(bindparam("slugs", expanding=True)),
+        LeasePolicy.group_name.in_(bindparam("groups", expanding=True)),
+    )
+
+
 def stored_levels(template_slug: str | None, group_name: str | None) -> dict[tuple, dict]:
     """The stored values of every level applying to (template, group), by level."""
     wanted = levels(template_slug, group_name)
-    rows = db.session.execute(
-        select(LeasePolicy.template_slug, LeasePolicy.group_name, LeasePolicy.values).where(
-            LeasePolicy.template_slug.in_({slug for slug, _g in wanted}),
-            LeasePolicy.group_name.in_({group for _s, group in wanted}),
-        )
-    ).all()
+    slugs, groups = sorted({s for s, _g in wanted}), sorted({g for _s, g in wanted})
+    rows = db.session.execute(_stored_statement(), {"slugs": slugs, "groups": groups}).all()
     found = {(slug, group): dict(values or {}) for slug, group, values in rows}
     return {level: found[level] for level in wanted if level in found}
 

@@ -27,6 +27,7 @@ from app.clock import utcnow
 from app.extensions import db
 from app.formatting import format_decimal
 from app.hours_text import hours_text
+from app.quotas.budget_usage import read_open_together, used_by_period
 from app.quotas.commitments import Committed
 from app.quotas.errors import InvalidLimit
 from app.quotas.models import GROUP, IN_GROUP, USER, member_subject
@@ -252,7 +253,7 @@ def hours_used(hours: Hours, resource: str) -> float:
     return hours.core_hours if resource == CORE_HOURS else hours.gpu(model_of(resource))
 
 
-def _budgets_met(person_id: int, group: str | None) -> list[UsageBudget]:
+def _budgets_met(person_id: int, group: str | None) -> list:
     """The budgets of the person, and with ``group`` of the group and of the person inside it:
     one statement, built once per shape."""
     key = "group" if group else "person"
@@ -264,11 +265,12 @@ def _budgets_met(person_id: int, group: str | None) -> list[UsageBudget]:
             asked.append(
                 (UsageBudget.scope == IN_GROUP) & (UsageBudget.subject == bindparam("member"))
             )
-        statement = _BUDGETS_MET[key] = select(UsageBudget).where(or_(*asked))
+        statement = _BUDGETS_MET[key] = select(UsageBudget.__table__).where(or_(*asked))
     values = {"person": str(person_id)}
     if group:
         values.update(group=group, member=member_subject(person_id, group))
-    return list(db.session.scalars(statement, values))
+    # Rows, not objects: read at every cost box, and only read.
+    return list(db.session.connection().execute(statement, values))
 
 
 _BUDGETS_MET: dict[str, object] = {}
@@ -318,36 +320,37 @@ def budget_left(
             to_come[key] = committed(owner, now, until)
         return hours_used(to_come[key], resource)
 
-    for scope, (subject, label, owner) in owners.items():
-        mine = [b for b in budgets if b.scope == scope]
-        if not mine:
-            continue
-        periods = {b.id: period_of(b.period_days, now) for b in mine}
-        # One read per owner and period start (a month's, a window's), summed in the database;
-        # what runs now read once for both.
-        with one_reading(now):
-            since = {start: used_since(start, **owner) for start, _renewal in periods.values()}
-        for budget in mine:
-            start, renewal = periods[budget.id]
-            used = hours_used(since[start], budget.resource)
-            span = renewal - now if renewal else timedelta(days=budget.period_days)
-            hours = span / timedelta(hours=1)
-            if lease_hours is not None:
-                hours = min(hours, float(lease_hours))
-            checks.append(
-                BudgetCheck(
-                    scope=scope,
-                    subject=subject,
-                    owner=label,
-                    resource=budget.resource,
-                    period_days=budget.period_days,
-                    budget=budget.hours,
-                    used=used,
-                    committed=committed_of(owner, budget.resource, renewal),
-                    needed=_rate(request_resources, budget.resource) * hours,
-                    renews_on=renewal.date() if renewal else None,
-                )
+    periods = {b.id: period_of(b.period_days, now) for b in budgets}
+    # Every owner's use in each period of theirs read together: the totals in one statement,
+    # what runs now once (for all owners when budgets of more than one meet the launch).
+    asked = sorted({(b.scope, periods[b.id][0]) for b in budgets})
+    with one_reading(now):
+        if group and len({scope for scope, _start in asked}) > 1:
+            read_open_together(person.id, group)
+        used = used_by_period([(owners[scope][2], start) for scope, start in asked], now)
+    used_in = dict(zip(asked, used, strict=True))
+    # In the owners' order, then the budgets' (ties keep it once sorted).
+    for budget in sorted(budgets, key=lambda b: list(owners).index(b.scope)):
+        subject, label, owner = owners[budget.scope]
+        start, renewal = periods[budget.id]
+        span = renewal - now if renewal else timedelta(days=budget.period_days)
+        hours = span / timedelta(hours=1)
+        if lease_hours is not None:
+            hours = min(hours, float(lease_hours))
+        checks.append(
+            BudgetCheck(
+                scope=budget.scope,
+                subject=subject,
+                owner=label,
+                resource=budget.resource,
+                period_days=budget.period_days,
+                budget=budget.hours,
+                used=hours_used(used_in[budget.scope, start], budget.resource),
+                committed=committed_of(owner, budget.resource, renewal),
+                needed=_rate(request_resources, budget.resource) * hours,
+                renews_on=renewal.date() if renewal else None,
             )
+        )
     return sorted(checks, key=lambda c: (c.fits, c.left - c.needed))
 
 

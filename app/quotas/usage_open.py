@@ -13,22 +13,22 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, or_, select
 
 from app.extensions import db
 from app.quotas.usage_models import UsageMark, UsagePiece
 from app.quotas.usage_today import julian_day, today_statement
 
 
-def _where(table, user_id: int | None, group_name: str | None) -> list:
+def _where(table, user_id: int | None, group_name: str | None, either: bool = False) -> list:
     """The owner's condition, with the values as bound parameters named ``user_id`` and
-    ``group_name``: a statement built with it is built once and kept (``_statement``)."""
+    ``group_name`` (``either``: one or the other): built once and kept (``_statement``)."""
     where = []
     if user_id is not None:
         where.append(table.user_id == bindparam("user_id"))
     if group_name is not None:
         where.append(table.group_name == bindparam("group_name"))
-    return where
+    return [or_(*where)] if either and len(where) > 1 else where
 
 
 # Statements built once per shape and kept: building one costs more CPU than running it on a
@@ -97,15 +97,18 @@ def merged(intervals: list[Interval], by: str | None) -> list[Interval]:
     ]
 
 
-def read_open(user_id: int | None, group_name: str | None, now: datetime) -> list[Interval]:
-    """The pieces of ``user_id`` and/or ``group_name`` not folded yet, and their marks' use up
-    to ``now``: see ``usage_totals.open_intervals``."""
+def read_open(
+    user_id: int | None, group_name: str | None, now: datetime, either: bool = False
+) -> list[Interval]:
+    """The pieces of ``user_id`` and/or ``group_name`` (``either``: or) not folded yet, and
+    their marks' use up to ``now``: see ``usage_totals.open_intervals``."""
     found = []
     values = _owner_values(user_id, group_name)
-    shape = (user_id is not None, group_name is not None)
+    shape = (user_id is not None, group_name is not None, either)
+    owner = (user_id, group_name, either)
     pieces = _statement(
         ("pieces", *shape),
-        lambda: select(UsagePiece.__table__).where(*_where(UsagePiece, user_id, group_name)),
+        lambda: select(UsagePiece.__table__).where(*_where(UsagePiece, *owner)),
     )
     for piece in _run(pieces, values):
         found.append(
@@ -120,12 +123,12 @@ def read_open(user_id: int | None, group_name: str | None, now: datetime) -> lis
             )
         )
     today = datetime.combine(now.date(), datetime.min.time())
-    todays, any_older = _marks_of_today(user_id, group_name, today, now)
+    todays, any_older = _marks_of_today(user_id, group_name, today, now, either)
     if any_older:
         older = _statement(
             ("older marks", *shape),
             lambda: select(UsageMark.__table__).where(
-                *_where(UsageMark, user_id, group_name), UsageMark.since < bindparam("before")
+                *_where(UsageMark, *owner), UsageMark.since < bindparam("before")
             ),
         )
         for mark in _run(older, {**values, "before": min(today, now)}):
@@ -145,7 +148,7 @@ def read_open(user_id: int | None, group_name: str | None, now: datetime) -> lis
 
 
 def _marks_of_today(
-    user_id: int | None, group_name: str | None, today: datetime, now: datetime
+    user_id: int | None, group_name: str | None, today: datetime, now: datetime, either: bool
 ) -> tuple[list[Interval], bool]:
     """The marks that began today, before ``now``, summed per owner and set of GPU models:
     each sum an interval over today so far whose rates give the marks' hours; and whether
@@ -155,8 +158,8 @@ def _marks_of_today(
         return [], True
     dialect = db.engine.dialect.name
     statement = _statement(
-        ("marks today", dialect, user_id is not None, group_name is not None),
-        lambda: today_statement(dialect, _where(UsageMark, user_id, group_name)),
+        ("marks today", dialect, user_id is not None, group_name is not None, either),
+        lambda: today_statement(dialect, _where(UsageMark, user_id, group_name, either)),
     )
     rows = _run(
         statement,

@@ -274,6 +274,13 @@ def used_since(
     total = Hours()
     for model, cores, memory, gpus in _run(statement, values):
         total.add(model, cores or 0.0, memory or 0.0, gpus or 0.0)
+    return add_open(total, start, now, user_id=user_id, group_name=group_name)
+
+
+def add_open(
+    total: Hours, start: datetime, now: datetime, *, user_id=None, group_name=None
+) -> Hours:
+    """``total`` plus the owner's open part (``open_intervals``) from ``start`` to ``now``."""
     for interval in _open_merged(user_id, group_name, now, None):
         hours = (min(interval.end, now) - max(interval.start, start)) / timedelta(hours=1)
         if hours > 0:

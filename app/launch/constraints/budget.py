@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 
 from flask import current_app
 from flask_babel import gettext as _
-from sqlalchemy import String, and_, case, cast, func, select
+from sqlalchemy import DateTime, String, and_, bindparam, case, cast, func, select
 
 from app.caches import remembered, value_key
 from app.clock import utcnow
@@ -35,12 +35,12 @@ from app.leases.operations import check_choice
 from app.leases.policy import resolve, resolver
 from app.lines import settings, wording
 from app.lines.places import Line
-from app.quotas.budgets import BudgetCheck, budget_left
+from app.quotas.budgets import BudgetCheck, budget_left, period_of
 from app.quotas.commitments import Committed
 from app.quotas.errors import OverBudget
 from app.quotas.models import GROUP, USER
-from app.quotas.usage_models import CORE_HOURS, UsageMark
-from app.quotas.usage_today import seconds_after
+from app.quotas.usage_models import CALENDAR_MONTH, CORE_HOURS, UsageMark
+from app.quotas.usage_today import julian_day
 from app.quotas.usage_totals import Hours
 
 KIND = "budget"
@@ -93,56 +93,38 @@ def committed_hours(excluding: int | None = None) -> Committed:
     """What an owner's running deployments (but ``excluding``) will still use, up to their
     ends as ``lease_ends`` gives them and up to ``until``: summed in the database per set of
     GPU models, and per template and group for those with no lease yet (whose end is their
-    policy's default), so that a group running thousands costs a few rows, not thousands."""
+    policy's default), so that a group running thousands costs a few rows, not thousands.
+
+    The budgets of one owner ask it without end and up to their calendar month's renewal:
+    one statement (built once, then kept) sums both, and the answer is kept for the owner;
+    the lease policies are read once for all owners."""
+    read: dict[tuple, list] = {}
+    policies: list = []  # the resolver, made on first need
+
+    def policy_of(slug: str, group: str):
+        if not policies:
+            policies.append(resolver())
+        return policies[0](slug, group)
 
     def committed(owner: dict, now: datetime, until: datetime | None) -> Hours:
-        m = UsageMark
-        cap = (until - now).total_seconds() if until else None
-        end = func.coalesce(Lease.delete_at, Lease.ends_at)
-        seconds = case(
-            (Lease.ends_at.is_not(None), seconds_after(end, now)),
-            (and_(Lease.state == WAITING, Lease.minutes > 0), Lease.minutes * 60.0),
-            else_=0.0,
-        )
-        seconds = _at_least_zero(seconds if cap is None else _at_most(seconds, cap))
-        no_lease = Lease.deployment_id.is_(None)
-        models = cast(m.gpu_models, String)
-        where = [getattr(m, key) == value for key, value in owner.items()]
-        if excluding is not None:
-            where.append(m.deployment_id != excluding)
-        rows = db.session.execute(
-            select(
-                models,
-                no_lease,
-                case((no_lease, Deployment.template_slug)),
-                case((no_lease, Deployment.group_name)),
-                func.count(),
-                func.sum(m.cores),
-                func.sum(seconds),
-                func.sum(m.cores * seconds),
-            )
-            .select_from(m)
-            .join(Deployment, Deployment.id == m.deployment_id)
-            .outerjoin(Lease, Lease.deployment_id == m.deployment_id)
-            .where(*where)
-            .group_by(
-                models,
-                no_lease,
-                case((no_lease, Deployment.template_slug)),
-                case((no_lease, Deployment.group_name)),
-            )
-        )
-        total, policy_of, parsed = Hours(), None, {}
-        for text, unleased, slug, group, count, cores, summed, core_seconds in rows:
+        # The statement's cap: ``until``, or without one the month's renewal, so that the
+        # answer serves both questions a month's and a window's budgets ask.
+        capped_at = until or period_of(CALENDAR_MONTH, now)[1]
+        cap = max((capped_at - now).total_seconds(), 0.0)
+        key = (tuple(sorted(owner.items())), now, cap)
+        if key not in read:
+            read[key] = _committed_rows(owner, now, cap, excluding)
+        total, parsed = Hours(), {}
+        for text, unleased, slug, group, count, cores, rows in read[key]:
+            summed, core_seconds = rows[2:] if until else rows[:2]
             if text not in parsed:
                 parsed[text] = json.loads(text) if text else {}
             if unleased:  # ends at its policy's default from now, if its policy expires
-                policy_of = policy_of or resolver()
                 policy = policy_of(slug, group)
                 if not policy.expires:
                     continue
                 each = policy.default * 60.0
-                each = max(min(each, cap), 0.0) if cap is not None else each
+                each = max(min(each, cap), 0.0) if until else each
                 summed, core_seconds = count * each, float(cores or 0) * each
             total.core_hours += float(core_seconds or 0) / 3600
             for model, number in (parsed[text] or {}).items():
@@ -153,7 +135,79 @@ def committed_hours(excluding: int | None = None) -> Committed:
     return committed
 
 
-def _at_most(expression, cap: float):
+def _committed_rows(owner: dict, now: datetime, cap: float, excluding: int | None) -> list:
+    """(models, unleased, slug, group, count, cores, (seconds, core-seconds without end, the
+    same capped at ``cap`` seconds)) of the owner's running deployments."""
+    dialect = db.engine.dialect.name
+    shape = (dialect, tuple(sorted(owner)), excluding is not None)
+    statement = _COMMITTED.get(shape)
+    if statement is None:
+        statement = _COMMITTED[shape] = _committed_statement(dialect, owner, excluding)
+    values = {**owner, "cap": cap}
+    if excluding is not None:
+        values["excluding"] = excluding
+    if dialect == "postgresql":
+        values["now"] = now
+    else:
+        values["now_day"] = julian_day(now)
+    return [
+        (text, unleased, slug, group, count, cores, tuple(sums))
+        for text, unleased, slug, group, count, cores, *sums in db.session.connection().execute(
+            statement, values
+        )
+    ]
+
+
+# The statement of ``_committed_rows`` per dialect and shape of owner, built once: building it
+# costs more than running it (it is asked at every cost box that meets a budget).
+_COMMITTED: dict[tuple, object] = {}
+
+
+def _committed_statement(dialect: str, owner: dict, excluding: int | None):
+    m = UsageMark
+    end = func.coalesce(Lease.delete_at, Lease.ends_at)
+    if dialect == "postgresql":
+        to_end = func.extract("epoch", end - bindparam("now", type_=DateTime))
+    else:  # as ``usage_today.seconds_after``, now's day number given
+        to_end = func.round((func.julianday(end) - bindparam("now_day")) * 86400.0, 3)
+    seconds = case(
+        (Lease.ends_at.is_not(None), to_end),
+        (and_(Lease.state == WAITING, Lease.minutes > 0), Lease.minutes * 60.0),
+        else_=0.0,
+    )
+    capped = _at_least_zero(_at_most(seconds, bindparam("cap")))
+    seconds = _at_least_zero(seconds)
+    no_lease = Lease.deployment_id.is_(None)
+    models = cast(m.gpu_models, String)
+    where = [getattr(m, key) == bindparam(key) for key in sorted(owner)]
+    if excluding is not None:
+        where.append(m.deployment_id != bindparam("excluding"))
+    slug, group = (
+        case((no_lease, Deployment.template_slug)),
+        case((no_lease, Deployment.group_name)),
+    )
+    return (
+        select(
+            models,
+            no_lease,
+            slug,
+            group,
+            func.count(),
+            func.sum(m.cores),
+            func.sum(seconds),
+            func.sum(m.cores * seconds),
+            func.sum(capped),
+            func.sum(m.cores * capped),
+        )
+        .select_from(m)
+        .join(Deployment, Deployment.id == m.deployment_id)
+        .outerjoin(Lease, Lease.deployment_id == m.deployment_id)
+        .where(*where)
+        .group_by(models, no_lease, slug, group)
+    )
+
+
+def _at_most(expression, cap):
     if db.engine.dialect.name == "postgresql":
         return func.least(expression, cap)
     return func.min(expression, cap)  # SQLite's min of several values
@@ -186,18 +240,18 @@ def _checks_of(claim: Claim) -> list[BudgetCheck]:
     )
 
 
-def refusal_sentence(over: list[BudgetCheck]) -> str:
-    return _(
-        "This would overrun a budget: %(why)s. Nothing was launched.",
-        why="; ".join(check.sentence for check in over),
-    )
+def refusal_sentence(over: list[BudgetCheck], why: str | None = None) -> str:
+    """The refusal of a launch over the budgets ``over`` (``why``: their sentences, joined)."""
+    why = why if why is not None else "; ".join(check.sentence for check in over)
+    return _("This would overrun a budget: %(why)s. Nothing was launched.", why=why)
 
 
 def held(claim: Claim) -> Hold | None:
     over = [check for check in checks_of(claim) if not check.fits]
     if not over:
         return None
-    sentence = refusal_sentence(over)
+    why = "; ".join(check.sentence for check in over)  # each told in words once
+    sentence = refusal_sentence(over, why)
     line = _renewal_line(claim, over)
     if line is None:
         alone = _("No budget it overruns renews before the longest wait in line.")
@@ -207,7 +261,7 @@ def held(claim: Claim) -> Hold | None:
         sentence,
         _error(over),
         line=line,
-        reason="; ".join(check.sentence for check in over),
+        reason=why,
         joined=wording.JOINED,
     )
 

@@ -1,0 +1,100 @@
+"""The budgets a launch meets are read together: the figures are those of reading each owner's
+use and commitments apart, in fewer statements."""
+
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import event
+
+from app.auth.models import User
+from app.clock import set_clock
+from app.extensions import db
+from app.leases.editing import set_policy
+from app.quotas.budgets import budget_left, period_of
+from app.quotas.commitments import committed_by_ends
+from app.quotas.models import GROUP, USER
+from app.quotas.usage_models import CORE_HOURS
+from app.quotas.usage_totals import used_since
+from tests.clocks import Clock
+from tests.quotas.conftest import charge
+from tests.quotas.test_budgets import A100, NOW, budget
+
+
+@pytest.fixture
+def clock():
+    at = Clock(NOW - timedelta(hours=24))
+    set_clock(at)
+    return at
+
+
+def _three_budgets_and_what_runs(quotas, clock):
+    """A person in physics with a core-hours budget, physics with a monthly A100 and a 30-day
+    any-model budget; deployments of theirs, of another member, and of theirs in no group,
+    some finished, some running."""
+    user = quotas.user(groups=["physics"])
+    other = quotas.user(groups=["physics"])
+    clock.at = NOW - timedelta(days=3)
+    done = quotas.hold(user, charge(cores=8, gpus=1, gpu_models={"A100": 1}), group_name="physics")
+    clock.at = NOW - timedelta(hours=30)
+    quotas.update(done, status="deleted")
+    clock.at = NOW - timedelta(hours=5)
+    quotas.hold(user, charge(cores=4, gpus=2, gpu_models={"A100": 2}), group_name="physics")
+    quotas.hold(other, charge(cores=2, gpus=1, gpu_models={"T4": 1}), group_name="physics")
+    quotas.hold(user, charge(cores=16))
+    clock.at = NOW
+    with quotas.app.app_context():
+        set_policy(None, None, None, {"default": 300}, "test")  # what runs ends in 5 hours
+    budget(quotas, USER, user, CORE_HOURS, 1_000)
+    budget(quotas, GROUP, "physics", A100, 500)
+    budget(quotas, GROUP, "physics", "gpus", 2_000, period_days=30)
+    return user
+
+
+def test_the_budgets_of_a_person_and_their_group_are_those_read_owner_by_owner(quotas, clock):
+    from app.launch.constraints.budget import committed_hours, lease_ends
+
+    user = _three_budgets_and_what_runs(quotas, clock)
+    owners = {USER: {"user_id": user}, GROUP: {"group_name": "physics"}}
+    with quotas.app.test_request_context():
+        person = db.session.get(User, user)
+        request = charge(cores=8, gpus=2, gpu_models={"A100": 2})
+        found = budget_left(person, "physics", request, 24, NOW, committed=committed_hours())
+        assert len(found) == 3
+        one_by_one = committed_by_ends(lease_ends)
+        for check in found:
+            owner = owners[check.scope]
+            start, renewal = period_of(check.period_days, NOW)
+            used = used_since(start, **owner, now=NOW)
+            apart = one_by_one(owner, NOW, renewal)
+            resource = check.resource
+            expected_used = used.core_hours if resource == CORE_HOURS else used.gpu(check.model)
+            expected_committed = (
+                apart.core_hours if resource == CORE_HOURS else apart.gpu(check.model)
+            )
+            assert round(check.used, 6) == round(expected_used, 6) > 0
+            assert round(check.committed, 6) == round(expected_committed, 6) > 0
+
+
+def test_three_budgets_of_a_person_and_their_group_cost_a_few_statements(quotas, clock):
+    from app.launch.constraints.budget import committed_hours
+
+    user = _three_budgets_and_what_runs(quotas, clock)
+    sent = []
+    with quotas.app.test_request_context():
+        person = db.session.get(User, user)
+        request = charge(cores=8, gpus=2, gpu_models={"A100": 2})
+        budget_left(person, "physics", request, 24, NOW, committed=committed_hours())
+
+        def count(_conn, _cursor, statement, *_rest):
+            sent.append(statement)
+
+        event.listen(db.engine, "before_cursor_execute", count)
+        try:
+            found = budget_left(person, "physics", request, 24, NOW, committed=committed_hours())
+        finally:
+            event.remove(db.engine, "before_cursor_execute", count)
+    assert len(found) == 3
+    # The budgets (1), what runs now of both owners at once (3), the totals of every owner and
+    # period (1), what runs will still use, per owner for both periods (2), the lease policies
+    # of those with no lease yet (1). Read owner by owner and period by period, 16.
+    assert len(sent) <= 8
