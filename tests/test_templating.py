@@ -37,3 +37,24 @@ def test_external_addresses_follow_the_host_asked(app):
 def test_values_that_cannot_be_a_key_are_built_each_time(app):
     source = "{{ url_for('catalogue.index', tag=['gpu', 'ml']) }}"
     assert _render(app, source) == escape("/catalogue/?tag=gpu&tag=ml")
+
+
+def test_macros_imported_by_a_page_see_its_globals(app):
+    from app.templating import _TemplateGlobals
+
+    source = (
+        "{% from '_macros/forms.html' import form_errors %}"
+        "{{ form_errors(form) }}{{ url_for('catalogue.index') }}"
+    )
+
+    class Form:
+        form_errors = ["<broken>"]
+
+    with app.test_request_context("/"):
+        page = render_template_string(source, form=Form())
+        assert isinstance(
+            app.jinja_env.get_template("_macros/forms.html").globals, _TemplateGlobals
+        )
+    assert "&lt;broken&gt;" in page and "/catalogue/" in page
+    names = _TemplateGlobals({"mine": 1}, {"url_for": 2, "mine": 3}).keys()
+    assert set(names) == {"mine", "url_for"} and {"mine", "other"} - names == {"other"}
