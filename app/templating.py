@@ -4,6 +4,7 @@ from collections import ChainMap
 
 from flask import Flask, current_app, has_request_context, request
 from flask_babel import get_locale
+from markupsafe import Markup, escape
 
 from app import actors, formatting
 from app.clock import utcnow
@@ -85,9 +86,27 @@ def _make_globals(app: Flask):
     return make_globals
 
 
+def _icon_drawer(app: Flask):
+    """``icon(name)``: a Bootstrap icon from the sprite, as Flask-Bootstrap's ``render_icon``
+    draws it with the portal's settings (``BOOTSTRAP_ICON_SIZE``, no colour, no icon font),
+    without a macro import and call (seventy steps for each icon of the bar)."""
+    url_for = app.jinja_env.globals["url_for"]
+
+    def icon(name: str) -> Markup:
+        size = escape(app.config["BOOTSTRAP_ICON_SIZE"])
+        sprite = url_for("bootstrap.static", filename="icons/bootstrap-icons.svg")
+        return Markup(  # noqa: S704 - the parts are escaped
+            f'<svg class="bi" width="{size}" height="{size}" fill="currentColor">\n'
+            f'    <use xlink:href="{escape(sprite)}#{escape(name)}"/>\n</svg>'
+        )
+
+    return icon
+
+
 def init_templating(app: Flask) -> None:
     app.jinja_env.make_globals = _make_globals(app)
     app.jinja_env.globals["url_for"] = _url_builder(app)
+    app.jinja_env.globals["icon"] = _icon_drawer(app)
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
     init_form_html()
