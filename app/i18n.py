@@ -271,9 +271,27 @@ def _as_template_text(eval_ctx, text: str, variables: dict):
     return text % variables
 
 
+# Words a language's catalogue gave templates, kept with the catalogue: bounded, since a
+# template may translate a word it was handed rather than one written in it.
+_WORDS_KEPT = 4096
+
+
 @pass_eval_context
 def _template_gettext(eval_ctx, message: str, /, **variables):
-    return _as_template_text(eval_ctx, _page_translations().ugettext(message), variables)
+    translations = _page_translations()
+    if variables or not eval_ctx.autoescape:
+        return _as_template_text(eval_ctx, translations.ugettext(message), variables)
+    # A word with nothing to put in is the same markup each time in a language: a page's fifty
+    # words were each looked up, fallen back to English and wrapped anew.
+    words = translations.__dict__.get("portal_markup")
+    if words is None:
+        words = translations.portal_markup = {}
+    found = words.get(message)
+    if found is None:
+        found = _as_template_text(eval_ctx, translations.ugettext(message), variables)
+        if len(words) < _WORDS_KEPT:
+            words[message] = found
+    return found
 
 
 @pass_eval_context

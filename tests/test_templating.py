@@ -37,3 +37,40 @@ def test_external_addresses_follow_the_host_asked(app):
 def test_values_that_cannot_be_a_key_are_built_each_time(app):
     source = "{{ url_for('catalogue.index', tag=['gpu', 'ml']) }}"
     assert _render(app, source) == escape("/catalogue/?tag=gpu&tag=ml")
+
+
+def test_macros_imported_by_a_page_see_its_globals(app):
+    from app.templating import _TemplateGlobals
+
+    source = (
+        "{% from '_macros/forms.html' import form_errors %}"
+        "{{ form_errors(form) }}{{ url_for('catalogue.index') }}"
+    )
+
+    class Form:
+        form_errors = ["<broken>"]
+
+    with app.test_request_context("/"):
+        page = render_template_string(source, form=Form())
+        assert isinstance(
+            app.jinja_env.get_template("_macros/forms.html").globals, _TemplateGlobals
+        )
+    assert "&lt;broken&gt;" in page and "/catalogue/" in page
+    names = _TemplateGlobals({"mine": 1}, {"url_for": 2, "mine": 3}).keys()
+    assert set(names) == {"mine", "url_for"} and {"mine", "other"} - names == {"other"}
+
+
+def test_a_word_kept_for_templates_is_kept_per_language(app):
+    """Words are kept with their language's catalogue: the next page in the other language gets
+    its own, and a word with values put in is written with them each time."""
+    source = "{{ _('Catalogue') }}|{{ _('Launch %(name)s', name=name) }}"
+
+    def page(language: str, name: str) -> str:
+        headers = {"Accept-Language": language}
+        with app.test_request_context("/", headers=headers):
+            return render_template_string(source, name=name)
+
+    assert page("en", "<vm>") == "Catalogue|Launch &lt;vm&gt;"
+    assert page("it", "a") == "Catalogo|Avvia a"
+    assert page("en", "b") == "Catalogue|Launch b"
+    assert page("it", "c") == "Catalogo|Avvia c"

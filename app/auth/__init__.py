@@ -20,7 +20,7 @@ class Anonymous(AnonymousUserMixin):
 
 
 def init_auth(app: Flask) -> None:
-    from app.auth import access_tokens, models  # noqa: F401  (registers the tables)
+    from app.auth import access_tokens, logins, models  # noqa: F401  (registers the tables)
     from app.auth.ldap import check_settings as check_ldap_settings
     from app.auth.oidc import init_oidc
     from app.auth.sessions import PageSessionInterface
@@ -31,6 +31,7 @@ def init_auth(app: Flask) -> None:
     # Flask-Login's "strong" protection drops the session when the address or browser changes.
     login_manager.session_protection = "strong"
     login_manager.user_loader(_load_user)
+    logins.init_request_user()
     login_manager.unauthorized_handler(_unauthorized)
     check_ldap_settings(app.config["LDAP"])
     init_oidc(app)

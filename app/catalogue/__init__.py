@@ -4,11 +4,15 @@ from flask import Flask
 
 
 def init_catalogue(app: Flask) -> None:
-    """Register the tables; check ``DEFAULT_BACKEND``.
+    """Register the tables and the forms' field drawing; check ``DEFAULT_BACKEND``.
 
     Raises ConfigurationError when ``DEFAULT_BACKEND`` names no known backend.
     """
     from app.catalogue import models  # noqa: F401  (registers the tables)
     from app.catalogue.routing import check_default_backend
+    from app.tosca.inputs.html import launch_field
+
+    # The generated forms' fields, as templates/catalogue/_form.html draws them.
+    app.add_template_global(launch_field)
 
     check_default_backend(app.config)

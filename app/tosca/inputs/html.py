@@ -1,0 +1,143 @@
+"""A generated launch form's field as the page shows it: its label, its control (a switch, radio
+buttons, a group of fields, a select, a range with its figure, a text area, a password with its
+buttons, or a plain input), its errors and its help, with the length limit of a text area.
+
+The markup the form macros wrote, written in Python: a page draws a template's fields on every
+showing of the launch form, and the macros' two hundred steps a field were a fifth of its work.
+The controls themselves are still WTForms' (``field(...)``), so values, flags and attributes
+come out as before.
+"""
+
+from __future__ import annotations
+
+from flask_babel import format_decimal, get_domain
+from flask_babel import gettext as _
+from markupsafe import Markup, escape
+
+REQUIRED_MARK = ' <span class="text-danger" aria-hidden="true">*</span>'
+RANGES = ("IntegerRangeField", "DecimalRangeField")
+
+
+def _css(classes: str) -> dict:
+    # "class" as the macros passed it: WTForms joins it with a field's own class only so.
+    return {"class": classes}
+
+
+def _errors(messages, css: str = "invalid-feedback") -> str:
+    return "".join(f'<div class="{css}">{escape(message)}</div>' for message in messages)
+
+
+def _limit(field) -> int | None:
+    return (field.render_kw or {}).get("maxlength")
+
+
+def _control(field, readonly: bool) -> str:
+    """The control of one field with its errors (the ``input_control`` of the form macros)."""
+    kind = field.type
+    invalid = " is-invalid" if field.errors else ""
+    extra = {}
+    if field.description or (kind == "TextAreaField" and _limit(field)):
+        extra["aria-describedby"] = f"{field.id}-help"
+    if readonly:
+        extra["disabled"] = True
+    if kind == "SelectField":
+        html = str(field(**_css("form-select" + invalid), **extra))
+    elif kind in RANGES:
+        extra["data-range-output"] = f"{field.id}-value"
+        html = (
+            '<div class="d-flex align-items-center gap-3">\n'
+            f"{field(**_css('form-range' + invalid), **extra)}\n"
+            f'<output id="{escape(field.id)}-value" class="badge text-bg-secondary fs-6">'
+            f"{escape(field._value())}</output>\n</div>"
+        )
+    elif kind == "TextAreaField":
+        html = str(field(**_css("form-control font-monospace" + invalid), rows=4, **extra))
+    elif kind == "PasswordField":
+        # A password is never sent back to the page: after a rejected form, ask for it again.
+        # The hint in the field is short enough for a phone; the reason stands under it.
+        retype = (field.raw_data and field.raw_data[0]) or field.errors
+        if retype:
+            extra["placeholder"] = _("Type it again")
+        disabled = "disabled" if readonly else ""
+        field_id = escape(field.id)
+        show, hide, generate = escape(_("Show")), escape(_("Hide")), escape(_("Generate"))
+        html = (
+            '<div class="input-group has-validation">\n'
+            f"{field(**_css('form-control' + invalid), **extra)}\n"
+            f'<button class="btn btn-outline-secondary js-only" type="button" '
+            f'data-reveal="{field_id}" data-text-show="{show}" '
+            f'data-text-hide="{hide}" {disabled}>{show}</button>\n'
+            f'<button class="btn btn-outline-secondary js-only" type="button" '
+            f'data-generate="{field_id}" {disabled}>{generate}</button>\n'
+            f"{_errors(field.errors)}</div>\n"
+        )
+        if retype:
+            words = _("Passwords are not sent back to the page: type it again.")
+            html += f'<div class="form-text">{escape(words)}</div>\n'
+        return html
+    else:
+        html = str(field(**_css("form-control" + invalid), **extra))
+    return f"{html}\n{_errors(field.errors)}"
+
+
+def _required(field) -> bool:
+    return bool(field.flags.required or (field.render_kw or {}).get("required"))
+
+
+def _body(field, readonly: bool) -> str:
+    kind = field.type
+    invalid = " is-invalid" if field.errors else ""
+    if kind == "BooleanField":
+        return (
+            '<div class="form-check form-switch">\n'
+            f"{field(**_css('form-check-input' + invalid), role='switch', disabled=readonly)}\n"
+            f"{field.label(**_css('form-check-label fw-semibold'))}\n"
+            f"{_errors(field.errors)}</div>\n"
+        )
+    if kind == "RadioField":
+        mark = REQUIRED_MARK if field.flags.required else ""
+        options = "".join(
+            '<div class="form-check form-check-inline">\n'
+            f"{option(**_css('form-check-input' + invalid), disabled=readonly)}\n"
+            f"{option.label(**_css('form-check-label'))}\n</div>\n"
+            for option in field
+        )
+        return (
+            f'<fieldset>\n<legend class="form-label fs-6 fw-semibold">'
+            f"{escape(field.label.text)}{mark}</legend>\n{options}"
+            f"{_errors(field.errors, 'invalid-feedback d-block')}</fieldset>\n"
+        )
+    if kind == "FormField":
+        parts = "".join(
+            f'<div class="mb-2">\n{sub.label(**_css("form-label small"))}\n'
+            f"{_control(sub, readonly)}</div>\n"
+            for sub in field
+            if sub.type != "CSRFTokenField"
+        )
+        messages = [error for error in field.errors if isinstance(error, str)]
+        return (
+            '<fieldset class="border rounded p-3">\n'
+            '<legend class="float-none w-auto px-2 fs-6 fw-semibold mb-0">'
+            f"{escape(field.label.text)}</legend>\n{parts}"
+            f"{_errors(messages, 'invalid-feedback d-block')}</fieldset>\n"
+        )
+    mark = REQUIRED_MARK if _required(field) else ""
+    return f"{field.label(**_css('form-label fw-semibold'))}{mark}\n{_control(field, readonly)}"
+
+
+def launch_field(field, readonly: bool = False) -> Markup:
+    """One field of a generated launch form (``app.catalogue.forms.LaunchForm``), ``readonly``
+    for a preview: every control disabled."""
+    html = f'<div class="mb-3 launch-field" data-field="{escape(field.name)}">\n'
+    html += _body(field, readonly)
+    limit = _limit(field) if field.type == "TextAreaField" else None
+    if field.description or limit:
+        html += f'<div id="{escape(field.id)}-help" class="form-text">{escape(field.description)}'
+        if limit:
+            # The count chooses the plural; the figure is written in the page's language.
+            words = get_domain().get_translations().ungettext(
+                "Up to %(num)s character.", "Up to %(num)s characters.", limit
+            ) % {"num": format_decimal(limit)}
+            html += f' <span class="text-nowrap length-limit">{escape(words)}</span>'
+        html += "</div>\n"
+    return Markup(html + "</div>\n")  # noqa: S704 - every part escaped or WTForms' markup
