@@ -8,7 +8,6 @@ language is the one ``flask_babel.force_locale`` sets and the zone is passed as 
 
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
-from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from babel import numbers
@@ -24,8 +23,27 @@ _ROUGH_UNITS = (("TB", 10**12, "#,##0.#"), ("GB", 10**9, "#,##0.#"), ("MB", 10**
 # Formatted moments and numbers kept per process, by value, zone and language: a page shows
 # dozens (every row's dates, every quota's figures), mostly the same ones as the page before,
 # and Babel builds each from the language's data anew (tens of microseconds apiece). A given
-# value, zone and language always give the same text, so nothing kept can be stale.
+# value, zone and language always give the same text, so nothing kept can be stale. They are
+# kept under the names of the zone and language: a Babel ``Locale`` hashes and compares itself
+# in Python, a new one every request, which cost more than the text kept.
 _KEPT = 4096
+_moments: dict[tuple, str] = {}
+_days: dict[tuple, str] = {}
+_decimals: dict[tuple, str] = {}
+
+
+def _keep(kept: dict, key: tuple, text: str) -> str:
+    """``text`` kept under ``key``; a full store is emptied first (a page's worth of texts is
+    soon built again), so it holds at most ``_KEPT``."""
+    if len(kept) >= _KEPT:
+        kept.clear()
+    kept[key] = text
+    return text
+
+
+def _language(locale) -> tuple:
+    """What names ``locale``, as ``Locale`` compares itself, in a key compared in C."""
+    return (locale.language, locale.territory, locale.script, locale.variant, locale.modifier)
 
 
 def _zone(zone: str | None):
@@ -54,21 +72,29 @@ def when(value: datetime | None, zone: str | None = None) -> str:
     "Nov 25, 2026, 14:05 CET" in English, "25 nov 2026, 14:05 CET" in Italian."""
     if value is None:
         return ""
-    return _moment(_as_utc(value), _zone(zone), get_locale())
+    return moments(zone)(value)
 
 
 def moments(zone: str | None = None):
     """``when`` for many moments in a row (a list's rows): the person's zone and language are
     looked up once, not once per moment."""
     zone_info, locale = _zone(zone), get_locale()
+    # A moment is kept as given (naive UTC or aware): equal keys are the same instant.
+    place = (str(zone_info), _language(locale))
+    kept = _moments
 
     def moment(value: datetime | None) -> str:
-        return "" if value is None else _moment(_as_utc(value), zone_info, locale)
+        if value is None:
+            return ""
+        key = (value, place)
+        shown = kept.get(key)
+        if shown is None:
+            shown = _keep(kept, key, _moment(_as_utc(value), zone_info, locale))
+        return shown
 
     return moment
 
 
-@lru_cache(maxsize=_KEPT)
 def _moment(value: datetime, zone, locale) -> str:
     local = value.astimezone(zone)
     # A 24-hour clock in both languages, joined to the date as the language joins them; the
@@ -86,19 +112,24 @@ def day(value: date | datetime | None, zone: str | None = None) -> str:
         return ""
     if isinstance(value, datetime):
         value = _as_utc(value).astimezone(_zone(zone)).date()
-    return _day(value, get_locale())
-
-
-@lru_cache(maxsize=_KEPT)
-def _day(value: date, locale) -> str:
-    return format_skeleton("yMMMd", value, locale=locale)
+    locale = get_locale()
+    key = (value, _language(locale))
+    shown = _days.get(key)
+    if shown is None:
+        shown = _keep(_days, key, format_skeleton("yMMMd", value, locale=locale))
+    return shown
 
 
 def format_decimal(value: int | float | Decimal, format: str | None = None) -> str:
     """``value`` with the separators of the language being served (Flask-Babel's
     ``format_decimal``), kept once formatted."""
     # The type is part of the key: True and 1, 1 and 1.0 are equal keys but not the same text.
-    return _decimal(type(value), value, format, get_locale())
+    locale = get_locale()
+    key = (type(value), value, format, _language(locale))
+    shown = _decimals.get(key)
+    if shown is None:
+        shown = _keep(_decimals, key, numbers.format_decimal(value, format=format, locale=locale))
+    return shown
 
 
 def plural_count(amount: int | float | Decimal) -> int:
@@ -111,11 +142,6 @@ def plural_count(amount: int | float | Decimal) -> int:
     if float(amount).is_integer():
         return int(amount)
     return 2
-
-
-@lru_cache(maxsize=_KEPT)
-def _decimal(_kind: type, value, format: str | None, locale) -> str:
-    return numbers.format_decimal(value, format=format, locale=locale)
 
 
 def relative(value: datetime | timedelta | None, now: datetime | None = None) -> str:

@@ -296,3 +296,31 @@ def test_a_number_shown_again_is_not_built_again_and_each_is_still_babels(in_req
     finally:
         numbers.format_decimal = real
     assert len(built) == 1
+
+
+def test_a_kept_moment_day_or_number_is_found_without_babels_locale_comparing_itself(
+    in_request, monkeypatch
+):
+    """A Babel ``Locale`` hashes and compares itself in Python, and every request has a new
+    one: texts are kept under the language's name, so finding one again asks it nothing."""
+    from babel.core import Locale
+
+    moment = datetime(2026, 5, 6, 7, 8)
+    with force_locale("it"):
+        shown = (
+            formatting.when(moment, "Europe/Rome"),
+            formatting.day(moment),
+            formatting.number(3.5),
+        )
+    asked = []
+    monkeypatch.setattr(Locale, "__hash__", lambda self: asked.append(self) or 0)
+    monkeypatch.setattr(Locale, "__eq__", lambda self, other: asked.append(self) or False)
+    with force_locale("it"):
+        again = (
+            formatting.when(moment, "Europe/Rome"),
+            formatting.day(moment),
+            formatting.number(3.5),
+        )
+        assert formatting.moments("Europe/Rome")(moment) == shown[0]
+    assert again == shown == ("6 mag 2026, 09:08 CEST", "6 mag 2026", "3,5")
+    assert asked == []

@@ -10,7 +10,7 @@ access policy's to say; this module only answers who manages what.
 from __future__ import annotations
 
 from flask import current_app, g, has_request_context
-from sqlalchemy import String, cast, delete, select
+from sqlalchemy import String, bindparam, cast, delete, select
 from sqlalchemy.exc import IntegrityError
 
 from app.auth.groups import normalise_group, normalise_groups
@@ -19,6 +19,10 @@ from app.extensions import db
 
 # Where one request keeps what it learnt of who manages what (read once per request).
 _CACHE = "_managed_groups"
+# The groups operators named someone a manager of: asked on most pages, so built once (it
+# holds no value; the person is bound at each reading) and read from the table as plain values.
+_MANAGERS = GroupManager.__table__
+_NAMED = select(_MANAGERS.c.group_name).where(_MANAGERS.c.user_id == bindparam("user_id"))
 
 
 def groups_managed_by_membership(groups: list[str], mapping: dict[str, list[str]]) -> list[str]:
@@ -44,9 +48,7 @@ def managed_groups(user: User) -> frozenset[str]:
         return frozenset()
     cache = g.setdefault(_CACHE, {}) if has_request_context() else {}
     if user.id not in cache:
-        named = db.session.scalars(
-            select(GroupManager.group_name).where(GroupManager.user_id == user.id)
-        )
+        named = db.session.scalars(_NAMED, {"user_id": user.id})
         cache[user.id] = frozenset([*named, *(user.managed_by_membership or ())])
     return cache[user.id]
 

@@ -93,3 +93,18 @@ def test_an_im_site_on_a_cloud_im_clouds_does_not_set_up_is_refused_naming_the_c
     assert moved.exit_code != 0 and "“bari”" in moved.output
     with app.app_context():
         assert [(s.name, s.placement) for s in all_sites()] == [("BARI", "recas")]
+
+
+def test_a_site_added_or_renamed_is_named_at_the_next_request_and_no_site_object_is_made(app):
+    """Rows name their sites from the sites' names read as plain rows, afresh at each request:
+    a change shows at the next one, and no Site is built and tracked for it."""
+    known_site = app.jinja_env.globals["known_site"]
+    with app.test_request_context():
+        assert known_site("provider-RECAS") is None
+    run(app, "add", "RECAS-BARI", "--backend", "paas", "--placement", "provider-RECAS")
+    with app.test_request_context():
+        assert known_site("provider-RECAS").name == "RECAS-BARI"
+        assert not [kept for kept in db.session.identity_map.values() if isinstance(kept, Site)]
+    run(app, "edit", "RECAS-BARI", "--name", "BARI")
+    with app.test_request_context():
+        assert known_site("provider-RECAS").name == "BARI"
