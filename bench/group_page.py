@@ -279,9 +279,8 @@ def figures(url: str, instance: Path, rounds: int) -> dict:
     if url.startswith("postgresql"):
         # What autovacuum does within a minute of a bulk write: the planner's statistics and
         # the visibility map that lets index-only scans skip the rows.
-        with app.app_context():
-            with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-                conn.exec_driver_sql("VACUUM ANALYZE")
+        with app.app_context(), db.engine.connect() as conn:
+            conn.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql("VACUUM ANALYZE")
     client = app.test_client()
     page = client.get("/login")
     client.post(
