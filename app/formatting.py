@@ -41,8 +41,11 @@ def _keep(kept: dict, key: tuple, text: str) -> str:
     return text
 
 
-def _language(locale) -> tuple:
-    """What names ``locale``, as ``Locale`` compares itself, in a key compared in C."""
+def _language(locale) -> tuple | None:
+    """What names ``locale``, as ``Locale`` compares itself, in a key compared in C; None
+    outside a request (a worker's or a command's text), where Babel takes its default."""
+    if locale is None:
+        return None
     return (locale.language, locale.territory, locale.script, locale.variant, locale.modifier)
 
 

@@ -324,3 +324,14 @@ def test_a_kept_moment_day_or_number_is_found_without_babels_locale_comparing_it
         assert formatting.moments("Europe/Rome")(moment) == shown[0]
     assert again == shown == ("6 mag 2026, 09:08 CEST", "6 mag 2026", "3,5")
     assert asked == []
+
+
+def test_text_written_outside_an_application_is_babels_default_languages():
+    """Text written with no application about it (a test's expected sentence, a script's) has
+    no language being served: it is written as Babel writes it with no language named."""
+    from babel import numbers
+    from babel.dates import format_skeleton
+
+    moment = datetime(2026, 3, 4, 5, 6, 7)
+    assert formatting.number(1234.5) == numbers.format_decimal(1234.5, locale=None)
+    assert formatting.day(moment.date()) == format_skeleton("yMMMd", moment.date(), locale=None)
