@@ -22,7 +22,18 @@ from datetime import datetime, timedelta
 
 from flask import current_app
 from flask_babel import gettext as _
-from sqlalchemy import DateTime, String, and_, bindparam, case, cast, func, literal_column, or_, select
+from sqlalchemy import (
+    DateTime,
+    String,
+    and_,
+    bindparam,
+    case,
+    cast,
+    func,
+    literal_column,
+    or_,
+    select,
+)
 
 from app.caches import remembered, value_key
 from app.clock import utcnow
