@@ -198,14 +198,18 @@ def resolve(template_slug: str | None, group_name: str | None) -> Policy:
     )
 
 
+@cache
+def _every_level():
+    return select(LeasePolicy.template_slug, LeasePolicy.group_name, LeasePolicy.values)
+
+
 def resolver():
     """``resolve`` for many launches at once: every level read in one query (policies are a
     handful of rows), each (template, group) combined once."""
+    # Rows, not objects, by a statement built once: read at every cost box meeting a budget.
     stored = {
         (slug, group): dict(values or {})
-        for slug, group, values in db.session.execute(
-            select(LeasePolicy.template_slug, LeasePolicy.group_name, LeasePolicy.values)
-        )
+        for slug, group, values in db.session.connection().execute(_every_level())
     }
     combined: dict[tuple, Policy] = {}
 

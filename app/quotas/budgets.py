@@ -312,12 +312,15 @@ def budget_left(
     checks = []
     to_come: dict[tuple, Hours] = {}  # per owner and renewal: budgets of one owner share it
 
+    # With budgets of the person's and of the group's, what runs of both is read together.
+    together = {"user_id": person.id, "group_name": group} if group else None
+
     def committed_of(owner: dict, resource: str, until: datetime | None) -> float:
         if committed is None:
             return 0.0
         key = (tuple(sorted(owner.items())), until)
         if key not in to_come:
-            to_come[key] = committed(owner, now, until)
+            to_come[key] = committed(owner, now, until, together)
         return hours_used(to_come[key], resource)
 
     periods = {b.id: period_of(b.period_days, now) for b in budgets}

@@ -15,10 +15,12 @@ from app.extensions import db
 from app.quotas.usage_models import UsageMark
 from app.quotas.usage_totals import Hours
 
-# What the owner's running deployments will still use: ``committed(owner, now, until)``, the
-# owner given as the marks' columns ({"user_id": 7}, {"group_name": "physics"} or both), up
-# to ``until`` (None: to their ends).
-Committed = Callable[[dict, datetime, datetime | None], Hours]
+# What the owner's running deployments will still use: ``committed(owner, now, until,
+# together)``, the owner given as the marks' columns ({"user_id": 7}, {"group_name":
+# "physics"} or both), up to ``until`` (None: to their ends); ``together`` (None, or the
+# person and the group as both columns) names the owners the caller asks about in turn, which
+# an answer may read at once.
+Committed = Callable[[dict, datetime, datetime | None, dict | None], Hours]
 
 
 def committed_by_ends(
@@ -27,7 +29,9 @@ def committed_by_ends(
     """``committed`` worked out deployment by deployment from their ends (``lease_ends``: None
     for one that never ends, which then counts only what it used)."""
 
-    def committed(owner: dict, now: datetime, until: datetime | None) -> Hours:
+    def committed(
+        owner: dict, now: datetime, until: datetime | None, together: dict | None = None
+    ) -> Hours:
         where = [getattr(UsageMark, key) == value for key, value in owner.items()]
         marks = db.session.execute(select(UsageMark.__table__).where(*where)).all()
         ends = lease_ends([mark.deployment_id for mark in marks]) if marks else {}

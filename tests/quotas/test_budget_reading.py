@@ -95,6 +95,46 @@ def test_three_budgets_of_a_person_and_their_group_cost_a_few_statements(quotas,
             event.remove(db.engine, "before_cursor_execute", count)
     assert len(found) == 3
     # The budgets (1), what runs now of both owners at once (3), the totals of every owner and
-    # period (1), what runs will still use, per owner for both periods (2), the lease policies
-    # of those with no lease yet (1). Read owner by owner and period by period, 16.
-    assert len(sent) <= 8
+    # period (1), what runs will still use, of both owners for both periods (1), the lease
+    # policies of those with no lease yet (1). Read owner by owner and period by period, 16.
+    assert len(sent) <= 7
+
+
+def test_what_runs_of_a_person_and_their_group_read_together_is_what_each_reads_alone(
+    quotas, clock
+):
+    from app.launch.constraints.budget import committed_hours, lease_ends
+
+    user = _three_budgets_and_what_runs(quotas, clock)
+    together = {"user_id": user, "group_name": "physics"}
+    owners = ({"user_id": user}, {"group_name": "physics"}, together)
+    renewal = period_of(0, NOW)[1]
+    with quotas.app.test_request_context():
+        sent = []
+
+        def count(_conn, _cursor, statement, *_rest):
+            if "usage_marks" in statement:
+                sent.append(statement)
+
+        read_together = committed_hours()
+        event.listen(db.engine, "before_cursor_execute", count)
+        try:
+            at_once = [
+                read_together(owner, NOW, until, together)
+                for owner in owners
+                for until in (renewal, None)
+            ]
+        finally:
+            event.remove(db.engine, "before_cursor_execute", count)
+        one_by_one = committed_by_ends(lease_ends)
+        apart = [one_by_one(owner, NOW, until) for owner in owners for until in (renewal, None)]
+    # The person's and the group's running deployments, both caps: one statement.
+    assert len(sent) == 1
+    for found, expected in zip(at_once, apart, strict=True):
+        assert round(found.core_hours, 6) == round(expected.core_hours, 6)
+        assert {m: round(h, 6) for m, h in found.gpu_hours.items() if h} == {
+            m: round(h, 6) for m, h in expected.gpu_hours.items() if h
+        }
+    # The person in the group is neither the person alone nor the group alone.
+    assert at_once[4].core_hours < at_once[0].core_hours
+    assert at_once[4].gpu(None) < at_once[2].gpu(None)

@@ -22,7 +22,18 @@ from datetime import datetime, timedelta
 
 from flask import current_app
 from flask_babel import gettext as _
-from sqlalchemy import DateTime, String, and_, bindparam, case, cast, func, select
+from sqlalchemy import (
+    DateTime,
+    String,
+    and_,
+    bindparam,
+    case,
+    cast,
+    func,
+    literal_column,
+    or_,
+    select,
+)
 
 from app.caches import remembered, value_key
 from app.clock import utcnow
@@ -96,9 +107,12 @@ def committed_hours(excluding: int | None = None) -> Committed:
     policy's default), so that a group running thousands costs a few rows, not thousands.
 
     The budgets of one owner ask it without end and up to their calendar month's renewal:
-    one statement (built once, then kept) sums both, and the answer is kept for the owner;
-    the lease policies are read once for all owners."""
+    one statement (built once, then kept) sums both. Asked with ``together`` (the person and
+    the group at once, as ``budget_left`` asks), it sums the deployments of either in that one
+    statement, each row saying whose it is, and answers the person, the group and the person
+    in the group from it; the answer is kept. The lease policies are read once for all."""
     read: dict[tuple, list] = {}
+    parsed: dict[str | None, dict] = {}  # each set of GPU models read once for all owners
     policies: list = []  # the resolver, made on first need
 
     def policy_of(slug: str, group: str):
@@ -106,16 +120,24 @@ def committed_hours(excluding: int | None = None) -> Committed:
             policies.append(resolver())
         return policies[0](slug, group)
 
-    def committed(owner: dict, now: datetime, until: datetime | None) -> Hours:
+    def committed(
+        owner: dict, now: datetime, until: datetime | None, together: dict | None = None
+    ) -> Hours:
         # The statement's cap: ``until``, or without one the month's renewal, so that the
         # answer serves both questions a month's and a window's budgets ask.
         capped_at = until or period_of(CALENDAR_MONTH, now)[1]
         cap = max((capped_at - now).total_seconds(), 0.0)
-        key = (tuple(sorted(owner.items())), now, cap)
+        asked = owner
+        if together and len(together) == 2 and owner.items() <= together.items():
+            asked = together
+        key = (tuple(sorted(asked.items())), now, cap)
         if key not in read:
-            read[key] = _committed_rows(owner, now, cap, excluding)
-        total, parsed = Hours(), {}
-        for text, unleased, slug, group, count, cores, rows in read[key]:
+            read[key] = _committed_rows(asked, now, cap, excluding)
+        mine_wanted, ours_wanted = "user_id" in owner, "group_name" in owner
+        total = Hours()
+        for mine, ours, text, unleased, slug, group, count, cores, rows in read[key]:
+            if (mine_wanted and not mine) or (ours_wanted and not ours):
+                continue
             summed, core_seconds = rows[2:] if until else rows[:2]
             if text not in parsed:
                 parsed[text] = json.loads(text) if text else {}
@@ -136,8 +158,9 @@ def committed_hours(excluding: int | None = None) -> Committed:
 
 
 def _committed_rows(owner: dict, now: datetime, cap: float, excluding: int | None) -> list:
-    """(models, unleased, slug, group, count, cores, (seconds, core-seconds without end, the
-    same capped at ``cap`` seconds)) of the owner's running deployments."""
+    """(the person's, the group's, models, unleased, slug, group, count, cores, (seconds,
+    core-seconds without end, the same capped at ``cap`` seconds)) of the owner's running
+    deployments; an owner of both a person and a group reads those of either."""
     dialect = db.engine.dialect.name
     shape = (dialect, tuple(sorted(owner)), excluding is not None)
     statement = _COMMITTED.get(shape)
@@ -151,9 +174,9 @@ def _committed_rows(owner: dict, now: datetime, cap: float, excluding: int | Non
     else:
         values["now_day"] = julian_day(now)
     return [
-        (text, unleased, slug, group, count, cores, tuple(sums))
-        for text, unleased, slug, group, count, cores, *sums in db.session.connection().execute(
-            statement, values
+        (bool(mine), bool(ours), text, unleased, slug, group, count, cores, tuple(sums))
+        for mine, ours, text, unleased, slug, group, count, cores, *sums in (
+            db.session.connection().execute(statement, values)
         )
     ]
 
@@ -179,7 +202,10 @@ def _committed_statement(dialect: str, owner: dict, excluding: int | None):
     seconds = _at_least_zero(seconds)
     no_lease = Lease.deployment_id.is_(None)
     models = cast(m.gpu_models, String)
+    mine, ours = _whose(m.user_id, "user_id", owner), _whose(m.group_name, "group_name", owner)
     where = [getattr(m, key) == bindparam(key) for key in sorted(owner)]
+    if len(where) > 1:  # the person's and the group's together, each row saying whose
+        where = [or_(*where)]
     if excluding is not None:
         where.append(m.deployment_id != bindparam("excluding"))
     slug, group = (
@@ -188,6 +214,8 @@ def _committed_statement(dialect: str, owner: dict, excluding: int | None):
     )
     return (
         select(
+            mine,
+            ours,
             models,
             no_lease,
             slug,
@@ -203,8 +231,16 @@ def _committed_statement(dialect: str, owner: dict, excluding: int | None):
         .join(Deployment, Deployment.id == m.deployment_id)
         .outerjoin(Lease, Lease.deployment_id == m.deployment_id)
         .where(*where)
-        .group_by(models, no_lease, slug, group)
+        .group_by(*([mine, ours] if len(owner) > 1 else []), models, no_lease, slug, group)
     )
+
+
+def _whose(column, key: str, owner: dict):
+    """1 for a row of the owner's ``key`` (the person, or the group), else 0: asked of a
+    person and a group together; of one owner, every row is theirs (the constant 1)."""
+    if len(owner) == 1:
+        return literal_column("1")
+    return case((column == bindparam(key), 1), else_=0)
 
 
 def _at_most(expression, cap):
