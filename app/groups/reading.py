@@ -129,10 +129,13 @@ def waiting_requests(group: str, asked: int = 1, size: int = WAITING_SHOWN) -> P
     place = func.row_number().over(
         partition_by=LineEntry.line, order_by=(places.sort_clause(), LineEntry.deployment_id)
     )
+    # Materialized: the places are numbered once, where a planner expecting one waiting
+    # request of the group (PostgreSQL does) numbered the lines again for each of them.
     ranked = (
         select(LineEntry.deployment_id, place.label("place"))
         .where(LineEntry.line.in_(theirs))
-        .subquery()
+        .cte("ranked")
+        .prefix_with("MATERIALIZED")
     )
 
     def read(page: int) -> list:
