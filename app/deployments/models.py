@@ -61,18 +61,19 @@ class Deployment(db.Model):
             "keeps_failed_attempt",
             "runs_once",
         ),
-        # With the owner, launch time and id after them: the Group page's per-member counts
-        # and its newest-first pages of running deployments, from the index alone.
+        # A group's live deployments in launch order, with what tells which hold and their
+        # owner: the Group page's newest-first pages stop at their last row, and its
+        # per-member counts come from the index alone.
         Index(
             "ix_deployments_group_holding",
             "group_name",
             "deleted",
+            "created_at",
+            "id",
             "status",
             "keeps_failed_attempt",
             "runs_once",
             "user_id",
-            "created_at",
-            "id",
         ),
         # The list's application filter.
         Index(

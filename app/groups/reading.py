@@ -5,7 +5,7 @@ their places, its pool's limits against what it holds, and its budgets with what
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import load_only
@@ -22,7 +22,7 @@ from app.quotas.fit import Assessment, assess
 from app.quotas.holding import holding_clause
 from app.quotas.limits import pool_limits, rows_for
 from app.quotas.models import GROUP, MEMBER
-from app.quotas.usage import usage_of
+from app.quotas.usage import pool_and_people
 from app.quotas.usage_models import CORE_HOURS
 
 RUNNING_SHOWN = 25
@@ -129,10 +129,13 @@ def waiting_requests(group: str, asked: int = 1, size: int = WAITING_SHOWN) -> P
     place = func.row_number().over(
         partition_by=LineEntry.line, order_by=(places.sort_clause(), LineEntry.deployment_id)
     )
+    # Materialized: the places are numbered once, where a planner expecting one waiting
+    # request of the group (PostgreSQL does) numbered the lines again for each of them.
     ranked = (
         select(LineEntry.deployment_id, place.label("place"))
         .where(LineEntry.line.in_(theirs))
-        .subquery()
+        .cte("ranked")
+        .prefix_with("MATERIALIZED")
     )
 
     def read(page: int) -> list:
@@ -186,19 +189,21 @@ def waiting_requests(group: str, asked: int = 1, size: int = WAITING_SHOWN) -> P
 
 @dataclass
 class GroupLimits:
-    """The group's pool against what it holds now, and the default each member gets."""
+    """The group's pool against what it holds now, and the default each member gets; and
+    how many deployments each person runs charged to the group (read with the pool's sums)."""
 
     pool: Assessment
     member_default: str
     member_default_set: bool
+    running: dict[int, int] = field(default_factory=dict)
 
 
 def group_limits(group: str) -> GroupLimits:
     limits = pool_limits(group)
-    held = usage_of(group_name=group, models=limits.gpu_models)
+    held, running = pool_and_people(group, limits.gpu_models)
     pool = assess(group, limits, held, {"gpu_models": {}}, lambda: [], show_unlimited=True)
     default = rows_for([(MEMBER, group)]).get((MEMBER, group))
-    return GroupLimits(pool, describe_limits(default or {}), bool(default))
+    return GroupLimits(pool, describe_limits(default or {}), bool(default), running)
 
 
 @dataclass

@@ -30,11 +30,11 @@ def index():
 @login_required
 def page(group: str):
     group = access.group_for(current_user, group)
-    # The members' use, the chart and the budgets all read the group's use as of one instant,
-    # and what runs now once.
-    # One count of what runs, per person, gives the members' column and the running list's
-    # length.
-    running = members.running_by_person(group)
+    # One grouped read of what runs gives the pool's figure, the members' column and the
+    # running list's length.
+    limits = reading.group_limits(group)
+    running = limits.running
+    # The members' use, the chart and the budgets all read the group's use as of one instant.
     with one_reading():
         shown = members.members_page(
             group, page_number(request.args.get("members")), running=running
@@ -51,7 +51,7 @@ def page(group: str):
         ),
         waiting=reading.waiting_requests(group, page_number(request.args.get("waiting"))),
         chart=chart,
-        limits=reading.group_limits(group),
+        limits=limits,
         budgets=budgets,
         page_link=_page_link(group),
     )

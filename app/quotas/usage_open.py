@@ -10,8 +10,8 @@ session's connection, and owners' conditions as bound parameters.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from sqlalchemy import bindparam, or_, select
 
@@ -66,8 +66,10 @@ def _owner(row, by: str | None):
     return None
 
 
-@dataclass(frozen=True)
-class Interval:
+class Interval(NamedTuple):
+    """A stretch of use at its rates. A tuple: a page reads hundreds (one per person and set
+    of GPU models), and a frozen dataclass cost ten times as much to make."""
+
     user_id: int
     group_name: str
     start: datetime
@@ -174,17 +176,14 @@ def _marks_of_today(
     found = []
     models_of: dict[str | None, dict] = {}  # a few sets of models, among many owners
     any_older = False
-    for row in rows:
-        owner, group, gpu_text, late, count, since_sum, cores, cores_since, memory, memory_since = (
-            row
-        )
+    for owner, group, gpu_text, late, cores, memory, count, since_sum in rows:
         if late:
             any_older = True
             continue
-        # Hours held since each mark's start: the sum of (now - since), weighted by the rate.
-        held = (count * elapsed - float(since_sum or 0)) / 3600.0
-        core_hours = (float(cores or 0) * elapsed - float(cores_since or 0)) / 3600.0
-        memory_hours = (float(memory or 0) * elapsed - float(memory_since or 0)) / 3600.0
+        # Hours held since each mark's start: the sum of (now - since); the rates are the
+        # row's own.
+        held = max((count * elapsed - float(since_sum or 0)) / 3600.0, 0.0)
+        per_hour = held / span  # marks held as one over today so far
         gpus = models_of.get(gpu_text)
         if gpus is None:
             gpus = models_of[gpu_text] = json.loads(gpu_text) if gpu_text else {}
@@ -194,9 +193,9 @@ def _marks_of_today(
                 group,
                 today,
                 now,
-                max(core_hours, 0.0) / span,
-                max(memory_hours, 0.0) / span,
-                {model: float(n) * max(held, 0.0) / span for model, n in (gpus or {}).items()},
+                float(cores) * per_hour,
+                float(memory) * per_hour,
+                {model: float(n) * per_hour for model, n in gpus.items()},
             )
         )
     return found, any_older

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import DateTime, String, bindparam, case, cast, func, select
+from sqlalchemy import DateTime, String, bindparam, cast, func, select, type_coerce
 
 from app.extensions import db
 from app.quotas.usage_models import UsageMark
@@ -31,44 +31,31 @@ def julian_day(moment: datetime) -> float:
 
 
 def today_statement(dialect: str, owner: list):
-    """The sums of the marks begun before ``now`` whose owner is ``owner`` (conditions), per
-    owner, set of GPU models and whether they began before ``today`` (bound, with its
-    ``today_day``): each mark's seconds since midnight worked out once, in a subquery, and
-    summed three ways. The sums of marks begun before today mean nothing: that there are any
-    tells the caller to read those marks one by one, which the worker leaves rarely, so that
-    a page does not scan an owner's marks twice to find none. Built once per shape by its
-    caller (``usage_open._statement``)."""
+    """The marks begun before ``now`` whose owner is ``owner`` (conditions), counted per
+    owner, set of GPU models, rate (cores, memory) and whether they began before ``today``
+    (bound, with its ``today_day``), with the sum of their seconds since midnight. A rate is
+    the same for all the marks of a row, so their hours are the rate times the summed
+    seconds: each mark's seconds are worked out once and summed once, where summing rate
+    times seconds per mark cost three date computations and five sums a mark. A person runs
+    few rates, so the rows stay about one per person and set of models. The sums of marks
+    begun before today mean nothing: that there are any tells the caller to read those marks
+    one by one, which the worker leaves rarely, so that a page does not scan an owner's marks
+    twice to find none. Built once per shape by its caller (``usage_open._statement``)."""
     m = UsageMark
     if dialect == "postgresql":
         # date_part gives a double, where extract gives a numeric (PostgreSQL 14 and later)
         # whose sums over thousands of marks cost a third more.
         seconds = func.date_part("epoch", m.since - bindparam("today", type_=DateTime))
+        # A json value has no equality: its text is grouped.
+        models = cast(m.gpu_models, String)
     else:  # as ``seconds_after``, midnight's day number given
         seconds = func.round((func.julianday(m.since) - bindparam("today_day")) * 86400.0, 3)
-    late = case((m.since < bindparam("today", type_=DateTime), 1), else_=0)
-    marks = (
-        select(
-            m.user_id,
-            m.group_name,
-            cast(m.gpu_models, String).label("models"),
-            late.label("late"),
-            m.cores,
-            m.memory_gb,
-            seconds.label("seconds"),
-        )
+        # Stored as text already: read as text, with no copy of each mark's to group by.
+        models = type_coerce(m.gpu_models, String)
+    late = m.since < bindparam("today", type_=DateTime)
+    keys = (m.user_id, m.group_name, models, late, m.cores, m.memory_gb)
+    return (
+        select(*keys, func.count(), func.sum(seconds))
         .where(*owner, m.since < bindparam("now", type_=DateTime))
-        .subquery()
+        .group_by(*keys)
     )
-    seconds = marks.c.seconds
-    return select(
-        marks.c.user_id,
-        marks.c.group_name,
-        marks.c.models,
-        marks.c.late,
-        func.count(),
-        func.sum(seconds),
-        func.sum(marks.c.cores),
-        func.sum(marks.c.cores * seconds),
-        func.sum(marks.c.memory_gb),
-        func.sum(marks.c.memory_gb * seconds),
-    ).group_by(marks.c.user_id, marks.c.group_name, marks.c.models, marks.c.late)

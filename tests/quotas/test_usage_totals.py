@@ -282,3 +282,21 @@ def test_a_groups_running_use_is_the_sum_of_its_members_whatever_their_gpu_model
     }
     assert round(people[(bob, october)].core_hours, 6) == 1.5
     assert {m: round(h, 6) for m, h in people[(bob, october)].gpu_hours.items()} == {"A100": 0.5}
+
+
+def test_running_marks_of_one_person_at_several_rates_count_each_at_its_own(quotas, clock):
+    """Marks of one person and set of GPU models begun at different times at different rates
+    are summed per rate: each counts its own rate for its own time."""
+    ada = quotas.user(groups=["physics"])
+    quotas.hold(ada, charge(cores=2, memory=4), group_name="physics")
+    clock.move(minutes=20)
+    quotas.hold(ada, charge(cores=6, memory=1), group_name="physics")
+    quotas.hold(ada, charge(cores=6, memory=1), group_name="physics")
+    clock.move(minutes=40)
+    october = date(2026, 10, 1)
+    with quotas.app.app_context(), one_reading():
+        whole = usage_per(MONTH, october, october, group_name="physics")[october]
+        people = usage_per(MONTH, october, october, group_name="physics", by="user")
+    for hours in (whole, people[(ada, october)]):
+        assert round(hours.core_hours, 6) == round(2 * 1 + 2 * 6 * 40 / 60, 6)
+        assert round(hours.memory_gb_hours, 6) == round(4 * 1 + 2 * 1 * 40 / 60, 6)
