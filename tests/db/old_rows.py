@@ -35,3 +35,11 @@ def local_account_as_then(username: str) -> SimpleNamespace:
     user_id = connection.execute(users.insert().values(**values)).inserted_primary_key[0]
     db.session.commit()
     return SimpleNamespace(id=user_id, username=username)
+
+
+def empty_database_url(database: str, tmp_path, request) -> str:
+    """An empty database of the kind a migration's test is run on ("sqlite" or "postgresql"),
+    for it to upgrade from nothing."""
+    if database == "sqlite":
+        return f"sqlite:///{tmp_path / 'portal.db'}"
+    return request.getfixturevalue("empty_postgres_url")

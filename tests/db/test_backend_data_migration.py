@@ -8,7 +8,7 @@ from flask_migrate import downgrade, upgrade
 
 from app.clock import utcnow
 from app.extensions import db
-from tests.db.old_rows import local_account_as_then
+from tests.db.old_rows import empty_database_url, local_account_as_then
 
 BEFORE = "a1c3e5f7b9d2"
 # name: (callback_secret, orchestrator_owner, task)
@@ -100,11 +100,7 @@ def _upgrade_and_back(make_app, url):
 def test_the_orchestrators_words_move_into_its_data_and_come_back(
     database, make_app, tmp_path, request
 ):
-    url = (
-        f"sqlite:///{tmp_path / 'portal.db'}"
-        if database == "sqlite"
-        else request.getfixturevalue("empty_postgres_url")
-    )
+    url = empty_database_url(database, tmp_path, request)
     data, secrets, columns, back = _upgrade_and_back(make_app, url)
     assert data == {
         "both": {"owner": "sub-1@https://iam.test/", "task": "DEPLOYER"},

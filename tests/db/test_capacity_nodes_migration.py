@@ -7,6 +7,7 @@ from flask_migrate import downgrade, upgrade
 
 from app.clock import utcnow
 from app.extensions import db
+from tests.db.old_rows import empty_database_url
 
 BEFORE = "a9c3e5f7b1d4"
 THIS = "c3e5a7b9d1f4"
@@ -26,11 +27,7 @@ def _columns() -> set[str]:
 def test_a_snapshot_keeps_its_sums_through_the_per_node_column_both_ways(
     database, make_app, tmp_path, request
 ):
-    url = (
-        f"sqlite:///{tmp_path / 'portal.db'}"
-        if database == "sqlite"
-        else request.getfixturevalue("empty_postgres_url")
-    )
+    url = empty_database_url(database, tmp_path, request)
     app = make_app(SQLALCHEMY_DATABASE_URI=url)
     with app.app_context():
         db.drop_all()

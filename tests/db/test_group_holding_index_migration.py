@@ -7,6 +7,7 @@ from flask_migrate import downgrade, upgrade
 from sqlalchemy import inspect
 
 from app.extensions import db
+from tests.db.old_rows import empty_database_url
 
 BEFORE = "7e2b9d4f1a6c"
 NEW = ["group_name", "deleted", "created_at", "id", "status", "keeps_failed_attempt"]
@@ -24,11 +25,7 @@ def _columns() -> list[str]:
 def test_the_group_holding_index_is_in_launch_order_and_back_on_downgrade(
     database, make_app, tmp_path, request
 ):
-    url = (
-        f"sqlite:///{tmp_path / 'portal.db'}"
-        if database == "sqlite"
-        else request.getfixturevalue("empty_postgres_url")
-    )
+    url = empty_database_url(database, tmp_path, request)
     app = make_app(SQLALCHEMY_DATABASE_URI=url)
     with app.app_context():
         db.drop_all()

@@ -9,6 +9,7 @@ import sqlalchemy as sa
 from flask_migrate import downgrade, upgrade
 
 from app.extensions import db
+from tests.db.old_rows import empty_database_url
 
 BEFORE = "7b9d1f3a5c8e"
 BUDGETS = sa.table(
@@ -28,11 +29,7 @@ NOW = datetime(2026, 11, 20, 12, 0)
 def test_warnings_given_before_keep_their_budgets_period_and_stay_given(
     database, make_app, tmp_path, request
 ):
-    url = (
-        f"sqlite:///{tmp_path / 'portal.db'}"
-        if database == "sqlite"
-        else request.getfixturevalue("empty_postgres_url")
-    )
+    url = empty_database_url(database, tmp_path, request)
     app = make_app(SQLALCHEMY_DATABASE_URI=url)
     with app.app_context():
         db.drop_all()

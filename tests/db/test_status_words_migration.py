@@ -8,7 +8,7 @@ from flask_migrate import downgrade, upgrade
 
 from app.clock import utcnow
 from app.extensions import db
-from tests.db.old_rows import local_account_as_then
+from tests.db.old_rows import empty_database_url, local_account_as_then
 
 BEFORE = "d5a1c7e3f9b2"
 STATUSES = {
@@ -121,11 +121,7 @@ def _upgrade_and_back(make_app, url):
 def test_stored_statuses_become_the_portals_words_and_come_back(
     database, make_app, tmp_path, request
 ):
-    url = (
-        f"sqlite:///{tmp_path / 'portal.db'}"
-        if database == "sqlite"
-        else request.getfixturevalue("empty_postgres_url")
-    )
+    url = empty_database_url(database, tmp_path, request)
     (deployments, events), backends, (old_deployments, old_events) = _upgrade_and_back(
         make_app, url
     )

@@ -9,7 +9,7 @@ from flask_migrate import downgrade, upgrade
 
 from app.clock import utcnow
 from app.extensions import db
-from tests.db.old_rows import local_account_as_then
+from tests.db.old_rows import empty_database_url, local_account_as_then
 
 BEFORE = "b2d4f6a8c0e3"
 QUOTA_CHANGES = sa.table(
@@ -36,11 +36,7 @@ def _names(table) -> list[str]:
 def test_the_command_line_is_kept_as_no_one_and_comes_back_on_downgrade(
     database, make_app, tmp_path, request
 ):
-    url = (
-        f"sqlite:///{tmp_path / 'portal.db'}"
-        if database == "sqlite"
-        else request.getfixturevalue("empty_postgres_url")
-    )
+    url = empty_database_url(database, tmp_path, request)
     app = make_app(SQLALCHEMY_DATABASE_URI=url)
     with app.app_context():
         db.drop_all()

@@ -14,7 +14,7 @@ from app.auth.models import RoleGrant
 from app.catalogue.models import CatalogueTemplate, TemplateRevision
 from app.catalogue.operations import save_revision
 from app.extensions import db
-from tests.db.old_rows import local_account_as_then
+from tests.db.old_rows import empty_database_url, local_account_as_then
 
 BEFORE = "c3e5a7b9d1f4"
 CATALOGUE = Path(__file__).resolve().parents[2] / "tosca-catalog"
@@ -36,11 +36,7 @@ def _who() -> dict:
 
 @pytest.mark.parametrize("database", ["sqlite", "postgresql"])
 def test_the_words_become_kinds_and_come_back_on_downgrade(database, make_app, tmp_path, request):
-    url = (
-        f"sqlite:///{tmp_path / 'portal.db'}"
-        if database == "sqlite"
-        else request.getfixturevalue("empty_postgres_url")
-    )
+    url = empty_database_url(database, tmp_path, request)
     app = make_app(SQLALCHEMY_DATABASE_URI=url)
     vm = ((CATALOGUE / "vm.yaml").read_text(), (CATALOGUE / "vm.portal.yaml").read_text())
     with app.app_context():
