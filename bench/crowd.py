@@ -35,6 +35,8 @@ from pathlib import Path
 
 import requests
 
+from bench.crowd_cpu import CpuSampler
+from bench.crowd_cpu import report as report_cpu
 from bench.deployments_page import PASSWORD, ROOT, _free_port, _settings
 from bench.quotas import _postgres_url
 from tests.fixtures.orchestrator_emulator import start_orchestrator_emulator
@@ -253,6 +255,8 @@ def run(researchers: int, duration: float, total: int, italian_share: float = 0.
         "--group-rule", "given", "--latency", "0.1", "--complete-after-seconds", "30"
     )
     processes: list[Process] = []
+    sampler = CpuSampler(url.rsplit("/", 1)[-1])
+    sampler.watch("emulator", emulator.pid)
     try:
         emulator.add_token(TOKEN, "crowd-service", ISSUER, groups=[])
         with tempfile.TemporaryDirectory() as name:
@@ -268,8 +272,10 @@ def run(researchers: int, duration: float, total: int, italian_share: float = 0.
             for n in (1, 2):
                 address, process = host(settings, folder, f"host-{n}")
                 processes.append(process)
+                sampler.watch(f"host-{n}", process.process.pid)
                 hosts.append(address)
                 processes.append(sync_worker(settings, folder, f"sync-{n}"))
+                sampler.watch(f"sync-{n}", processes[-1].process.pid)
             load_before = os.getloadavg()
             plan = {
                 "hosts": hosts,
@@ -282,15 +288,22 @@ def run(researchers: int, duration: float, total: int, italian_share: float = 0.
                 "ssh_public_key": PARAMETERS["ssh_public_key"],
                 "italian_share": italian_share,
             }
-            answer = subprocess.run(
+            crowd = subprocess.Popen(
                 [sys.executable, "-m", "bench.crowd_researchers", json.dumps(plan)],
                 cwd=ROOT,
-                capture_output=True,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
                 text=True,
             )
-            if answer.returncode != 0:
-                raise RuntimeError(f"the researchers failed: {answer.stderr[-3000:]}")
-            figures = json.loads(answer.stdout.strip().splitlines()[-1])
+            sampler.watch("researchers", crowd.pid)
+            sampler.start()
+            out, err = crowd.communicate()
+            sampler.stop()
+            if crowd.returncode != 0:
+                raise RuntimeError(f"the researchers failed: {err[-3000:]}")
+            figures = json.loads(out.strip().splitlines()[-1])
+            answered = sum(entry["requests"] for entry in figures["kinds"].values())
+            figures["cpu"] = sampler.window(*figures["window"], answered)
             figures["load"] = {"before": load_before, "after": os.getloadavg()}
             time.sleep(2)  # launches under way when the crowd stopped get their answers
             figures["launches"] = lost_launches(url, folder, emulator, set(seeded))
@@ -352,6 +365,8 @@ def report(researchers: int, duration: float, total: int, figures: dict) -> None
         f"  launches: {launches['recorded']} recorded by the portal, {launches['held']} held by "
         f"the orchestrator, {launches['unconfirmed']} unconfirmed; lost: {lost}"
     )
+    if figures.get("cpu"):
+        report_cpu(figures["cpu"])
     wrong = sum(n for outcome, n in outcomes.items() if outcome.startswith("pages not in"))
     verdict = "meets" if worst < 100 and not wrong else "misses"
     print(f"  worst p95 (pages and polls): {worst:.0f} ms: {verdict} the 100 ms target")

@@ -295,6 +295,7 @@ def run() -> None:
     figures = _figures()
     figures["unanswered"] = PENDING["requests"]
     figures["seconds"] = WINDOW["end"] - WINDOW["start"]
+    figures["window"] = [WINDOW["start"], WINDOW["end"]]
     figures["launches_answered"] = LAUNCHED["answered"]
     figures["login_refusals"] = dict(LOGIN_REFUSALS)
     runner.quit()
