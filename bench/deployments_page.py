@@ -50,7 +50,6 @@ def _settings(database: str, orchestrator: str) -> dict[str, str]:
         "PORTAL_SESSION_COOKIE_SECURE": "false",
         "PORTAL_LOGIN_MAX_FAILURES_PER_ADDRESS": "1000",
         "PORTAL_CATALOGUE_RELOAD_SECONDS": "3600",
-        "PORTAL_LOG_LEVEL": "WARNING",
     }
 
 

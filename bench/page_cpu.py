@@ -9,7 +9,12 @@ whole is repeated ``repeats`` times, printing each page's median of the repeats 
 Process CPU rather than wall time, so that other work on a shared machine counts less; the
 figures still move by 10-20 % on a busy one: compare medians of runs made together.
 
-``python -m bench.page_cpu [--rounds 60] [--repeats 5] [--deployments 100000] [--profile KIND]``
+With ``--postgresql`` the same runs against a database of its own on the PostgreSQL server at
+127.0.0.1:5432 (created and dropped here), as the crowd's hosts are: the worker's CPU then
+includes the driver's, and the server's own work is not counted.
+
+``python -m bench.page_cpu [--rounds 60] [--repeats 5] [--deployments 100000] [--profile KIND]
+[--postgresql]``
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+
+from bench.quotas import _postgres_url
 
 OWNERS = 2_000
 TOTAL = 100_000
@@ -71,50 +78,65 @@ def _calls(call, rounds: int = 10) -> float:
     return pstats.Stats(profiler).total_calls / rounds
 
 
-def run(rounds: int, repeats: int, total: int, profile: str | None = None) -> dict:
+def run(
+    rounds: int, repeats: int, total: int, profile: str | None = None, postgresql: bool = False
+) -> dict:
     """Each page kind's medians (ms) over ``repeats`` runs of ``rounds`` requests, with the
     answer's size in bytes."""
-    from bench.requests_cost import EXPECTED, build, pages
-
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        app, username = build(folder, f"sqlite:///{folder}/pages.sqlite", total, owners=OWNERS)
-        _fill_rows(app, username)
-        calls = pages(app, username, LANGUAGE)
-        sizes, counted = {}, {}
-        for kind, call in calls.items():
-            for _ in range(10):  # warm-up: templates compiled, caches and pools filled
-                answer = call()
-            assert answer.status_code == EXPECTED.get(kind, 200), (kind, answer.status_code)
-            sizes[kind] = len(answer.data)
-            counted[kind] = _calls(call)
-        # As a worker does once loaded (config/gunicorn.conf.py's ``post_worker_init``): what
-        # the app holds is left out of the collector's full passes.
-        gc.collect()
-        gc.freeze()
-        if profile:
-            profiler = cProfile.Profile()
-            profiler.enable()
-            for _ in range(rounds):
-                calls[profile]()
-            profiler.disable()
-            pstats.Stats(profiler).sort_stats("cumulative").print_stats(60)
-            pstats.Stats(profiler).sort_stats("tottime").print_stats(40)
-        runs: dict[str, list[float]] = {kind: [] for kind in calls}
-        for _ in range(repeats):
-            for kind, call in calls.items():
-                runs[kind].append(_cpu_ms(call, rounds))
-        from app.extensions import db
+        if not postgresql:
+            return _run(folder, f"sqlite:///{folder}/pages.sqlite", rounds, repeats, total, profile)
+        database = _postgres_url(folder)
+        if database is None:
+            raise SystemExit("--postgresql needs PostgreSQL at 127.0.0.1:5432.")
+        url, drop = database
+        try:
+            return _run(folder, url, rounds, repeats, total, profile)
+        finally:
+            drop()
 
-        with app.app_context():
-            db.engine.dispose()
-        gc.unfreeze()
+
+def _run(folder: Path, url: str, rounds: int, repeats: int, total: int, profile) -> dict:
+    from bench.requests_cost import EXPECTED, build, pages
+
+    app, username = build(folder, url, total, owners=OWNERS)
+    _fill_rows(app, username)
+    calls = pages(app, username, LANGUAGE)
+    sizes, counted = {}, {}
+    for kind, call in calls.items():
+        for _ in range(10):  # warm-up: templates compiled, caches and pools filled
+            answer = call()
+        assert answer.status_code == EXPECTED.get(kind, 200), (kind, answer.status_code)
+        sizes[kind] = len(answer.data)
+        counted[kind] = _calls(call)
+    # As a worker does once loaded (config/gunicorn.conf.py's ``post_worker_init``): what
+    # the app holds is left out of the collector's full passes.
+    gc.collect()
+    gc.freeze()
+    if profile:
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for _ in range(rounds):
+            calls[profile]()
+        profiler.disable()
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(60)
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(40)
+    runs: dict[str, list[float]] = {kind: [] for kind in calls}
+    for _ in range(repeats):
+        for kind, call in calls.items():
+            runs[kind].append(_cpu_ms(call, rounds))
+    from app.extensions import db
+
+    with app.app_context():
+        db.engine.dispose()
+    gc.unfreeze()
     return {kind: (runs[kind], sizes[kind], counted[kind]) for kind in calls}
 
 
-def report(figures: dict, rounds: int, repeats: int, total: int) -> None:
+def report(figures: dict, rounds: int, repeats: int, total: int, database: str = "SQLite") -> None:
     print(
-        f"\n== CPU per request, one worker on SQLite ({total:,} deployments of {OWNERS:,} "
+        f"\n== CPU per request, one worker on {database} ({total:,} deployments of {OWNERS:,} "
         f"people, {total // OWNERS} the researcher's; process CPU, median of {rounds} requests, "
         f"median and range of {repeats} runs) =="
     )
@@ -142,6 +164,10 @@ if __name__ == "__main__":
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--deployments", type=int, default=TOTAL)
     parser.add_argument("--profile", help="a page kind to profile (cProfile) before timing")
+    parser.add_argument("--postgresql", action="store_true", help="run on PostgreSQL")
     options = parser.parse_args()
-    figures = run(options.rounds, options.repeats, options.deployments, options.profile)
-    report(figures, options.rounds, options.repeats, options.deployments)
+    figures = run(
+        options.rounds, options.repeats, options.deployments, options.profile, options.postgresql
+    )
+    database = "PostgreSQL" if options.postgresql else "SQLite"
+    report(figures, options.rounds, options.repeats, options.deployments, database)
