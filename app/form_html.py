@@ -4,7 +4,8 @@ WTForms builds every attribute of every field through ``Markup.format``, which w
 string formatter in Python: the launch form's attributes and options were a fifth of its time.
 ``html_params`` gives the same text (same order, same escaping, ``True`` as a bare name,
 ``False`` left out); ``init_form_html`` puts it where WTForms' widgets and labels look for it,
-and has selects find how to draw their options once per widget class.
+has selects find how to draw their options once per widget class, and draws the options of
+WTForms' own ``Select`` directly (a launch form's selects have a few dozen of them).
 """
 
 from __future__ import annotations
@@ -47,7 +48,22 @@ def html_params(**kwargs) -> Markup:
 
 
 _original_dispatch = widgets_core.Select._dispatch_render_option.__func__
+_original_render_option = widgets_core.Select.render_option.__func__
 _DISPATCH: dict[type, object] = {}
+
+
+def render_option(choice) -> Markup:
+    """``Select.render_option(choice)``: the same text, written at once for an option with no
+    attributes of its own (``html_params`` puts ``selected`` before ``value``)."""
+    if choice.render_kw:
+        return _original_render_option(widgets_core.Select, choice)
+    value = choice.value
+    if isinstance(value, bool):
+        value = str(value)
+    quoted = str(escape(value)).replace('"', "&quot;")
+    selected = "selected " if choice.selected else ""
+    label = escape(choice.label or choice.value)
+    return Markup(f'<option {selected}value="{quoted}">{label}</option>')  # noqa: S704 - escaped
 
 
 def _dispatch_render_option(cls):
@@ -56,7 +72,8 @@ def _dispatch_render_option(cls):
     try:
         return _DISPATCH[cls]
     except KeyError:
-        found = _DISPATCH[cls] = _original_dispatch(cls)
+        own = getattr(cls.render_option, "__func__", None) is _original_render_option
+        found = _DISPATCH[cls] = render_option if own else _original_dispatch(cls)
         return found
 
 

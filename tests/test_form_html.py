@@ -48,3 +48,30 @@ def test_the_portal_s_fields_write_their_attributes_with_it(app):
     assert str(form.notes.label(class_="form-label")) == (
         '<label class="form-label" for="notes">Notes</label>'
     )
+
+
+OPTIONS = [
+    SelectChoice("s", "Small <1>"),
+    SelectChoice('say "hi"', None),
+    SelectChoice(Markup('<b title="x">m</b>'), "Markup"),
+    SelectChoice(True, "Yes"),
+    SelectChoice(False, None),
+    SelectChoice(0, ""),
+    SelectChoice(None, None),
+    SelectChoice(2.5, "2.5 GB", render_kw={"data_x": 'a "b"', "disabled": True}),
+    SelectChoice("d", "Disabled", render_kw={"disabled": False}),
+]
+
+
+@pytest.mark.parametrize("option", OPTIONS)
+@pytest.mark.parametrize("selected", [True, False])
+def test_options_read_as_wtforms_writes_them(app, option, selected):
+    from wtforms.fields.choices import Choice
+
+    from app.form_html import _original_render_option, render_option
+
+    choice = Choice(option.value, option.label, selected, option.render_kw)
+    written = render_option(choice)
+    assert written == _original_render_option(widgets_core.Select, choice)
+    assert isinstance(written, Markup)
+    assert widgets_core.Select._dispatch_render_option() is render_option

@@ -10,12 +10,16 @@ come out as before.
 
 from __future__ import annotations
 
-from flask_babel import format_decimal, get_domain
+from flask_babel import format_decimal, get_domain, get_locale
 from flask_babel import gettext as _
 from markupsafe import Markup, escape
 
+from app.caches import cached
+
 REQUIRED_MARK = ' <span class="text-danger" aria-hidden="true">*</span>'
 RANGES = ("IntegerRangeField", "DecimalRangeField")
+# "Up to 16,384 characters." per language and limit: a template has a few limits.
+LIMIT_WORDS = 256
 
 
 def _css(classes: str) -> dict:
@@ -31,12 +35,18 @@ def _limit(field) -> int | None:
     return (field.render_kw or {}).get("maxlength")
 
 
-def _control(field, readonly: bool) -> str:
+def _description(field) -> str:
+    # A template's help is translated as it is read (a lazy string): read it once a field.
+    description = field.description
+    return description if isinstance(description, str) else str(description)
+
+
+def _control(field, readonly: bool, description: str) -> str:
     """The control of one field with its errors (the ``input_control`` of the form macros)."""
     kind = field.type
     invalid = " is-invalid" if field.errors else ""
     extra = {}
-    if field.description or (kind == "TextAreaField" and _limit(field)):
+    if description or (kind == "TextAreaField" and _limit(field)):
         extra["aria-describedby"] = f"{field.id}-help"
     if readonly:
         extra["disabled"] = True
@@ -84,7 +94,7 @@ def _required(field) -> bool:
     return bool(field.flags.required or (field.render_kw or {}).get("required"))
 
 
-def _body(field, readonly: bool) -> str:
+def _body(field, readonly: bool, description: str) -> str:
     kind = field.type
     invalid = " is-invalid" if field.errors else ""
     if kind == "BooleanField":
@@ -110,7 +120,7 @@ def _body(field, readonly: bool) -> str:
     if kind == "FormField":
         parts = "".join(
             f'<div class="mb-2">\n{sub.label(**_css("form-label small"))}\n'
-            f"{_control(sub, readonly)}</div>\n"
+            f"{_control(sub, readonly, _description(sub))}</div>\n"
             for sub in field
             if sub.type != "CSRFTokenField"
         )
@@ -122,22 +132,34 @@ def _body(field, readonly: bool) -> str:
             f"{_errors(messages, 'invalid-feedback d-block')}</fieldset>\n"
         )
     mark = REQUIRED_MARK if _required(field) else ""
-    return f"{field.label(**_css('form-label fw-semibold'))}{mark}\n{_control(field, readonly)}"
+    label = field.label(**_css("form-label fw-semibold"))
+    return f"{label}{mark}\n{_control(field, readonly, description)}"
+
+
+def _limit_words(limit: int) -> Markup:
+    """ "Up to %(num)s characters." for ``limit``, in the page's language, escaped; the same
+    for every field and page of that language, so worked out once per language and limit."""
+
+    def words() -> Markup:
+        # The count chooses the plural; the figure is written in the page's language.
+        text = get_domain().get_translations().ungettext(
+            "Up to %(num)s character.", "Up to %(num)s characters.", limit
+        ) % {"num": format_decimal(limit)}
+        return escape(text)
+
+    return cached("length_limit_words", LIMIT_WORDS, (str(get_locale()), limit), words)
 
 
 def launch_field(field, readonly: bool = False) -> Markup:
     """One field of a generated launch form (``app.catalogue.forms.LaunchForm``), ``readonly``
     for a preview: every control disabled."""
     html = f'<div class="mb-3 launch-field" data-field="{escape(field.name)}">\n'
-    html += _body(field, readonly)
+    description = _description(field)
+    html += _body(field, readonly, description)
     limit = _limit(field) if field.type == "TextAreaField" else None
-    if field.description or limit:
-        html += f'<div id="{escape(field.id)}-help" class="form-text">{escape(field.description)}'
+    if description or limit:
+        html += f'<div id="{escape(field.id)}-help" class="form-text">{escape(description)}'
         if limit:
-            # The count chooses the plural; the figure is written in the page's language.
-            words = get_domain().get_translations().ungettext(
-                "Up to %(num)s character.", "Up to %(num)s characters.", limit
-            ) % {"num": format_decimal(limit)}
-            html += f' <span class="text-nowrap length-limit">{escape(words)}</span>'
+            html += f' <span class="text-nowrap length-limit">{_limit_words(limit)}</span>'
         html += "</div>\n"
     return Markup(html + "</div>\n")  # noqa: S704 - every part escaped or WTForms' markup
