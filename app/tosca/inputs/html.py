@@ -5,7 +5,7 @@ buttons, or a plain input), its errors and its help, with the length limit of a 
 The markup the form macros wrote, written in Python: a page draws a template's fields on every
 showing of the launch form, and the macros' two hundred steps a field were a fifth of its work.
 The controls themselves are still WTForms' (``field(...)``), so values, flags and attributes
-come out as before.
+come out as before; the most common ones are written in one step (``app.form_html.draw``).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from flask_babel import gettext as _
 from markupsafe import Markup, escape
 
 from app.caches import cached
+from app.form_html import draw
 
 REQUIRED_MARK = ' <span class="text-danger" aria-hidden="true">*</span>'
 RANGES = ("IntegerRangeField", "DecimalRangeField")
@@ -51,7 +52,7 @@ def _control(field, readonly: bool, description: str) -> str:
     if readonly:
         extra["disabled"] = True
     if kind == "SelectField":
-        html = str(field(**_css("form-select" + invalid), **extra))
+        html = str(draw(field, **_css("form-select" + invalid), **extra))
     elif kind in RANGES:
         extra["data-range-output"] = f"{field.id}-value"
         html = (
@@ -61,7 +62,7 @@ def _control(field, readonly: bool, description: str) -> str:
             f"{escape(field._value())}</output>\n</div>"
         )
     elif kind == "TextAreaField":
-        html = str(field(**_css("form-control font-monospace" + invalid), rows=4, **extra))
+        html = str(draw(field, **_css("form-control font-monospace" + invalid), rows=4, **extra))
     elif kind == "PasswordField":
         # A password is never sent back to the page: after a rejected form, ask for it again.
         # The hint in the field is short enough for a phone; the reason stands under it.
@@ -86,7 +87,7 @@ def _control(field, readonly: bool, description: str) -> str:
             html += f'<div class="form-text">{escape(words)}</div>\n'
         return html
     else:
-        html = str(field(**_css("form-control" + invalid), **extra))
+        html = str(draw(field, **_css("form-control" + invalid), **extra))
     return f"{html}\n{_errors(field.errors)}"
 
 
