@@ -4,14 +4,22 @@ WTForms builds every attribute of every field through ``Markup.format``, which w
 string formatter in Python: the launch form's attributes and options were a fifth of its time.
 ``html_params`` gives the same text (same order, same escaping, ``True`` as a bare name,
 ``False`` left out); ``init_form_html`` puts it where WTForms' widgets and labels look for it,
-and has selects find how to draw their options once per widget class.
+has selects find how to draw their options once per widget class, and draws the options of
+WTForms' own ``Select`` directly (a launch form's selects have a few dozen of them).
+
+``draw(field, **attributes)`` is ``field(**attributes)`` for the controls a launch form has most
+(a text box, a text area, a select), written in one step rather than through the field, its
+meta, its widget and a look at every name of its flags; other fields are drawn by WTForms.
 """
 
 from __future__ import annotations
 
+import wtforms.meta
 import wtforms.widgets
 import wtforms.widgets.core as widgets_core
 from markupsafe import Markup, escape
+from wtforms import Field, SelectField
+from wtforms.fields.choices import Choice
 
 _original_html_params = widgets_core.html_params
 # Attribute names seen, as WTForms cleans and the formatter escapes them; they come from code
@@ -46,8 +54,24 @@ def html_params(**kwargs) -> Markup:
     return Markup(" ".join(params))  # noqa: S704 - every part escaped above
 
 
+_render_field = wtforms.meta.DefaultMeta.render_field
 _original_dispatch = widgets_core.Select._dispatch_render_option.__func__
+_original_render_option = widgets_core.Select.render_option.__func__
 _DISPATCH: dict[type, object] = {}
+
+
+def render_option(choice) -> Markup:
+    """``Select.render_option(choice)``: the same text, written at once for an option with no
+    attributes of its own (``html_params`` puts ``selected`` before ``value``)."""
+    if choice.render_kw:
+        return _original_render_option(widgets_core.Select, choice)
+    value = choice.value
+    if isinstance(value, bool):
+        value = str(value)
+    quoted = str(escape(value)).replace('"', "&quot;")
+    selected = "selected " if choice.selected else ""
+    label = escape(choice.label or choice.value)
+    return Markup(f'<option {selected}value="{quoted}">{label}</option>')  # noqa: S704 - escaped
 
 
 def _dispatch_render_option(cls):
@@ -56,8 +80,78 @@ def _dispatch_render_option(cls):
     try:
         return _DISPATCH[cls]
     except KeyError:
-        found = _DISPATCH[cls] = _original_dispatch(cls)
+        own = getattr(cls.render_option, "__func__", None) is _original_render_option
+        found = _DISPATCH[cls] = render_option if own else _original_dispatch(cls)
         return found
+
+
+def _attributes(field, attributes: dict) -> dict:
+    """The attributes ``meta.render_field`` hands a field's widget: the field's ``render_kw``
+    under the caller's, names cleaned; then the widget puts in the field's id."""
+    clean = widgets_core.clean_key
+    given = {clean(key): value for key, value in attributes.items()}
+    if field.render_kw is not None:
+        given = dict({clean(key): value for key, value in field.render_kw.items()}, **given)
+    given.setdefault("id", field.id)
+    return given
+
+
+def _flag(given: dict, field, call: bool = False) -> dict:
+    """The flags the field's widget states (its ``validation_attrs``) that the attributes do not
+    set, put in. A field's flags are the attributes of its ``Flags``: what WTForms' ``dir``
+    finds there, but dunders."""
+    flagged = field.widget.validation_attrs
+    for name, value in vars(field.flags).items():
+        if name in flagged and name not in given:
+            given[name] = value() if call and callable(value) else value
+    return given
+
+
+def _text_input(field, attributes: dict) -> Markup:
+    # ``Input.__call__`` (a field with a datalist is left to WTForms, below).
+    given = _attributes(field, attributes)
+    given.setdefault("type", "text")
+    if "value" not in given:
+        given["value"] = field._value()
+    _flag(given, field, call=True)
+    return Markup(f"<input {html_params(name=field.name, **given)}>")  # noqa: S704 - escaped
+
+
+def _text_area(field, attributes: dict) -> Markup:
+    given = _flag(_attributes(field, attributes), field)
+    params, inner = html_params(name=field.name, **given), escape(field._value())
+    return Markup(f"<textarea {params}>\r\n{inner}</textarea>")  # noqa: S704 - escaped
+
+
+def _select(field, attributes: dict) -> Markup | None:
+    choices = field._choices_from_input(field.choices) or []
+    if any(choice.optgroup is not None for choice in choices):
+        return None  # groups of options: WTForms draws them
+    given = _flag(_attributes(field, attributes), field)
+    html = [f"<select {html_params(name=field.name, **given)}>"]
+    # ``SelectField.iter_choices``: an option is selected when its coerced value is the data.
+    coerce, data = field.coerce, field.data
+    for choice in choices:
+        selected = coerce(choice.value) == data
+        html.append(render_option(Choice(choice.value, choice.label, selected, choice.render_kw)))
+    html.append("</select>")
+    return Markup("".join(html))  # noqa: S704 - every part escaped above
+
+
+def draw(field, **attributes) -> Markup:
+    """``field(**attributes)``: the same text, written at once for a text box, a text area and
+    a single select of WTForms' own classes, drawn by WTForms for any other."""
+    widget = field.widget
+    kind = type(widget)
+    drawn = None
+    if type(field).__call__ is Field.__call__ and field.meta.render_field.__func__ is _render_field:
+        if kind is widgets_core.TextInput and getattr(field, "_datalist", None) is None:
+            drawn = _text_input(field, attributes)
+        elif kind is widgets_core.TextArea:
+            drawn = _text_area(field, attributes)
+        elif kind is widgets_core.Select and not widget.multiple and type(field) is SelectField:
+            drawn = _select(field, attributes)
+    return field(**attributes) if drawn is None else drawn
 
 
 def init_form_html() -> None:

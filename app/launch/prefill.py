@@ -1,8 +1,10 @@
 """The launch form as a person first sees it: the form class of a revision, and the values
 pre-filled from their last launch of the same template (never its secrets)."""
 
+from functools import cache
+
 from flask_login import current_user
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from app.caches import cached
 from app.catalogue.forms import build_form_class, field_name, presets_data
@@ -31,12 +33,20 @@ def presets(entry: Entry) -> list[dict]:
     return cached("launch_presets", FORM_CLASSES, key, lambda: presets_data(entry.parsed))
 
 
+@cache
+def _remembered_statement():
+    # Built once and kept (the form asks at each showing): only the values are read, with the
+    # person and template as parameters, so no row object is made and the statement's cache
+    # key is worked out once.
+    return select(LaunchDefaults.values).where(
+        LaunchDefaults.user_id == bindparam("user_id"), LaunchDefaults.slug == bindparam("slug")
+    )
+
+
 def remembered_values(user, slug: str) -> dict:
     """The values ``user`` launched template ``slug`` with last time (no secrets)."""
-    record = db.session.scalar(
-        select(LaunchDefaults).where(LaunchDefaults.user_id == user.id, LaunchDefaults.slug == slug)
-    )
-    return dict(record.values) if record else {}
+    values = db.session.scalar(_remembered_statement(), {"user_id": user.id, "slug": slug})
+    return dict(values) if values else {}
 
 
 def remember_values(user, entry: Entry, parameters: dict) -> None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from flask import Config, current_app, has_app_context
+from flask import Config
+from flask.globals import _cv_app
 
 from app.config import PROJECT_ROOT
 
@@ -20,7 +21,10 @@ def _committed() -> Config:
 
 def setting(name: str):
     """The value of setting ``name``."""
+    # The app context read directly rather than through ``current_app``'s proxy: numbers ask
+    # for their digit limits several times for each value a form checks.
+    app_context = _cv_app.get(None)
     # An app built without the portal's settings (a bare test app) gets the committed ones.
-    if has_app_context() and name in current_app.config:
-        return current_app.config[name]
+    if app_context is not None and name in app_context.app.config:
+        return app_context.app.config[name]
     return _committed()[name]

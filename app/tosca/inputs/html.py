@@ -5,17 +5,22 @@ buttons, or a plain input), its errors and its help, with the length limit of a 
 The markup the form macros wrote, written in Python: a page draws a template's fields on every
 showing of the launch form, and the macros' two hundred steps a field were a fifth of its work.
 The controls themselves are still WTForms' (``field(...)``), so values, flags and attributes
-come out as before.
+come out as before; the most common ones are written in one step (``app.form_html.draw``).
 """
 
 from __future__ import annotations
 
-from flask_babel import format_decimal, get_domain
+from flask_babel import format_decimal, get_domain, get_locale
 from flask_babel import gettext as _
 from markupsafe import Markup, escape
 
+from app.caches import cached
+from app.form_html import draw
+
 REQUIRED_MARK = ' <span class="text-danger" aria-hidden="true">*</span>'
 RANGES = ("IntegerRangeField", "DecimalRangeField")
+# "Up to 16,384 characters." per language and limit: a template has a few limits.
+LIMIT_WORDS = 256
 
 
 def _css(classes: str) -> dict:
@@ -31,17 +36,23 @@ def _limit(field) -> int | None:
     return (field.render_kw or {}).get("maxlength")
 
 
-def _control(field, readonly: bool) -> str:
+def _description(field) -> str:
+    # A template's help is translated as it is read (a lazy string): read it once a field.
+    description = field.description
+    return description if isinstance(description, str) else str(description)
+
+
+def _control(field, readonly: bool, description: str) -> str:
     """The control of one field with its errors (the ``input_control`` of the form macros)."""
     kind = field.type
     invalid = " is-invalid" if field.errors else ""
     extra = {}
-    if field.description or (kind == "TextAreaField" and _limit(field)):
+    if description or (kind == "TextAreaField" and _limit(field)):
         extra["aria-describedby"] = f"{field.id}-help"
     if readonly:
         extra["disabled"] = True
     if kind == "SelectField":
-        html = str(field(**_css("form-select" + invalid), **extra))
+        html = str(draw(field, **_css("form-select" + invalid), **extra))
     elif kind in RANGES:
         extra["data-range-output"] = f"{field.id}-value"
         html = (
@@ -51,7 +62,7 @@ def _control(field, readonly: bool) -> str:
             f"{escape(field._value())}</output>\n</div>"
         )
     elif kind == "TextAreaField":
-        html = str(field(**_css("form-control font-monospace" + invalid), rows=4, **extra))
+        html = str(draw(field, **_css("form-control font-monospace" + invalid), rows=4, **extra))
     elif kind == "PasswordField":
         # A password is never sent back to the page: after a rejected form, ask for it again.
         # The hint in the field is short enough for a phone; the reason stands under it.
@@ -76,7 +87,7 @@ def _control(field, readonly: bool) -> str:
             html += f'<div class="form-text">{escape(words)}</div>\n'
         return html
     else:
-        html = str(field(**_css("form-control" + invalid), **extra))
+        html = str(draw(field, **_css("form-control" + invalid), **extra))
     return f"{html}\n{_errors(field.errors)}"
 
 
@@ -84,7 +95,7 @@ def _required(field) -> bool:
     return bool(field.flags.required or (field.render_kw or {}).get("required"))
 
 
-def _body(field, readonly: bool) -> str:
+def _body(field, readonly: bool, description: str) -> str:
     kind = field.type
     invalid = " is-invalid" if field.errors else ""
     if kind == "BooleanField":
@@ -110,7 +121,7 @@ def _body(field, readonly: bool) -> str:
     if kind == "FormField":
         parts = "".join(
             f'<div class="mb-2">\n{sub.label(**_css("form-label small"))}\n'
-            f"{_control(sub, readonly)}</div>\n"
+            f"{_control(sub, readonly, _description(sub))}</div>\n"
             for sub in field
             if sub.type != "CSRFTokenField"
         )
@@ -122,22 +133,34 @@ def _body(field, readonly: bool) -> str:
             f"{_errors(messages, 'invalid-feedback d-block')}</fieldset>\n"
         )
     mark = REQUIRED_MARK if _required(field) else ""
-    return f"{field.label(**_css('form-label fw-semibold'))}{mark}\n{_control(field, readonly)}"
+    label = field.label(**_css("form-label fw-semibold"))
+    return f"{label}{mark}\n{_control(field, readonly, description)}"
+
+
+def _limit_words(limit: int) -> Markup:
+    """ "Up to %(num)s characters." for ``limit``, in the page's language, escaped; the same
+    for every field and page of that language, so worked out once per language and limit."""
+
+    def words() -> Markup:
+        # The count chooses the plural; the figure is written in the page's language.
+        text = get_domain().get_translations().ungettext(
+            "Up to %(num)s character.", "Up to %(num)s characters.", limit
+        ) % {"num": format_decimal(limit)}
+        return escape(text)
+
+    return cached("length_limit_words", LIMIT_WORDS, (str(get_locale()), limit), words)
 
 
 def launch_field(field, readonly: bool = False) -> Markup:
     """One field of a generated launch form (``app.catalogue.forms.LaunchForm``), ``readonly``
     for a preview: every control disabled."""
     html = f'<div class="mb-3 launch-field" data-field="{escape(field.name)}">\n'
-    html += _body(field, readonly)
+    description = _description(field)
+    html += _body(field, readonly, description)
     limit = _limit(field) if field.type == "TextAreaField" else None
-    if field.description or limit:
-        html += f'<div id="{escape(field.id)}-help" class="form-text">{escape(field.description)}'
+    if description or limit:
+        html += f'<div id="{escape(field.id)}-help" class="form-text">{escape(description)}'
         if limit:
-            # The count chooses the plural; the figure is written in the page's language.
-            words = get_domain().get_translations().ungettext(
-                "Up to %(num)s character.", "Up to %(num)s characters.", limit
-            ) % {"num": format_decimal(limit)}
-            html += f' <span class="text-nowrap length-limit">{escape(words)}</span>'
+            html += f' <span class="text-nowrap length-limit">{_limit_words(limit)}</span>'
         html += "</div>\n"
     return Markup(html + "</div>\n")  # noqa: S704 - every part escaped or WTForms' markup
