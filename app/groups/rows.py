@@ -56,6 +56,20 @@ WAITING = (
 )
 
 
+def _figures() -> Callable[[int], str]:
+    """``number`` for a page's counts, each count written once (a page's members run a few
+    different numbers of deployments)."""
+    written: dict[int, str] = {}
+
+    def figure(count: int) -> str:
+        shown = written.get(count)
+        if shown is None:
+            shown = written[count] = text(number(count))
+        return shown
+
+    return figure
+
+
 def member_rows(members: Iterable, limits_address: Callable[[str], str] | None) -> Markup:
     """The members' rows (``members.Member``), each linking to the member's limits inside the
     group when ``limits_address`` gives the address of them."""
@@ -68,6 +82,7 @@ def member_rows(members: Iterable, limits_address: Callable[[str], str] | None) 
     disabled = DISABLED.format(words=_("disabled"))
     w_limits = _("Limits")
     limits_of = named(_("Limits of %(user)s"), "user")
+    figure = _figures()
     fill = MEMBER.format_map
     rows = []
     for member in members:
@@ -75,17 +90,18 @@ def member_rows(members: Iterable, limits_address: Callable[[str], str] | None) 
         username = person.username
         display_name = person.display_name
         shown = display_name and display_name != username
+        escaped = username.translate(ESCAPES)
         limits = ""
         if limits_address is not None:
-            href = text(limits_address(username))
+            href = limits_address(username).translate(ESCAPES)
             limits = LIMITS.format(w_limits=w_limits, href=href, words=limits_of(username))
         words.update(
-            name=text(person.name),
-            username=USERNAME.format(username=text(username)) if shown else "",
+            name=text(display_name or username),
+            username=USERNAME.format(username=escaped) if shown else "",
             disabled="" if person.active else disabled,
-            running=text(number(member.running)),
-            core_hours=text(chart_figure(member.month.core_hours)),
-            gpu_hours=text(chart_figure(member.month.gpu_total)),
+            running=figure(member.running),
+            core_hours=chart_figure(member.month.core_hours).translate(ESCAPES),
+            gpu_hours=chart_figure(member.month.gpu_total).translate(ESCAPES),
             limits=limits,
         )
         rows.append(fill(words))
@@ -123,12 +139,12 @@ def running_rows(rows: Iterable[tuple]) -> Markup:
             url=detail_url.format(deployment.id),
             name=text(deployment.name or deployment.template_name),
             template=text(deployment.template_name),
-            owner=text(owner),
+            owner=owner.translate(ESCAPES),
             tone=look[0],
             meaning=look[1],
             label=look[2],
             resources=resources,
-            launched=text(when(deployment.created_at)),
+            launched=when(deployment.created_at).translate(ESCAPES),
         )
         shown.append(fill(words))
     return Markup("".join(shown))  # noqa: S704 (escaped value by value above)
@@ -145,6 +161,7 @@ def waiting_rows(rows: Iterable) -> Markup:
     }
     detail_url = url_pattern("deployments.detail", "deployment_id").translate(ESCAPES)
     when = moments()
+    figure = _figures()
     fill = WAITING.format_map
     shown = []
     for waiting in rows:
@@ -152,10 +169,10 @@ def waiting_rows(rows: Iterable) -> Markup:
         words.update(
             url=detail_url.format(deployment.id),
             name=text(deployment.name or deployment.template_name),
-            place=text(number(waiting.place)),
-            owner=text(waiting.owner),
-            line=text(waiting.line_words),
-            since=text(when(waiting.entry.enqueued_at)),
+            place=figure(waiting.place),
+            owner=waiting.owner.translate(ESCAPES),
+            line=waiting.line_words.translate(ESCAPES),
+            since=when(waiting.entry.enqueued_at).translate(ESCAPES),
         )
         shown.append(fill(words))
     return Markup("".join(shown))  # noqa: S704 (escaped value by value above)
