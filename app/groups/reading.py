@@ -6,8 +6,9 @@ their places, its pool's limits against what it holds, and its budgets with what
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-from sqlalchemy import func, select
+from sqlalchemy import Integer, bindparam, func, select
 from sqlalchemy.orm import load_only
 
 from app.auth.models import User
@@ -61,21 +62,30 @@ def running_deployments(
     """Page ``asked`` of the deployments charged to ``group`` that hold resources, newest
     first, each as (deployment, owner's username); past the end, the last page. ``total``:
     how many there are, when the caller counted them already."""
-    charged = (Deployment.group_name == group, holding_clause())
     if total is None:
+        charged = (Deployment.group_name == group, holding_clause())
         total = db.session.scalar(select(func.count(Deployment.id)).where(*charged)) or 0
     page = _page_within(asked, total, size)
+    values = {"group": group, "size": size, "skip": (page - 1) * size}
+    rows = db.session.execute(_running_page(), values).all()
+    return Paged([tuple(row) for row in rows], int(total), page, size)
+
+
+@lru_cache(maxsize=1)
+def _running_page():
+    """The statement of a page of ``running_deployments``, built once (building it cost as
+    much as running it): the group bound as ``group``, the page as ``size`` and ``skip``."""
     newest_first = (Deployment.created_at.desc(), Deployment.id.desc())
     # The page's ids first, from the group's holding index alone; then only their rows.
     shown = (
         select(Deployment.id)
-        .where(*charged)
+        .where(Deployment.group_name == bindparam("group"), holding_clause())
         .order_by(*newest_first)
-        .limit(size)
-        .offset((page - 1) * size)
+        .limit(bindparam("size", type_=Integer))
+        .offset(bindparam("skip", type_=Integer))
         .scalar_subquery()
     )
-    rows = db.session.execute(
+    return (
         select(Deployment, User.username)
         .join(User, User.id == Deployment.user_id)
         # What a row shows: the template's text and outputs can be large.
@@ -95,8 +105,7 @@ def running_deployments(
         )
         .where(Deployment.id.in_(shown))
         .order_by(*newest_first)
-    ).all()
-    return Paged([tuple(row) for row in rows], int(total), page, size)
+    )
 
 
 @dataclass
@@ -111,15 +120,21 @@ class WaitingRequest:
     line_words: str
 
 
-def waiting_requests(group: str, asked: int = 1, size: int = WAITING_SHOWN) -> Paged:
-    """Page ``asked`` of the requests charged to ``group`` waiting in line, by line and place.
-    Places are numbered over each whole line (whoever's its requests are), as the line itself
-    counts them (``places.position``)."""
-    waits = (
+def _waits(group):
+    """The conditions of a request charged to ``group`` (a value or a bound parameter)
+    waiting in line."""
+    return (
         Deployment.group_name == group,
         Deployment.status == Status.WAITING,
         Deployment.deleted.is_(False),
     )
+
+
+@lru_cache(maxsize=1)
+def _waiting_page():
+    """The statement of a page of ``waiting_requests``, built once (building it cost as much
+    as running it): the group bound as ``group``, the page as ``size`` and ``skip``."""
+    waits = _waits(bindparam("group"))
     theirs = (
         select(LineEntry.line)
         .join(Deployment, Deployment.id == LineEntry.deployment_id)
@@ -137,29 +152,37 @@ def waiting_requests(group: str, asked: int = 1, size: int = WAITING_SHOWN) -> P
         .cte("ranked")
         .prefix_with("MATERIALIZED")
     )
+    return (
+        select(LineEntry, Deployment, User.username, ranked.c.place, func.count().over())
+        # What a row shows: a request's template and inputs can be large.
+        .options(
+            load_only(
+                Deployment.id,
+                Deployment.name,
+                Deployment.template_name,
+                Deployment.status,
+                Deployment.deleted,
+                raiseload=True,
+            )
+        )
+        .join(ranked, ranked.c.deployment_id == LineEntry.deployment_id)
+        .join(Deployment, Deployment.id == LineEntry.deployment_id)
+        .join(User, User.id == LineEntry.user_id)
+        .where(*waits)
+        .order_by(LineEntry.line, ranked.c.place)
+        .limit(bindparam("size", type_=Integer))
+        .offset(bindparam("skip", type_=Integer))
+    )
+
+
+def waiting_requests(group: str, asked: int = 1, size: int = WAITING_SHOWN) -> Paged:
+    """Page ``asked`` of the requests charged to ``group`` waiting in line, by line and place.
+    Places are numbered over each whole line (whoever's its requests are), as the line itself
+    counts them (``places.position``)."""
 
     def read(page: int) -> list:
-        return db.session.execute(
-            select(LineEntry, Deployment, User.username, ranked.c.place, func.count().over())
-            # What a row shows: a request's template and inputs can be large.
-            .options(
-                load_only(
-                    Deployment.id,
-                    Deployment.name,
-                    Deployment.template_name,
-                    Deployment.status,
-                    Deployment.deleted,
-                    raiseload=True,
-                )
-            )
-            .join(ranked, ranked.c.deployment_id == LineEntry.deployment_id)
-            .join(Deployment, Deployment.id == LineEntry.deployment_id)
-            .join(User, User.id == LineEntry.user_id)
-            .where(*waits)
-            .order_by(LineEntry.line, ranked.c.place)
-            .limit(size)
-            .offset((page - 1) * size)
-        ).all()
+        values = {"group": group, "size": size, "skip": (page - 1) * size}
+        return db.session.execute(_waiting_page(), values).all()
 
     # The page and how many wait in one statement; past the end, none are counted, and the
     # last page is read once they are.
@@ -172,7 +195,7 @@ def waiting_requests(group: str, asked: int = 1, size: int = WAITING_SHOWN) -> P
                 select(func.count(LineEntry.deployment_id))
                 .join(Deployment, Deployment.id == LineEntry.deployment_id)
                 .join(User, User.id == LineEntry.user_id)
-                .where(*waits)
+                .where(*_waits(group))
             )
             or 0
         )

@@ -10,7 +10,7 @@ from werkzeug.routing import BuildError
 
 from app.auth.managers import managed_groups
 from app.bounds import page_number
-from app.groups import access, members, reading
+from app.groups import access, members, reading, rows
 from app.quotas.usage_charts import months_chart
 from app.quotas.usage_totals import one_reading
 
@@ -41,15 +41,21 @@ def page(group: str):
         )
         chart = months_chart(group_name=group)
         budgets = reading.group_budgets(group)
+    running_page = reading.running_deployments(
+        group, page_number(request.args.get("running")), total=sum(running.values())
+    )
+    waiting = reading.waiting_requests(group, page_number(request.args.get("waiting")))
+    member_limits = _member_limits_address(group)
     return render_template(
         "groups/page.html",
         group=group,
         members=shown,
-        member_limits=_member_limits_address(group),
-        running=reading.running_deployments(
-            group, page_number(request.args.get("running")), total=sum(running.values())
-        ),
-        waiting=reading.waiting_requests(group, page_number(request.args.get("waiting"))),
+        member_limits=member_limits,
+        member_rows=rows.member_rows(shown.members, member_limits),
+        running=running_page,
+        running_rows=rows.running_rows(running_page.rows),
+        waiting=waiting,
+        waiting_rows=rows.waiting_rows(waiting.rows),
         chart=chart,
         limits=limits,
         budgets=budgets,

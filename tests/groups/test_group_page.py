@@ -225,3 +225,36 @@ def test_the_page_reads_in_italian(app, people, physics):
     people.login("pi", client=client)
     page = client.get("/groups/physics", headers={"Accept-Language": "it"}).get_data(as_text=True)
     assert "Membri" in page and "I miei gruppi" in page
+
+
+def test_the_rows_escape_every_value_as_the_template_did(app, people, physics, group):
+    odd = "<b>\"Ada\" & 'co'</b>"
+    with app.app_context():
+        from app.auth.models import User
+
+        db.session.get(User, physics["ada"]).display_name = odd
+        db.session.get(User, physics["bob"]).active = False
+        db.session.commit()
+    group.running(physics["ada"], "physics", name="<i>run & go</i>", cores=3)
+    line = "group:physics:gpus:"
+    group.waiting(physics["bob"], "physics", "<w>'wait'", line, utcnow() - timedelta(hours=1))
+    client = app.test_client()
+    people.login("pi", client=client)
+    page = client.get("/groups/physics").get_data(as_text=True)
+    members = page.split('id="members"')[1].split("</section>")[0]
+    assert (
+        '<span class="fw-semibold">&lt;b&gt;&#34;Ada&#34; &amp; &#39;co&#39;&lt;/b&gt;</span> '
+        '<span class="d-block text-body-secondary small">ada</span></th>'
+    ) in members
+    # bob: no display name, so no second line; disabled, so the badge
+    assert (
+        '<span class="fw-semibold">bob</span> <span class="badge text-bg-secondary">disabled'
+        "</span></th>"
+    ) in members
+    assert '<a href="/groups/physics/members/ada/limits">Limits of ada</a>' in members
+    running = page.split('id="running"')[1].split("</section>")[0]
+    assert ">&lt;i&gt;run &amp; go&lt;/i&gt;</a>" in running
+    assert 'data-label="Resources">3 cores' in running
+    assert "<i>" not in running
+    waiting = page.split('id="waiting"')[1].split("</section>")[0]
+    assert ">&lt;w&gt;&#39;wait&#39;</a></th>" in waiting and "<w>" not in waiting
