@@ -85,8 +85,9 @@ def _fill(app) -> str:
     from app.extensions import db
     from app.lines.models import LineEntry
     from app.quotas.budgets import set_budget
+    from app.quotas.charges import charge_rows
     from app.quotas.editing import set_limits
-    from app.quotas.models import QuotaCharge
+    from app.quotas.models import QuotaCharge, QuotaGpuCharge
     from app.quotas.usage_models import DAY, MONTH, WHOLE_GROUP, UsageMark, UsageTotal
 
     set_clock(lambda: NOW)
@@ -149,23 +150,18 @@ def _fill(app) -> str:
             }
             for i, u, g, c, charged in holding
         ]
-        # Every deployment's charge has its row, a deleted one's kept (app/quotas/charges.py
-        # writes it at launch): the pool's sums join the group's deployments to all of them.
-        charged_rows = db.session.execute(db.select(Deployment.id, Deployment.charge)).all()
-        charges = [
-            {
-                "deployment_id": i,
-                "cores": 4.0,
-                "memory": 8 * 10**9,
-                "disk": 0,
-                "gpus": (charged.get("gpus") or 0),
-            }
-            for i, charged in charged_rows
-        ]
+        # Every deployment's charge has its rows, a deleted one's kept, as launches write them
+        # (app/quotas/charges.py): the pool's sums join the group's deployments to all of them.
+        charges, gpu_charges = [], []
+        for i, charged in db.session.execute(db.select(Deployment.id, Deployment.charge)):
+            row, gpu_rows = charge_rows(i, charged)
+            charges.append(row)
+            gpu_charges += gpu_rows
         for start in range(0, len(marks), 5_000):
             db.session.execute(UsageMark.__table__.insert(), marks[start : start + 5_000])
-        for start in range(0, len(charges), 5_000):
-            db.session.execute(QuotaCharge.__table__.insert(), charges[start : start + 5_000])
+        for table, rows_of in ((QuotaCharge, charges), (QuotaGpuCharge, gpu_charges)):
+            for start in range(0, len(rows_of), 5_000):
+                db.session.execute(table.__table__.insert(), rows_of[start : start + 5_000])
         totals = []
         for member in members:
             for back in range(12):
