@@ -11,8 +11,8 @@ from sqlalchemy import and_, bindparam, case, func, or_, select
 
 from app.quotas.usage_marks import month_of
 from app.quotas.usage_models import DAY, MONTH, UsageTotal
-from app.quotas.usage_open import _run, _where, read_open
-from app.quotas.usage_totals import _READING, Hours, _whose_rows, add_open
+from app.quotas.usage_reading import owner_where, run
+from app.quotas.usage_totals import Hours, add_open, whose_rows
 
 # The statement of each shape of owners and periods, built once: building it costs more than
 # running it, and it is asked at every cost box that meets a budget.
@@ -41,7 +41,7 @@ def used_by_period(asked: list[tuple[dict, datetime]], now: datetime) -> list[Ho
     if statement is None:
         statement = _STATEMENTS[key] = _statement(shapes)
     found = [Hours() for _ in asked]
-    for model, *sums in _run(statement, values):
+    for model, *sums in run(statement, values):
         for n, total in enumerate(found):
             cores, memory, gpus = sums[3 * n : 3 * n + 3]
             if cores is not None or gpus is not None:
@@ -63,22 +63,10 @@ def _statement(shapes: list[tuple[bool, bool, bool]]):
             t.span == bindparam(f"span{n}"),
             t.start >= bindparam(f"first{n}"),
             t.start <= bindparam(f"last{n}"),
-            *_where(t, user_id if has_user else None, group_name if has_group else None),
-            *_whose_rows(user_id if has_user else None, whole_group),
+            *owner_where(t, user_id if has_user else None, group_name if has_group else None),
+            *whose_rows(user_id if has_user else None, whole_group),
         )
         conditions.append(condition)
         for column in (t.core_hours, t.memory_gb_hours, t.gpu_hours):
             columns.append(func.sum(case((condition, column))))
     return select(t.gpu_model, *columns).where(or_(*conditions)).group_by(t.gpu_model)
-
-
-def read_open_together(user_id: int, group_name: str) -> None:
-    """In a reading (``one_reading``), the open part of the person, of the group and of the
-    person in it read in one go (the person's rows or the group's), each kept in the reading
-    for ``used_since``: the same intervals as read apart, at a third of the statements."""
-    reading = _READING.get()
-    if reading is not None and (user_id, group_name) not in reading.opened:
-        both = read_open(user_id, group_name, reading.now, either=True)
-        for u, g in ((user_id, None), (None, group_name), (user_id, group_name)):
-            mine = [i for i in both if u in (None, i.user_id) and g in (None, i.group_name)]
-            reading.opened.setdefault((u, g), mine)

@@ -27,7 +27,7 @@ from app.clock import utcnow
 from app.extensions import db
 from app.formatting import format_decimal
 from app.hours_text import hours_text
-from app.quotas.budget_usage import read_open_together, used_by_period
+from app.quotas.budget_usage import used_by_period
 from app.quotas.commitments import Committed
 from app.quotas.errors import InvalidLimit
 from app.quotas.models import GROUP, IN_GROUP, USER, member_subject
@@ -37,7 +37,13 @@ from app.quotas.usage_models import (
     GPU_HOURS,
     UsageBudget,
 )
-from app.quotas.usage_totals import Hours, one_reading, reading_now, used_since
+from app.quotas.usage_totals import (
+    Hours,
+    one_reading,
+    read_open_together,
+    reading_now,
+    used_since,
+)
 
 MODEL_PREFIX = GPU_HOURS + ":"
 LONGEST_WINDOW = 366

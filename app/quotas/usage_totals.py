@@ -26,16 +26,8 @@ from app.quotas.usage_models import (
     WHOLE_GROUP,
     UsageTotal,
 )
-from app.quotas.usage_open import (
-    Interval,
-    _owner,
-    _owner_values,
-    _run,
-    _statement,
-    _where,
-    merged,
-    read_open,
-)
+from app.quotas.usage_open import Interval, merged, read_open
+from app.quotas.usage_reading import kept, owner_of, owner_values, owner_where, run
 
 
 @dataclass
@@ -135,25 +127,25 @@ def usage_per(
     whole_group = bool(group_name) and user_id is None and by is None
     some = wanted is not None
     shape = ("totals", by, user_id is not None, group_name is not None, whole_group, some)
-    statement = _statement(
+    statement = kept(
         shape, lambda: _totals_statement(by, user_id, group_name, whole_group, some=some)
     )
-    values = {"span": span, "first": first, "last": last, **_owner_values(user_id, group_name)}
+    values = {"span": span, "first": first, "last": last, **owner_values(user_id, group_name)}
     if some:
         values["people"] = sorted(wanted)
-    rows = _run(statement, values)
+    rows = run(statement, values)
     for row in rows:
         owner = row[0] if by else None
         start, model, cores, memory, gpus = row[-5:]
         bucket(owner, start).add(model, cores or 0.0, memory or 0.0, gpus or 0.0)
-    window_end = datetime.combine(_after(span, last), datetime.min.time())
+    window_end = datetime.combine(first_day_after(span, last), datetime.min.time())
     window = (datetime.combine(first, datetime.min.time()), min(window_end, now))
     for interval in _open_merged(user_id, group_name, now, by):
         if some and interval.user_id not in wanted:
             continue
         start, end = max(interval.start, window[0]), min(interval.end, window[1])
         for day, hours in spread(start, end):
-            target = bucket(_owner(interval, by), day if span == DAY else month_of(day))
+            target = bucket(owner_of(interval, by), day if span == DAY else month_of(day))
             target.add(CORES_ROW, interval.cores * hours, interval.memory_gb * hours, 0.0)
             for model, count in interval.gpu_models.items():
                 target.add(model, 0.0, 0.0, count * hours)
@@ -188,15 +180,15 @@ def _totals_statement(
             t.span == bindparam("span"),
             t.start >= bindparam("first"),
             t.start <= bindparam("last"),
-            *_where(t, user_id, group_name),
-            *_whose_rows(user_id, whole_group),
+            *owner_where(t, user_id, group_name),
+            *whose_rows(user_id, whole_group),
             *([t.user_id.in_(bindparam("people", expanding=True))] if some else []),
         )
         .group_by(*owner_columns, *starts, t.gpu_model)
     )
 
 
-def _whose_rows(user_id: int | None, whole_group: bool) -> list:
+def whose_rows(user_id: int | None, whole_group: bool) -> list:
     """A group's whole use is read from its own rows (one per day or month and model);
     everything else from the people's rows, leaving the groups' own out of the sums."""
     if user_id is not None:
@@ -205,7 +197,7 @@ def _whose_rows(user_id: int | None, whole_group: bool) -> list:
     return [t.user_id == WHOLE_GROUP] if whole_group else [t.user_id != WHOLE_GROUP]
 
 
-def _after(span: str, last: date) -> date:
+def first_day_after(span: str, last: date) -> date:
     """The first day after the span that starts on ``last``."""
     if span == DAY:
         return last + timedelta(days=1)
@@ -231,6 +223,18 @@ def open_intervals(
     if key not in reading.opened:
         reading.opened[key] = read_open(user_id, group_name, now)
     return reading.opened[key]
+
+
+def read_open_together(user_id: int, group_name: str) -> None:
+    """In a reading (``one_reading``), the open part of the person, of the group and of the
+    person in it read in one go (the person's rows or the group's), each kept in the reading
+    for ``used_since``: the same intervals as read apart, at a third of the statements."""
+    reading = _READING.get()
+    if reading is not None and (user_id, group_name) not in reading.opened:
+        both = read_open(user_id, group_name, reading.now, either=True)
+        for u, g in ((user_id, None), (None, group_name), (user_id, group_name)):
+            mine = [i for i in both if u in (None, i.user_id) and g in (None, i.group_name)]
+            reading.opened.setdefault((u, g), mine)
 
 
 def _open_merged(
@@ -264,15 +268,15 @@ def used_since(
     span = MONTH if start.day == 1 else DAY
     whole_group = bool(group_name) and user_id is None
     shape = ("since", user_id is not None, group_name is not None, whole_group)
-    statement = _statement(
+    statement = kept(
         shape, lambda: _totals_statement(None, user_id, group_name, whole_group, per_start=False)
     )
     first, last = start.date(), now.date()
     if span == MONTH:
         first, last = month_of(first), month_of(last)
-    values = {"span": span, "first": first, "last": last, **_owner_values(user_id, group_name)}
+    values = {"span": span, "first": first, "last": last, **owner_values(user_id, group_name)}
     total = Hours()
-    for model, cores, memory, gpus in _run(statement, values):
+    for model, cores, memory, gpus in run(statement, values):
         total.add(model, cores or 0.0, memory or 0.0, gpus or 0.0)
     return add_open(total, start, now, user_id=user_id, group_name=group_name)
 
