@@ -37,13 +37,7 @@ from app.quotas.usage_models import (
     GPU_HOURS,
     UsageBudget,
 )
-from app.quotas.usage_totals import (
-    Hours,
-    one_reading,
-    read_open_together,
-    reading_now,
-    used_since,
-)
+from app.quotas.usage_totals import Hours, one_reading, reading_now, used_since
 
 MODEL_PREFIX = GPU_HOURS + ":"
 LONGEST_WINDOW = 366
@@ -282,6 +276,10 @@ def _budgets_met(person_id: int, group: str | None) -> list:
 _BUDGETS_MET: dict[str, object] = {}
 
 
+def _owner_pair(owner: dict) -> tuple[int | None, str | None]:
+    return owner.get("user_id"), owner.get("group_name")
+
+
 def budget_left(
     person,
     group: str | None,
@@ -330,13 +328,19 @@ def budget_left(
         return hours_used(to_come[key], resource)
 
     periods = {b.id: period_of(b.period_days, now) for b in budgets}
-    # Every owner's use in each period of theirs read together: the totals in one statement,
-    # what runs now once (for all owners when budgets of more than one meet the launch).
+    # Every owner's use in each period of theirs read together, in one statement: the totals,
+    # and what they do not hold yet of the one owner the budgets are of, or of the person and
+    # the group at once.
     asked = sorted({(b.scope, periods[b.id][0]) for b in budgets})
+    scopes = {scope for scope, _start in asked}
+    if len(scopes) == 1:
+        opening = (*_owner_pair(owners[next(iter(scopes))][2]), False)
+    else:
+        opening = (person.id, group, True)
     with one_reading(now):
-        if group and len({scope for scope, _start in asked}) > 1:
-            read_open_together(person.id, group)
-        used = used_by_period([(owners[scope][2], start) for scope, start in asked], now)
+        used = used_by_period(
+            [(owners[scope][2], start) for scope, start in asked], now, opening=opening
+        )
     used_in = dict(zip(asked, used, strict=True))
     # In the owners' order, then the budgets' (ties keep it once sorted).
     for budget in sorted(budgets, key=lambda b: list(owners).index(b.scope)):

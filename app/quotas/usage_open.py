@@ -11,8 +11,7 @@ from datetime import datetime, timedelta
 from typing import NamedTuple
 
 from app.extensions import db
-from app.quotas.usage_models import UsageMark, UsagePiece
-from app.quotas.usage_reading import kept, owner_of, owner_values, owner_where, run
+from app.quotas.usage_reading import kept, owner_of, owner_values, run
 from app.quotas.usage_today import julian_day, open_statement
 
 
@@ -60,22 +59,28 @@ def read_open(
     dialect = db.engine.dialect.name
     statement = kept(
         ("open", dialect, user_id is not None, group_name is not None, either),
-        lambda: open_statement(
-            dialect,
-            owner_where(UsagePiece, user_id, group_name, either),
-            owner_where(UsageMark, user_id, group_name, either),
-        ),
+        lambda: open_statement(dialect, (user_id is not None, group_name is not None, either)),
     )
+    return intervals_of(
+        run(statement, {**owner_values(user_id, group_name), **open_values(now)}), now
+    )
+
+
+def open_values(now: datetime) -> dict:
+    """The values of ``usage_today.open_selects``'s parameters, read as of ``now``."""
     today = datetime.combine(now.date(), datetime.min.time())
-    values = owner_values(user_id, group_name)
-    values.update(today=today, today_day=julian_day(today), now=now)
+    return {"today": today, "today_day": julian_day(today), "now": now}
+
+
+def intervals_of(rows, now: datetime) -> list[Interval]:
+    """The intervals of use of the rows of ``usage_today.open_selects`` read as of ``now``:
+    pieces, then older marks, then the marks of today."""
+    today = datetime.combine(now.date(), datetime.min.time())
     span = (now - today) / timedelta(hours=1)  # today's marks begin after midnight: span > 0
     elapsed = span * 3600.0
     pieces, older, todays = [], [], []
     models_of: dict[str | None, dict] = {}  # a few sets of models, among many owners
-    for owner, group, start, end, gpu_text, cores, memory, count, since_sum in run(
-        statement, values
-    ):
+    for owner, group, start, end, gpu_text, cores, memory, count, since_sum in rows:
         gpus = models_of.get(gpu_text)
         if gpus is None:
             gpus = models_of[gpu_text] = (json.loads(gpu_text) if gpu_text else None) or {}

@@ -188,12 +188,12 @@ def _totals_statement(
     )
 
 
-def whose_rows(user_id: int | None, whole_group: bool) -> list:
+def whose_rows(user_id: int | None, whole_group: bool, t=UsageTotal) -> list:
     """A group's whole use is read from its own rows (one per day or month and model);
-    everything else from the people's rows, leaving the groups' own out of the sums."""
+    everything else from the people's rows, leaving the groups' own out of the sums.
+    ``t``: the totals' columns, when read under another name."""
     if user_id is not None:
         return []  # a person's id is never WHOLE_GROUP
-    t = UsageTotal
     return [t.user_id == WHOLE_GROUP] if whole_group else [t.user_id != WHOLE_GROUP]
 
 
@@ -225,16 +225,29 @@ def open_intervals(
     return reading.opened[key]
 
 
-def read_open_together(user_id: int, group_name: str) -> None:
-    """In a reading (``one_reading``), the open part of the person, of the group and of the
-    person in it read in one go (the person's rows or the group's), each kept in the reading
-    for ``used_since``: the same intervals as read apart, at a third of the statements."""
+def open_unread(user_id: int | None, group_name: str | None, now: datetime) -> bool:
+    """Whether a reading of ``now`` is on and has not summed the open part of the owner (the
+    person, the group, or the person in it) yet: its reader may read it along with other
+    figures, and hand it over (``keep_summed``)."""
     reading = _READING.get()
-    if reading is not None and (user_id, group_name) not in reading.opened:
-        both = read_open(user_id, group_name, reading.now, either=True)
-        for u, g in ((user_id, None), (None, group_name), (user_id, group_name)):
-            mine = [i for i in both if u in (None, i.user_id) and g in (None, i.group_name)]
-            reading.opened.setdefault((u, g), mine)
+    return (
+        reading is not None
+        and reading.now == now
+        and (user_id, group_name, None) not in reading.merged
+    )
+
+
+def keep_summed(user_id, group_name, intervals: list[Interval], either: bool = False) -> None:
+    """Keep in the reading the owner's open part read elsewhere (as ``read_open`` reads it, of
+    the same owner and ``either``), summed over its stretches as ``add_open`` needs it; with
+    ``either`` (what runs of the person or the group), the person's, the group's and the
+    person's in it. ``intervals`` need name no one but the person and the group (others'
+    use summed in rows of no person, or no group): only their sums are kept."""
+    reading = _READING.get()
+    owners = ((user_id, None), (None, group_name), (user_id, group_name))
+    for u, g in owners if either else ((user_id, group_name),):
+        mine = [i for i in intervals if u in (None, i.user_id) and g in (None, i.group_name)]
+        reading.merged.setdefault((u, g, None), merged(mine, None))
 
 
 def _open_merged(
