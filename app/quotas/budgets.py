@@ -313,6 +313,8 @@ def budget_left(
         for budget in _budgets_met(person.id, group)
         if _rate(request_resources, budget.resource) > 0
     ]
+    if not budgets:  # most launches meet none: nothing more to read
+        return []
     checks = []
     to_come: dict[tuple, Hours] = {}  # per owner and renewal: budgets of one owner share it
 
