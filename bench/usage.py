@@ -2,7 +2,8 @@
 
 A year of 100,000 deployments among 200 people in 10 groups (three GPU models), written down
 as the running totals hold them (closed stretches folded by the worker's pass), plus 300
-deployments running now. Figures printed, on SQLite and, when a server answers on
+deployments running now, started over the last two days, their use written down by the
+worker's hourly pass half an hour ago. Figures printed, on SQLite and, when a server answers on
 127.0.0.1:5432, PostgreSQL:
 - folding the year's 100,000 stretches into daily and monthly totals (the worker's pass);
 - the usage charts: one person's twelve months (the Account page), one group's, the whole
@@ -35,6 +36,7 @@ from bench.quotas import PASSWORD, _app, _percentiles, _postgres_url
 DEPLOYMENTS, PEOPLE, GROUPS, RUNNING = 100_000, 200, 10, 300
 MODELS = ("A100", "T4", "V100")
 NOW = datetime(2026, 11, 20, 12, 0)
+LAST_PASS = NOW - timedelta(minutes=30)
 
 
 def _fill(app) -> dict:
@@ -43,7 +45,7 @@ def _fill(app) -> dict:
     from app.auth.models import User
     from app.clock import set_clock
     from app.extensions import db
-    from app.quotas.usage_marks import fold_pieces
+    from app.quotas.usage_marks import account_usage_once, fold_pieces
     from app.quotas.usage_models import UsageMark, UsagePiece
     from tests.quotas.conftest import charge, new_deployment
 
@@ -101,6 +103,11 @@ def _fill(app) -> dict:
             deployment.charge = charge(cores=4, gpus=1, gpu_models={MODELS[i % 3]: 1})
             db.session.add(deployment)
             db.session.commit()
+        # The worker's last hourly pass, half an hour ago, wrote their use down and folded
+        # it: what runs is marked from then on (from its start, for the one started since),
+        # as in use, where a mark begun before today is left only by a late worker.
+        set_clock(lambda: LAST_PASS)
+        account_usage_once(LAST_PASS)
         set_clock(lambda: NOW)
         marks = db.session.query(UsageMark).count()
         db.session.remove()

@@ -27,7 +27,7 @@ from app.clock import utcnow
 from app.extensions import db
 from app.formatting import format_decimal
 from app.hours_text import hours_text
-from app.quotas.budget_usage import read_open_together, used_by_period
+from app.quotas.budget_usage import used_by_period
 from app.quotas.commitments import Committed
 from app.quotas.errors import InvalidLimit
 from app.quotas.models import GROUP, IN_GROUP, USER, member_subject
@@ -276,6 +276,10 @@ def _budgets_met(person_id: int, group: str | None) -> list:
 _BUDGETS_MET: dict[str, object] = {}
 
 
+def _owner_pair(owner: dict) -> tuple[int | None, str | None]:
+    return owner.get("user_id"), owner.get("group_name")
+
+
 def budget_left(
     person,
     group: str | None,
@@ -309,6 +313,8 @@ def budget_left(
         for budget in _budgets_met(person.id, group)
         if _rate(request_resources, budget.resource) > 0
     ]
+    if not budgets:  # most launches meet none: nothing more to read
+        return []
     checks = []
     to_come: dict[tuple, Hours] = {}  # per owner and renewal: budgets of one owner share it
 
@@ -324,13 +330,19 @@ def budget_left(
         return hours_used(to_come[key], resource)
 
     periods = {b.id: period_of(b.period_days, now) for b in budgets}
-    # Every owner's use in each period of theirs read together: the totals in one statement,
-    # what runs now once (for all owners when budgets of more than one meet the launch).
+    # Every owner's use in each period of theirs read together, in one statement: the totals,
+    # and what they do not hold yet of the one owner the budgets are of, or of the person and
+    # the group at once.
     asked = sorted({(b.scope, periods[b.id][0]) for b in budgets})
+    scopes = {scope for scope, _start in asked}
+    if len(scopes) == 1:
+        opening = (*_owner_pair(owners[next(iter(scopes))][2]), False)
+    else:
+        opening = (person.id, group, True)
     with one_reading(now):
-        if group and len({scope for scope, _start in asked}) > 1:
-            read_open_together(person.id, group)
-        used = used_by_period([(owners[scope][2], start) for scope, start in asked], now)
+        used = used_by_period(
+            [(owners[scope][2], start) for scope, start in asked], now, opening=opening
+        )
     used_in = dict(zip(asked, used, strict=True))
     # In the owners' order, then the budgets' (ties keep it once sorted).
     for budget in sorted(budgets, key=lambda b: list(owners).index(b.scope)):

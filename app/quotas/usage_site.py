@@ -16,7 +16,8 @@ from app.clock import utcnow
 from app.extension_points import StateKey
 from app.quotas.usage_marks import month_of
 from app.quotas.usage_models import CORES_ROW, MONTH, WHOLE_GROUP, UsageTotal
-from app.quotas.usage_totals import Hours, _after, _run, _statement, open_intervals
+from app.quotas.usage_reading import kept, run
+from app.quotas.usage_totals import Hours, first_day_after, open_intervals
 
 HOUR = timedelta(hours=1)
 # The GPU models the totals held when last read, per application: the sums name each in a
@@ -56,15 +57,15 @@ def site_usage(
     if owners_from is not None:
         owned = (max(month_of(owners_from), first), min(month_of(owners_to or last), last))
         values.update(first=owned[0], last=owned[1])
-        for start, user_id, group, *sums in _run(_summed(len(models), by_owner=True), values):
+        for start, user_id, group, *sums in run(_summed(len(models), by_owner=True), values):
             _add_sums(_hours_of(found.owners, (user_id, group, start)), sums, models)
-    window_end = datetime.combine(_after(MONTH, last), datetime.min.time())
+    window_end = datetime.combine(first_day_after(MONTH, last), datetime.min.time())
     window = (datetime.combine(first, datetime.min.time()), min(window_end, now))
     for interval in open_intervals(now=now):
         start, end = max(interval.start, window[0]), min(interval.end, window[1])
         while start < end:
             month = month_of(start.date())
-            stop = min(end, datetime.combine(_after(MONTH, month), datetime.min.time()))
+            stop = min(end, datetime.combine(first_day_after(MONTH, month), datetime.min.time()))
             hours = (stop - start) / HOUR
             cores, memory = interval.cores * hours, interval.memory_gb * hours
             gpus = [(model, count * hours) for model, count in interval.gpu_models.items()]
@@ -107,10 +108,10 @@ def _summed_months(values: dict) -> tuple[list[str], list]:
     models = current_app.extensions.get(_MODELS, [])
     for fresh in (False, True):
         if fresh:
-            found = _run(_statement(("site models",), _models), values)
+            found = run(kept(("site models",), _models), values)
             models = current_app.extensions[_MODELS] = [model for (model,) in found]
         values.update({f"model_{index}": model for index, model in enumerate(models)})
-        rows = _run(_summed(len(models), by_owner=False), values).all()
+        rows = run(_summed(len(models), by_owner=False), values).all()
         if not any(row[-1] for row in rows):
             break
     return models, [row[:-1] for row in rows]
@@ -149,4 +150,4 @@ def _summed(models: int, *, by_owner: bool):
             sums.append(func.sum(case((or_(t.gpu_model == CORES_ROW, *named), 0), else_=1)))
         return select(t.start, *owners, *sums).where(*_span(t)).group_by(t.start, *owners)
 
-    return _statement(("site sums", models, by_owner), build)
+    return kept(("site sums", models, by_owner), build)

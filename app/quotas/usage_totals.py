@@ -26,16 +26,8 @@ from app.quotas.usage_models import (
     WHOLE_GROUP,
     UsageTotal,
 )
-from app.quotas.usage_open import (
-    Interval,
-    _owner,
-    _owner_values,
-    _run,
-    _statement,
-    _where,
-    merged,
-    read_open,
-)
+from app.quotas.usage_open import Interval, merged, read_open
+from app.quotas.usage_reading import kept, owner_of, owner_values, owner_where, run
 
 
 @dataclass
@@ -135,25 +127,25 @@ def usage_per(
     whole_group = bool(group_name) and user_id is None and by is None
     some = wanted is not None
     shape = ("totals", by, user_id is not None, group_name is not None, whole_group, some)
-    statement = _statement(
+    statement = kept(
         shape, lambda: _totals_statement(by, user_id, group_name, whole_group, some=some)
     )
-    values = {"span": span, "first": first, "last": last, **_owner_values(user_id, group_name)}
+    values = {"span": span, "first": first, "last": last, **owner_values(user_id, group_name)}
     if some:
         values["people"] = sorted(wanted)
-    rows = _run(statement, values)
+    rows = run(statement, values)
     for row in rows:
         owner = row[0] if by else None
         start, model, cores, memory, gpus = row[-5:]
         bucket(owner, start).add(model, cores or 0.0, memory or 0.0, gpus or 0.0)
-    window_end = datetime.combine(_after(span, last), datetime.min.time())
+    window_end = datetime.combine(first_day_after(span, last), datetime.min.time())
     window = (datetime.combine(first, datetime.min.time()), min(window_end, now))
     for interval in _open_merged(user_id, group_name, now, by):
         if some and interval.user_id not in wanted:
             continue
         start, end = max(interval.start, window[0]), min(interval.end, window[1])
         for day, hours in spread(start, end):
-            target = bucket(_owner(interval, by), day if span == DAY else month_of(day))
+            target = bucket(owner_of(interval, by), day if span == DAY else month_of(day))
             target.add(CORES_ROW, interval.cores * hours, interval.memory_gb * hours, 0.0)
             for model, count in interval.gpu_models.items():
                 target.add(model, 0.0, 0.0, count * hours)
@@ -188,24 +180,24 @@ def _totals_statement(
             t.span == bindparam("span"),
             t.start >= bindparam("first"),
             t.start <= bindparam("last"),
-            *_where(t, user_id, group_name),
-            *_whose_rows(user_id, whole_group),
+            *owner_where(t, user_id, group_name),
+            *whose_rows(user_id, whole_group),
             *([t.user_id.in_(bindparam("people", expanding=True))] if some else []),
         )
         .group_by(*owner_columns, *starts, t.gpu_model)
     )
 
 
-def _whose_rows(user_id: int | None, whole_group: bool) -> list:
+def whose_rows(user_id: int | None, whole_group: bool, t=UsageTotal) -> list:
     """A group's whole use is read from its own rows (one per day or month and model);
-    everything else from the people's rows, leaving the groups' own out of the sums."""
+    everything else from the people's rows, leaving the groups' own out of the sums.
+    ``t``: the totals' columns, when read under another name."""
     if user_id is not None:
         return []  # a person's id is never WHOLE_GROUP
-    t = UsageTotal
     return [t.user_id == WHOLE_GROUP] if whole_group else [t.user_id != WHOLE_GROUP]
 
 
-def _after(span: str, last: date) -> date:
+def first_day_after(span: str, last: date) -> date:
     """The first day after the span that starts on ``last``."""
     if span == DAY:
         return last + timedelta(days=1)
@@ -231,6 +223,31 @@ def open_intervals(
     if key not in reading.opened:
         reading.opened[key] = read_open(user_id, group_name, now)
     return reading.opened[key]
+
+
+def open_unread(user_id: int | None, group_name: str | None, now: datetime) -> bool:
+    """Whether a reading of ``now`` is on and has not summed the open part of the owner (the
+    person, the group, or the person in it) yet: its reader may read it along with other
+    figures, and hand it over (``keep_summed``)."""
+    reading = _READING.get()
+    return (
+        reading is not None
+        and reading.now == now
+        and (user_id, group_name, None) not in reading.merged
+    )
+
+
+def keep_summed(user_id, group_name, intervals: list[Interval], either: bool = False) -> None:
+    """Keep in the reading the owner's open part read elsewhere (as ``read_open`` reads it, of
+    the same owner and ``either``), summed over its stretches as ``add_open`` needs it; with
+    ``either`` (what runs of the person or the group), the person's, the group's and the
+    person's in it. ``intervals`` need name no one but the person and the group (others'
+    use summed in rows of no person, or no group): only their sums are kept."""
+    reading = _READING.get()
+    owners = ((user_id, None), (None, group_name), (user_id, group_name))
+    for u, g in owners if either else ((user_id, group_name),):
+        mine = [i for i in intervals if u in (None, i.user_id) and g in (None, i.group_name)]
+        reading.merged.setdefault((u, g, None), merged(mine, None))
 
 
 def _open_merged(
@@ -264,15 +281,15 @@ def used_since(
     span = MONTH if start.day == 1 else DAY
     whole_group = bool(group_name) and user_id is None
     shape = ("since", user_id is not None, group_name is not None, whole_group)
-    statement = _statement(
+    statement = kept(
         shape, lambda: _totals_statement(None, user_id, group_name, whole_group, per_start=False)
     )
     first, last = start.date(), now.date()
     if span == MONTH:
         first, last = month_of(first), month_of(last)
-    values = {"span": span, "first": first, "last": last, **_owner_values(user_id, group_name)}
+    values = {"span": span, "first": first, "last": last, **owner_values(user_id, group_name)}
     total = Hours()
-    for model, cores, memory, gpus in _run(statement, values):
+    for model, cores, memory, gpus in run(statement, values):
         total.add(model, cores or 0.0, memory or 0.0, gpus or 0.0)
     return add_open(total, start, now, user_id=user_id, group_name=group_name)
 
