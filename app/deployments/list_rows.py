@@ -18,7 +18,7 @@ from flask import current_app
 from app.auth.models import User
 from app.deployments import access, jobs, panels, presenters, queries, row_markup, words
 from app.deployments import status as statuses
-from app.deployments.models import Deployment
+from app.deployments.listed import ListedDeployment, deployments_of
 from app.deployments.presenters import ShownOutput, StatusLook
 from app.deployments.row_markup import ESCAPES, text
 from app.formatting import moments
@@ -65,8 +65,17 @@ def _site_names():
     return name
 
 
+def _job_looks(deployments: list[ListedDeployment]) -> dict[int, tuple[str, str, str]]:
+    """The badge of each batch job among ``deployments``, by id: a job's words depend on its
+    schedule, so its template is read then (one statement for the page's jobs)."""
+    ids = [deployment.id for deployment in deployments if deployment.is_job]
+    if not ids:
+        return {}
+    return {job.id: _look(jobs.job_look(job), job.status) for job in deployments_of(ids)}
+
+
 def rows_for(
-    deployments: list[Deployment],
+    deployments: list[ListedDeployment],
     outputs: dict[int, list[ShownOutput]],
     links: dict[int, ShownOutput | None],
     in_progress: set[int],
@@ -102,10 +111,12 @@ def rows_for(
     site_names = _site_names()
     marks = marks or {}
     template_names: dict[tuple, str] = {}
+    labels: dict[str, tuple[str, str]] = {}
     looks: dict[str, tuple[str, str, str]] = {}
     head, tail = row_markup.HEAD.format_map, row_markup.TAIL.format_map
     values = dict(page)
     pieces: list = []
+    job_looks = _job_looks(deployments)
     for deployment in deployments:
         key = deployment.id
         status = deployment.status
@@ -116,14 +127,15 @@ def rows_for(
         if template is None:
             shown = words.said(deployment.shown_template_name) or deployment.template_slug
             template = template_names[template_key] = text(shown)
-        if jobs.is_job(deployment):
-            tone, meaning, label = _look(jobs.look_of(deployment), status)
+        if deployment.is_job:
+            tone, meaning, label = job_looks[key]
         else:
             found = looks.get(status)
             if found is None:
                 found = looks[status] = _look(presenters.status_look(status), status)
             tone, meaning, label = found
-        reason = None if busy else words.said(deployment.status_reason)
+        reason = deployment.status_reason
+        reason = words.said(reason) if reason and not busy else None
         uuid = deployment.uuid
         link = links.get(key)
         reach = []
@@ -146,13 +158,18 @@ def rows_for(
                 continue
             number += 1
             copied = "ssh " + output.text if output.show == "ssh" else output.text
+            # Rows name the same few outputs: each label is worded once per page.
+            named = output.label
+            worded = labels.get(named)
+            if worded is None:
+                worded = labels[named] = (text(named), copy_words(named))
             reach.append(
                 row_markup.COPY.format(
                     id=key,
                     number=number,
-                    label=text(output.label),
+                    label=worded[0],
                     text=copied.translate(ESCAPES),
-                    action=copy_words(output.label),
+                    action=worded[1],
                     w_copy=w_copy,
                     copied_icon=copied_icon,
                 )
@@ -236,7 +253,7 @@ def rows_for(
 def list_context(viewer: User, filters: queries.Filters) -> dict:
     """Everything My deployments (the page, and its rows as polled) draws for ``viewer``."""
     size = current_app.config["DEPLOYMENTS_PAGE_SIZE"]
-    listed = queries.list_page(viewer, filters, size)
+    listed = queries.list_page(viewer, filters, size, plain=True)
     outputs = presenters.shown_outputs(listed.deployments)
     for deployment in listed.deployments:
         if not statuses.reachable(deployment.status, deleted=deployment.deleted):

@@ -223,11 +223,18 @@ def shown_outputs(
     if parsed is None:
         parsed = parsed_templates({d.revision_id for d in deployments if d.revision_id})
     shown = {}
+    # A page's rows mostly share a few revisions: each one's outputs are named once.
+    specs: dict[int | None, tuple[dict[str, OutputSpec], list[str]]] = {}
     for deployment in deployments:
-        template = parsed.get(deployment.revision_id)
-        by_name = {spec.name: spec for spec in template.outputs} if template else {}
+        revision_id = deployment.revision_id
+        found = specs.get(revision_id)
+        if found is None:
+            template = parsed.get(revision_id)
+            by_name = {spec.name: spec for spec in template.outputs} if template else {}
+            found = specs[revision_id] = (by_name, list(by_name))
+        by_name, listed = found
         outputs = deployment.outputs or {}
-        names = in_template_order(outputs, list(by_name))
+        names = in_template_order(outputs, listed)
         shown[deployment.id] = [_shown(n, outputs[n], by_name.get(n)) for n in names]
     return shown
 
