@@ -146,6 +146,8 @@ def is_web_address(value: Any) -> bool:
     """Whether ``value`` is an http(s) URL with a host: the only values that become links."""
     if not isinstance(value, str) or _SPACE.search(value.strip()):
         return False
+    if "//" not in value:
+        return False  # no host (``urlsplit`` finds one only after "//"): most outputs, at once
     try:
         parts = urlsplit(value.strip())
     except ValueError:

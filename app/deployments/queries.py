@@ -323,7 +323,7 @@ def list_page(
             rows = db.session.execute(statement, {**values, "size": size, "offset": offset})
             rows = rows.all()
     owners_shown = (viewer.is_admin and bool(filters.owner)) or bool(filters.shared)
-    shown = listed.listed(rows, extra=1) if plain else [row[0] for row in rows]
+    shown = listed.listed(rows) if plain else [row[0] for row in rows]
     return ListPage(shown, total, page, size, owners_shown)
 
 
