@@ -20,7 +20,7 @@ from app.deployments import access, jobs, panels, presenters, queries, row_marku
 from app.deployments import status as statuses
 from app.deployments.listed import ListedDeployment, deployments_of
 from app.deployments.presenters import ShownOutput, StatusLook
-from app.deployments.row_markup import ESCAPES, text
+from app.deployments.row_markup import escaped, text
 from app.formatting import moments
 
 # How much of a failure's reason a row shows under its status (the page shows it all), and
@@ -42,10 +42,10 @@ def _cut(reason: str, length: int = REASON_SHOWN) -> str:
     return kept + "..."
 
 
-def _look(look: StatusLook, status: str) -> tuple[str, str, str]:
+def _look(look: StatusLook, status: str) -> tuple[str, str, str, str]:
     """A badge's tone, title and words as a row places them (the status when it means
-    nothing more)."""
-    return text(look.tone), text(str(look.meaning) or status), text(look.label)
+    nothing more), and the status itself, escaped."""
+    return text(look.tone), text(str(look.meaning) or status), text(look.label), escaped(status)
 
 
 def _site_names():
@@ -65,7 +65,7 @@ def _site_names():
     return name
 
 
-def _job_looks(deployments: list[ListedDeployment]) -> dict[int, tuple[str, str, str]]:
+def _job_looks(deployments: list[ListedDeployment]) -> dict[int, tuple[str, str, str, str]]:
     """The badge of each batch job among ``deployments``, by id: a job's words depend on its
     schedule, so its template is read then (one statement for the page's jobs)."""
     ids = [deployment.id for deployment in deployments if deployment.is_job]
@@ -104,15 +104,15 @@ def rows_for(
     when = moments()
     cell = presenters.page_cells()
     cells: dict[str, str] = {}
-    detail_url = presenters.url_pattern("deployments.detail", "deployment_id").translate(ESCAPES)
+    detail_url = escaped(presenters.url_pattern("deployments.detail", "deployment_id"))
     delete_url = presenters.url_pattern("deployments.confirm_delete", "deployment_id")
-    delete_url = delete_url.translate(ESCAPES)
+    delete_url = escaped(delete_url)
     row_panels = [(p.row_template, values) for p, values in deployment_panels if p.row_template]
     site_names = _site_names()
     marks = marks or {}
     template_names: dict[tuple, str] = {}
     labels: dict[str, tuple[str, str]] = {}
-    looks: dict[str, tuple[str, str, str]] = {}
+    looks: dict[str, tuple[str, str, str, str]] = {}
     head, tail = row_markup.HEAD.format_map, row_markup.TAIL.format_map
     values = dict(page)
     pieces: list = []
@@ -128,19 +128,19 @@ def rows_for(
             shown = words.said(deployment.shown_template_name) or deployment.template_slug
             template = template_names[template_key] = text(shown)
         if deployment.is_job:
-            tone, meaning, label = job_looks[key]
+            tone, meaning, label, shown_status = job_looks[key]
         else:
             found = looks.get(status)
             if found is None:
                 found = looks[status] = _look(presenters.status_look(status), status)
-            tone, meaning, label = found
+            tone, meaning, label, shown_status = found
         reason = deployment.status_reason
         reason = words.said(reason) if reason and not busy else None
         uuid = deployment.uuid
         link = links.get(key)
         reach = []
         if link:
-            href = link.text.translate(ESCAPES)
+            href = escaped(link.text)
             reach.append(
                 row_markup.LINK.format(
                     id=key,
@@ -168,7 +168,7 @@ def rows_for(
                     id=key,
                     number=number,
                     label=worded[0],
-                    text=copied.translate(ESCAPES),
+                    text=escaped(copied),
                     action=worded[1],
                     w_copy=w_copy,
                     copied_icon=copied_icon,
@@ -190,16 +190,16 @@ def rows_for(
         region = deployment.region
         values.update(
             id=key,
-            status=status.translate(ESCAPES),
+            status=shown_status,
             url=detail_url.format(key),
-            name=(deployment.name or deployment.shown_template_name).translate(ESCAPES),
+            name=escaped(deployment.name or deployment.shown_template_name),
             mark=marked.get(mark, ""),
             template=template,
             uuid=(
                 row_markup.UUID.format(
                     id=key,
-                    uuid=uuid.translate(ESCAPES),
-                    short=uuid[:8].translate(ESCAPES),
+                    uuid=escaped(uuid),
+                    short=escaped(uuid[:8]),
                     w_copy_id=page["w_copy_id"],
                     copied_icon=copied_icon,
                 )
@@ -209,7 +209,7 @@ def rows_for(
             owner=(
                 row_markup.OWNER.format(
                     w_owner=page["w_owner"],
-                    owner=owners.get(deployment.user_id, "—").translate(ESCAPES),
+                    owner=escaped(owners.get(deployment.user_id, "—")),
                 )
                 if owners is not None
                 else ""
@@ -219,16 +219,14 @@ def rows_for(
             label=label,
             spinner=row_markup.SPINNER if busy else "",
             reason=(
-                row_markup.REASON.format(
-                    reason=reason.translate(ESCAPES), cut=_cut(reason).translate(ESCAPES)
-                )
+                row_markup.REASON.format(reason=escaped(reason), cut=escaped(_cut(reason)))
                 if reason
                 else ""
             ),
-            group=group.translate(ESCAPES) if group else no_group,
+            group=escaped(group) if group else no_group,
             site=site_names(site) if site else no_site,
-            region=" · " + region.translate(ESCAPES) if region else "",
-            created=when(deployment.created_at).translate(ESCAPES),
+            region=" · " + escaped(region) if region else "",
+            created=escaped(when(deployment.created_at)),
             resources=resources,
             access="".join(reach),
             delete=(

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import has_app_context, url_for
+from flask import current_app, has_app_context
 from flask_babel import get_locale, ngettext
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
@@ -385,4 +385,6 @@ def url_pattern(endpoint: str, key: str) -> str:
     """``url_for(endpoint, key=<id>)`` as a pattern with ``{}`` where the id goes: the list
     needs two addresses per row, and routing each one cost more than the rest of its row."""
     marker = 9_876_543_210_123
-    return url_for(endpoint, **{key: marker}).replace(str(marker), "{}")
+    # The templates' ``url_for``, which builds each address once per app and mount point.
+    build = current_app.jinja_env.globals["url_for"]
+    return build(endpoint, **{key: marker}).replace(str(marker), "{}")
