@@ -91,11 +91,9 @@ def rows_for(
     viewer (``access.marks``) and, when the list has an owner column, ``owners``' usernames."""
     page = row_markup.page_words()
     marked = page.pop("marks")
-    copied_icon = page["copied_icon"]
     no_group, no_site = page["w_no_group"], page["w_no_site"]
-    w_copy, w_copy_address = page["w_copy"], page["w_copy_address"]
-    nothing_busy = row_markup.NOTHING_YET.format(words=page["w_when_ready"])
-    nothing = row_markup.NOTHING_YET.format(words="—")
+    nothing_busy = row_markup.nothing_yet(page["w_when_ready"])
+    nothing = row_markup.nothing_yet("—")
     _ = row_markup.translator()
     open_words = row_markup.named(_("Open %(name)s"), "name")
     copy_link_words = row_markup.named(_("Copy the %(name)s address"), "name")
@@ -104,17 +102,18 @@ def rows_for(
     when = moments()
     cell = presenters.page_cells()
     cells: dict[str, str] = {}
+    # Each address as what comes before and after the id.
     detail_url = escaped(presenters.url_pattern("deployments.detail", "deployment_id"))
-    delete_url = presenters.url_pattern("deployments.confirm_delete", "deployment_id")
-    delete_url = escaped(delete_url)
+    detail_before, detail_after = detail_url.split("{}")
+    delete_url = escaped(presenters.url_pattern("deployments.confirm_delete", "deployment_id"))
+    delete_before, delete_after = delete_url.split("{}")
     row_panels = [(p.row_template, values) for p, values in deployment_panels if p.row_template]
     site_names = _site_names()
     marks = marks or {}
     template_names: dict[tuple, str] = {}
     labels: dict[str, tuple[str, str]] = {}
     looks: dict[str, tuple[str, str, str, str]] = {}
-    head, tail = row_markup.HEAD.format_map, row_markup.TAIL.format_map
-    values = dict(page)
+    head, tail = row_markup.head, row_markup.tail
     pieces: list = []
     job_looks = _job_looks(deployments)
     for deployment in deployments:
@@ -142,13 +141,8 @@ def rows_for(
         if link:
             href = escaped(link.text)
             reach.append(
-                row_markup.LINK.format(
-                    id=key,
-                    href=href,
-                    open=open_words(link.label),
-                    copy=copy_link_words(link.label),
-                    w_copy_address=w_copy_address,
-                    copied_icon=copied_icon,
+                row_markup.link_part(
+                    page, key, href, open_words(link.label), copy_link_words(link.label)
                 )
             )
         skipped = link.name if link else ""
@@ -164,15 +158,7 @@ def rows_for(
             if worded is None:
                 worded = labels[named] = (text(named), copy_words(named))
             reach.append(
-                row_markup.COPY.format(
-                    id=key,
-                    number=number,
-                    label=worded[0],
-                    text=escaped(copied),
-                    action=worded[1],
-                    w_copy=w_copy,
-                    copied_icon=copied_icon,
-                )
+                row_markup.copy_part(page, key, number, worded[0], escaped(copied), worded[1])
             )
             if number == COPIES_SHOWN:
                 break
@@ -185,66 +171,52 @@ def rows_for(
         resources = cells.get(shape)
         if resources is None:
             resources = cells[shape] = cell(charge)
-        site = deployment.site
         group = deployment.group_name
+        site = deployment.site
         region = deployment.region
-        values.update(
-            id=key,
-            status=shown_status,
-            url=detail_url.format(key),
-            name=escaped(deployment.name or deployment.shown_template_name),
-            mark=marked.get(mark, ""),
-            template=template,
-            uuid=(
-                row_markup.UUID.format(
-                    id=key,
-                    uuid=escaped(uuid),
-                    short=escaped(uuid[:8]),
-                    w_copy_id=page["w_copy_id"],
-                    copied_icon=copied_icon,
-                )
+        pieces.append(
+            head(
+                page,
+                id=key,
+                status=shown_status,
+                url=f"{detail_before}{key}{detail_after}",
+                name=escaped(deployment.name or deployment.shown_template_name),
+                mark=marked.get(mark, ""),
+                template=template,
+                uuid=row_markup.uuid_part(page, key, escaped(uuid), escaped(uuid[:8]))
                 if uuid
-                else ""
-            ),
-            owner=(
-                row_markup.OWNER.format(
-                    w_owner=page["w_owner"],
-                    owner=escaped(owners.get(deployment.user_id, "—")),
-                )
+                else "",
+                owner=row_markup.owner_cell(page, escaped(owners.get(deployment.user_id, "—")))
                 if owners is not None
-                else ""
-            ),
-            tone=tone,
-            meaning=meaning,
-            label=label,
-            spinner=row_markup.SPINNER if busy else "",
-            reason=(
-                row_markup.REASON.format(reason=escaped(reason), cut=escaped(_cut(reason)))
+                else "",
+                tone=tone,
+                meaning=meaning,
+                spinner=row_markup.SPINNER if busy else "",
+                label=label,
+                reason=row_markup.reason_part(escaped(reason), escaped(_cut(reason)))
                 if reason
-                else ""
-            ),
-            group=escaped(group) if group else no_group,
-            site=site_names(site) if site else no_site,
-            region=" · " + escaped(region) if region else "",
-            created=escaped(when(deployment.created_at)),
-            resources=resources,
-            access="".join(reach),
-            delete=(
-                row_markup.DELETE.format(
-                    id=key,
-                    url=delete_url.format(key),
-                    label=delete_words(deployment.name),
-                    w_delete=page["w_delete"],
-                )
-                if status not in _NOT_DELETABLE and mark != access.VIEWER
-                else ""
-            ),
+                else "",
+            )
         )
-        pieces.append(head(values))
         for row_template, shown_values in row_panels:
             if key in shown_values:
                 pieces.append((row_template, shown_values[key]))
-        pieces.append(tail(values))
+        pieces.append(
+            tail(
+                page,
+                group=escaped(group) if group else no_group,
+                site=site_names(site) if site else no_site,
+                region=" · " + escaped(region) if region else "",
+                created=escaped(when(deployment.created_at)),
+                resources=resources,
+                access="".join(reach),
+                delete=row_markup.delete_part(
+                    page, key, f"{delete_before}{key}{delete_after}", delete_words(deployment.name)
+                )
+                if status not in _NOT_DELETABLE and mark != access.VIEWER
+                else "",
+            )
+        )
     return row_markup.joined(pieces)
 
 
