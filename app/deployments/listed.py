@@ -82,7 +82,6 @@ def listed(rows: list[Any]) -> list[ListedDeployment]:
     same charge: each charge's text is decoded once, and the rows holding it share the value
     (a row's values are only read)."""
     width = len(ListedDeployment._fields)
-    make = ListedDeployment._make
     charges: dict[str | None, Any] = {}
     found = []
     for row in rows:
@@ -93,10 +92,12 @@ def listed(rows: list[Any]) -> list[ListedDeployment]:
             charge = charges[text] = _decoded(text)
         values[_CHARGE] = charge
         values[_OUTPUTS] = _decoded(values[_OUTPUTS])
-        found.append(make(values))
+        found.append(_new(ListedDeployment, values))
     return found
 
 
+# ``ListedDeployment._make`` without its Python steps: ``values`` are known to fit.
+_new = tuple.__new__
 # The C scanner ``json.loads`` runs after its Python steps (finding where the value starts,
 # checking that nothing follows it).
 _SCAN = json.JSONDecoder().scan_once
