@@ -84,7 +84,7 @@ def rows_for(
     owners: dict[int, str] | None = None,
 ) -> list:
     """The rows of ``deployments``, in their order, as the pieces ``_rows.html`` places: the
-    rows' markup, and between a row's two halves (``row_markup.HEAD`` and ``TAIL``) a
+    rows' markup, and between a row's two halves (``row_markup.head`` and ``tail``) a
     (template, value) for each panel shown in it. ``outputs`` are each one's outputs as shown
     (none once it cannot be reached), ``links`` its main link, then ``in_progress``, the
     values of the panels shown in rows (``panels.panels_for``), how each is shared with the
