@@ -18,9 +18,9 @@ from flask import current_app
 from app.auth.models import User
 from app.deployments import access, jobs, panels, presenters, queries, row_markup, words
 from app.deployments import status as statuses
-from app.deployments.models import Deployment
+from app.deployments.listed import ListedDeployment, deployments_of
 from app.deployments.presenters import ShownOutput, StatusLook
-from app.deployments.row_markup import ESCAPES, text
+from app.deployments.row_markup import escaped, text
 from app.formatting import moments
 
 # How much of a failure's reason a row shows under its status (the page shows it all), and
@@ -42,10 +42,10 @@ def _cut(reason: str, length: int = REASON_SHOWN) -> str:
     return kept + "..."
 
 
-def _look(look: StatusLook, status: str) -> tuple[str, str, str]:
+def _look(look: StatusLook, status: str) -> tuple[str, str, str, str]:
     """A badge's tone, title and words as a row places them (the status when it means
-    nothing more)."""
-    return text(look.tone), text(str(look.meaning) or status), text(look.label)
+    nothing more), and the status itself, escaped."""
+    return text(look.tone), text(str(look.meaning) or status), text(look.label), escaped(status)
 
 
 def _site_names():
@@ -65,8 +65,17 @@ def _site_names():
     return name
 
 
+def _job_looks(deployments: list[ListedDeployment]) -> dict[int, tuple[str, str, str, str]]:
+    """The badge of each batch job among ``deployments``, by id: a job's words depend on its
+    schedule, so its template is read then (one statement for the page's jobs)."""
+    ids = [deployment.id for deployment in deployments if deployment.is_job]
+    if not ids:
+        return {}
+    return {job.id: _look(jobs.job_look(job), job.status) for job in deployments_of(ids)}
+
+
 def rows_for(
-    deployments: list[Deployment],
+    deployments: list[ListedDeployment],
     outputs: dict[int, list[ShownOutput]],
     links: dict[int, ShownOutput | None],
     in_progress: set[int],
@@ -75,18 +84,16 @@ def rows_for(
     owners: dict[int, str] | None = None,
 ) -> list:
     """The rows of ``deployments``, in their order, as the pieces ``_rows.html`` places: the
-    rows' markup, and between a row's two halves (``row_markup.HEAD`` and ``TAIL``) a
+    rows' markup, and between a row's two halves (``row_markup.head`` and ``tail``) a
     (template, value) for each panel shown in it. ``outputs`` are each one's outputs as shown
     (none once it cannot be reached), ``links`` its main link, then ``in_progress``, the
     values of the panels shown in rows (``panels.panels_for``), how each is shared with the
     viewer (``access.marks``) and, when the list has an owner column, ``owners``' usernames."""
     page = row_markup.page_words()
     marked = page.pop("marks")
-    copied_icon = page["copied_icon"]
     no_group, no_site = page["w_no_group"], page["w_no_site"]
-    w_copy, w_copy_address = page["w_copy"], page["w_copy_address"]
-    nothing_busy = row_markup.NOTHING_YET.format(words=page["w_when_ready"])
-    nothing = row_markup.NOTHING_YET.format(words="—")
+    nothing_busy = row_markup.nothing_yet(page["w_when_ready"])
+    nothing = row_markup.nothing_yet("—")
     _ = row_markup.translator()
     open_words = row_markup.named(_("Open %(name)s"), "name")
     copy_link_words = row_markup.named(_("Copy the %(name)s address"), "name")
@@ -95,17 +102,20 @@ def rows_for(
     when = moments()
     cell = presenters.page_cells()
     cells: dict[str, str] = {}
-    detail_url = presenters.url_pattern("deployments.detail", "deployment_id").translate(ESCAPES)
-    delete_url = presenters.url_pattern("deployments.confirm_delete", "deployment_id")
-    delete_url = delete_url.translate(ESCAPES)
+    # Each address as what comes before and after the id.
+    detail_url = escaped(presenters.url_pattern("deployments.detail", "deployment_id"))
+    detail_before, detail_after = detail_url.split("{}")
+    delete_url = escaped(presenters.url_pattern("deployments.confirm_delete", "deployment_id"))
+    delete_before, delete_after = delete_url.split("{}")
     row_panels = [(p.row_template, values) for p, values in deployment_panels if p.row_template]
     site_names = _site_names()
     marks = marks or {}
     template_names: dict[tuple, str] = {}
-    looks: dict[str, tuple[str, str, str]] = {}
-    head, tail = row_markup.HEAD.format_map, row_markup.TAIL.format_map
-    values = dict(page)
+    labels: dict[str, tuple[str, str]] = {}
+    looks: dict[str, tuple[str, str, str, str]] = {}
+    head, tail = row_markup.head, row_markup.tail
     pieces: list = []
+    job_looks = _job_looks(deployments)
     for deployment in deployments:
         key = deployment.id
         status = deployment.status
@@ -116,27 +126,23 @@ def rows_for(
         if template is None:
             shown = words.said(deployment.shown_template_name) or deployment.template_slug
             template = template_names[template_key] = text(shown)
-        if jobs.is_job(deployment):
-            tone, meaning, label = _look(jobs.look_of(deployment), status)
+        if deployment.is_job:
+            tone, meaning, label, shown_status = job_looks[key]
         else:
             found = looks.get(status)
             if found is None:
                 found = looks[status] = _look(presenters.status_look(status), status)
-            tone, meaning, label = found
-        reason = None if busy else words.said(deployment.status_reason)
+            tone, meaning, label, shown_status = found
+        reason = deployment.status_reason
+        reason = words.said(reason) if reason and not busy else None
         uuid = deployment.uuid
         link = links.get(key)
         reach = []
         if link:
-            href = link.text.translate(ESCAPES)
+            href = escaped(link.text)
             reach.append(
-                row_markup.LINK.format(
-                    id=key,
-                    href=href,
-                    open=open_words(link.label),
-                    copy=copy_link_words(link.label),
-                    w_copy_address=w_copy_address,
-                    copied_icon=copied_icon,
+                row_markup.link_part(
+                    page, key, href, open_words(link.label), copy_link_words(link.label)
                 )
             )
         skipped = link.name if link else ""
@@ -146,16 +152,13 @@ def rows_for(
                 continue
             number += 1
             copied = "ssh " + output.text if output.show == "ssh" else output.text
+            # Rows name the same few outputs: each label is worded once per page.
+            named = output.label
+            worded = labels.get(named)
+            if worded is None:
+                worded = labels[named] = (text(named), copy_words(named))
             reach.append(
-                row_markup.COPY.format(
-                    id=key,
-                    number=number,
-                    label=text(output.label),
-                    text=copied.translate(ESCAPES),
-                    action=copy_words(output.label),
-                    w_copy=w_copy,
-                    copied_icon=copied_icon,
-                )
+                row_markup.copy_part(page, key, number, worded[0], escaped(copied), worded[1])
             )
             if number == COPIES_SHOWN:
                 break
@@ -168,75 +171,59 @@ def rows_for(
         resources = cells.get(shape)
         if resources is None:
             resources = cells[shape] = cell(charge)
-        site = deployment.site
         group = deployment.group_name
+        site = deployment.site
         region = deployment.region
-        values.update(
-            id=key,
-            status=status.translate(ESCAPES),
-            url=detail_url.format(key),
-            name=(deployment.name or deployment.shown_template_name).translate(ESCAPES),
-            mark=marked.get(mark, ""),
-            template=template,
-            uuid=(
-                row_markup.UUID.format(
-                    id=key,
-                    uuid=uuid.translate(ESCAPES),
-                    short=uuid[:8].translate(ESCAPES),
-                    w_copy_id=page["w_copy_id"],
-                    copied_icon=copied_icon,
-                )
+        pieces.append(
+            head(
+                page,
+                id=key,
+                status=shown_status,
+                url=f"{detail_before}{key}{detail_after}",
+                name=escaped(deployment.name or deployment.shown_template_name),
+                mark=marked.get(mark, ""),
+                template=template,
+                uuid=row_markup.uuid_part(page, key, escaped(uuid), escaped(uuid[:8]))
                 if uuid
-                else ""
-            ),
-            owner=(
-                row_markup.OWNER.format(
-                    w_owner=page["w_owner"],
-                    owner=owners.get(deployment.user_id, "—").translate(ESCAPES),
-                )
+                else "",
+                owner=row_markup.owner_cell(page, escaped(owners.get(deployment.user_id, "—")))
                 if owners is not None
-                else ""
-            ),
-            tone=tone,
-            meaning=meaning,
-            label=label,
-            spinner=row_markup.SPINNER if busy else "",
-            reason=(
-                row_markup.REASON.format(
-                    reason=reason.translate(ESCAPES), cut=_cut(reason).translate(ESCAPES)
-                )
+                else "",
+                tone=tone,
+                meaning=meaning,
+                spinner=row_markup.SPINNER if busy else "",
+                label=label,
+                reason=row_markup.reason_part(escaped(reason), escaped(_cut(reason)))
                 if reason
-                else ""
-            ),
-            group=group.translate(ESCAPES) if group else no_group,
-            site=site_names(site) if site else no_site,
-            region=" · " + region.translate(ESCAPES) if region else "",
-            created=when(deployment.created_at).translate(ESCAPES),
-            resources=resources,
-            access="".join(reach),
-            delete=(
-                row_markup.DELETE.format(
-                    id=key,
-                    url=delete_url.format(key),
-                    label=delete_words(deployment.name),
-                    w_delete=page["w_delete"],
-                )
-                if status not in _NOT_DELETABLE and mark != access.VIEWER
-                else ""
-            ),
+                else "",
+            )
         )
-        pieces.append(head(values))
         for row_template, shown_values in row_panels:
             if key in shown_values:
                 pieces.append((row_template, shown_values[key]))
-        pieces.append(tail(values))
+        pieces.append(
+            tail(
+                page,
+                group=escaped(group) if group else no_group,
+                site=site_names(site) if site else no_site,
+                region=" · " + escaped(region) if region else "",
+                created=escaped(when(deployment.created_at)),
+                resources=resources,
+                access="".join(reach),
+                delete=row_markup.delete_part(
+                    page, key, f"{delete_before}{key}{delete_after}", delete_words(deployment.name)
+                )
+                if status not in _NOT_DELETABLE and mark != access.VIEWER
+                else "",
+            )
+        )
     return row_markup.joined(pieces)
 
 
 def list_context(viewer: User, filters: queries.Filters) -> dict:
     """Everything My deployments (the page, and its rows as polled) draws for ``viewer``."""
     size = current_app.config["DEPLOYMENTS_PAGE_SIZE"]
-    listed = queries.list_page(viewer, filters, size)
+    listed = queries.list_page(viewer, filters, size, plain=True)
     outputs = presenters.shown_outputs(listed.deployments)
     for deployment in listed.deployments:
         if not statuses.reachable(deployment.status, deleted=deployment.deleted):

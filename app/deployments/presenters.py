@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import has_app_context, url_for
+from flask import current_app, has_app_context
 from flask_babel import get_locale, ngettext
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
@@ -146,6 +146,8 @@ def is_web_address(value: Any) -> bool:
     """Whether ``value`` is an http(s) URL with a host: the only values that become links."""
     if not isinstance(value, str) or _SPACE.search(value.strip()):
         return False
+    if "//" not in value:
+        return False  # no host (``urlsplit`` finds one only after "//"): most outputs, at once
     try:
         parts = urlsplit(value.strip())
     except ValueError:
@@ -223,11 +225,18 @@ def shown_outputs(
     if parsed is None:
         parsed = parsed_templates({d.revision_id for d in deployments if d.revision_id})
     shown = {}
+    # A page's rows mostly share a few revisions: each one's outputs are named once.
+    specs: dict[int | None, tuple[dict[str, OutputSpec], list[str]]] = {}
     for deployment in deployments:
-        template = parsed.get(deployment.revision_id)
-        by_name = {spec.name: spec for spec in template.outputs} if template else {}
+        revision_id = deployment.revision_id
+        found = specs.get(revision_id)
+        if found is None:
+            template = parsed.get(revision_id)
+            by_name = {spec.name: spec for spec in template.outputs} if template else {}
+            found = specs[revision_id] = (by_name, list(by_name))
+        by_name, listed = found
         outputs = deployment.outputs or {}
-        names = in_template_order(outputs, list(by_name))
+        names = in_template_order(outputs, listed)
         shown[deployment.id] = [_shown(n, outputs[n], by_name.get(n)) for n in names]
     return shown
 
@@ -376,4 +385,6 @@ def url_pattern(endpoint: str, key: str) -> str:
     """``url_for(endpoint, key=<id>)`` as a pattern with ``{}`` where the id goes: the list
     needs two addresses per row, and routing each one cost more than the rest of its row."""
     marker = 9_876_543_210_123
-    return url_for(endpoint, **{key: marker}).replace(str(marker), "{}")
+    # The templates' ``url_for``, which builds each address once per app and mount point.
+    build = current_app.jinja_env.globals["url_for"]
+    return build(endpoint, **{key: marker}).replace(str(marker), "{}")

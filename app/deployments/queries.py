@@ -14,14 +14,16 @@ from typing import Any
 
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import bindparam, false, func, or_, select
+from sqlalchemy import bindparam, func, or_, select
 from sqlalchemy.orm import load_only, with_expression
 
 from app.auth.managers import managed_groups
 from app.auth.models import User
 from app.bounds import page_number
 from app.catalogue.loader import catalogue
+from app.deployments import listed
 from app.deployments.access import shared_with_condition
+from app.deployments.listed import IS_JOB, JOB_HINT
 from app.deployments.models import Deployment
 from app.deployments.status import Status
 from app.extensions import db
@@ -50,12 +52,6 @@ STATUS_GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "gone": (_l("Gone or unknown"), (Status.VANISHED, Status.UNKNOWN, Status.DELETED)),
 }
 
-# A batch job before a site took it (its type is known only then): the list reads its Chronos
-# node in the database rather than load every row's template text.
-JOB_HINT = Deployment.template_text.like("%Docker.Chronos%")
-# The same rule as ``jobs.is_job``, for the database: once placed, the site's type says so,
-# before that the text; never NULL, so that "not a job" holds for a row with neither.
-IS_JOB = func.coalesce(Deployment.deployment_type == "CHRONOS", JOB_HINT, false())
 # Groups that hold only jobs (True) or only services (False).
 ONLY_JOBS = {"ready": False, "succeeded": True}
 
@@ -67,34 +63,22 @@ EVERYONE = "*"
 # How people write "everyone" in the Whose filter ("*" still works in old links).
 EVERYONE_WORDS = frozenset({"*", "everyone", "all"})
 
+# The table's columns: the conditions and orders below are the same for the list's plain rows
+# (``listed``), whose statement then stays clear of the ORM's machinery, and for the API's
+# entities.
+_COLUMN = Deployment.__table__.c
+
 # Orders the list can be sorted in (the API's ``sort``), each ending with the id so that pages
 # never overlap.
 SORT_COLUMNS = {
-    "createdAt": Deployment.created_at,
-    "name": Deployment.name,
-    "status": Deployment.status,
+    "createdAt": _COLUMN.created_at,
+    "name": _COLUMN.name,
+    "status": _COLUMN.status,
 }
 NEWEST_FIRST = ("createdAt", "desc")
 
-# What a row of the list shows; the template text, parameters and sealed secrets stay unread.
-LIST_COLUMNS = (
-    Deployment.uuid,
-    Deployment.user_id,
-    Deployment.name,
-    Deployment.template_slug,
-    Deployment.revision_id,
-    Deployment.template_name,
-    Deployment.group_name,
-    Deployment.charge,
-    Deployment.status,
-    Deployment.status_reason,
-    Deployment.site,
-    Deployment.region,
-    Deployment.deployment_type,  # a batch job's row speaks of runs (its template is read then)
-    Deployment.outputs,
-    Deployment.created_at,
-    Deployment.deleted,
-)
+# What a row of the list shows, as the entity's attributes (the API reads entities).
+LIST_COLUMNS = tuple(getattr(Deployment, name) for name in listed.SHOWN_COLUMNS)
 
 
 @dataclass(frozen=True)
@@ -113,7 +97,9 @@ class Filters:
     def from_args(cls, args: Any, may_see_others: bool) -> Filters:
         status = args.get("status", "")
         owner = args.get("user", "").strip()[:255] if may_see_others else ""
-        if owner.lower() in EVERYONE_WORDS or owner.lower() == gettext("Everyone").lower():
+        if owner and (
+            owner.lower() in EVERYONE_WORDS or owner.lower() == gettext("Everyone").lower()
+        ):
             owner = EVERYONE
         page = page_number(args.get("page"))
         shared = str(args.get("shared", "")).strip().lower()
@@ -183,13 +169,13 @@ def _owner_condition(viewer: User, owner: str, shared: str = ""):
         return shared_with_condition(viewer)
     if shared == MY_GROUPS:
         groups = sorted(managed_groups(viewer))
-        return Deployment.group_name.in_(groups) & (Deployment.user_id != viewer.id)
+        return _COLUMN.group_name.in_(groups) & (_COLUMN.user_id != viewer.id)
     if not viewer.is_admin or not owner:
-        return Deployment.user_id == viewer.id
+        return _COLUMN.user_id == viewer.id
     if owner == EVERYONE:
         return None
     user_ids = select(User.id).where(func.lower(User.username) == owner.lower())
-    return Deployment.user_id.in_(user_ids)
+    return _COLUMN.user_id.in_(user_ids)
 
 
 def _own_list(viewer: User, filters: Filters) -> bool:
@@ -201,7 +187,7 @@ def _whose(viewer: User, filters: Filters) -> list:
     """Whose deployments, as conditions (none for everyone's). The viewer's own list names no
     value in its statements (the viewer's id is the parameter ``viewer_id``): they are kept."""
     if _own_list(viewer, filters):
-        return [Deployment.user_id == bindparam("viewer_id")]
+        return [_COLUMN.user_id == bindparam("viewer_id")]
     owner = _owner_condition(viewer, filters.owner, filters.shared)
     return [] if owner is None else [owner]
 
@@ -224,24 +210,24 @@ def _values(viewer: User, filters: Filters) -> dict[str, Any]:
 
 def _conditions(viewer: User, filters: Filters) -> list:
     """The list's conditions, the values as bound parameters (``_values``)."""
-    conditions = [Deployment.deleted.is_(False), *_whose(viewer, filters)]
+    conditions = [_COLUMN.deleted.is_(False), *_whose(viewer, filters)]
     if filters.status:
-        conditions.append(Deployment.status.in_(STATUS_GROUPS[filters.status][1]))
+        conditions.append(_COLUMN.status.in_(STATUS_GROUPS[filters.status][1]))
         if filters.status in ONLY_JOBS:
             conditions.append(IS_JOB.is_(ONLY_JOBS[filters.status]))
     if filters.template:
-        conditions.append(Deployment.template_slug == bindparam("template"))
+        conditions.append(_COLUMN.template_slug == bindparam("template"))
     for number in range(len(filters.text.split())):
         conditions.append(
             or_(
                 *(
                     column.ilike(bindparam(f"word_{number}"), escape="\\")
                     for column in (
-                        Deployment.name,
-                        Deployment.template_name,
-                        Deployment.uuid,
-                        Deployment.group_name,
-                        Deployment.site,
+                        _COLUMN.name,
+                        _COLUMN.template_name,
+                        _COLUMN.uuid,
+                        _COLUMN.group_name,
+                        _COLUMN.site,
                     )
                 )
             )
@@ -279,22 +265,25 @@ def _list_options() -> tuple:
 
 
 def _count_statement(conditions: list):
-    return select(func.count(Deployment.id)).where(*conditions)
+    return select(func.count(_COLUMN.id)).where(*conditions)
 
 
-def _page_statement(conditions: list, sort: tuple[str, str]):
+def _page_statement(conditions: list, sort: tuple[str, str], plain: bool):
     """One page of rows (``size`` from ``offset``) in the order ``sort`` names, each with the
-    count of them all: one statement rather than two."""
+    count of them all: one statement rather than two. ``plain``: the list's columns
+    (``listed``), else entities."""
     column = SORT_COLUMNS[sort[0]]
     if sort[1] == "asc":
-        order = (column.asc(), Deployment.id.asc())
+        order = (column.asc(), _COLUMN.id.asc())
     else:
-        order = (column.desc(), Deployment.id.desc())
+        order = (column.desc(), _COLUMN.id.desc())
     counted = _count_statement(conditions).scalar_subquery().correlate(None)
+    if plain:
+        chosen = select(*listed.COLUMNS, IS_JOB, counted)
+    else:
+        chosen = select(Deployment, counted).options(*_list_options())
     return (
-        select(Deployment, counted)
-        .options(*_list_options())
-        .where(*conditions)
+        chosen.where(*conditions)
         .order_by(*order)
         .limit(bindparam("size"))
         .offset(bindparam("offset"))
@@ -302,20 +291,25 @@ def _page_statement(conditions: list, sort: tuple[str, str]):
 
 
 def list_page(
-    viewer: User, filters: Filters, size: int, sort: tuple[str, str] = NEWEST_FIRST
+    viewer: User,
+    filters: Filters,
+    size: int,
+    sort: tuple[str, str] = NEWEST_FIRST,
+    plain: bool = False,
 ) -> ListPage:
     """The page of deployments ``viewer`` may see that ``filters`` asks for, in the order
-    ``sort`` names (a key of SORT_COLUMNS and "asc" or "desc"; newest first by default)."""
+    ``sort`` names (a key of SORT_COLUMNS and "asc" or "desc"; newest first by default): as
+    ``Deployment`` entities, or ``plain``, as the list's rows (``listed.ListedDeployment``)."""
     values = _values(viewer, filters)
-    shape = ("page", *sort, *_narrowing(filters))
+    shape = ("page", plain, *sort, *_narrowing(filters))
     statement = _kept(
-        viewer, filters, shape, lambda: _page_statement(_conditions(viewer, filters), sort)
+        viewer, filters, shape, lambda: _page_statement(_conditions(viewer, filters), sort, plain)
     )
     page = filters.page
     rows = db.session.execute(statement, {**values, "size": size, "offset": (page - 1) * size})
     rows = rows.all()
     if rows:
-        total = rows[0][1]
+        total = rows[0][-1]
     else:
         # Past the end (an old link, a list that shrank): the count alone, then the last page.
         shape = ("count", *_narrowing(filters))
@@ -329,7 +323,8 @@ def list_page(
             rows = db.session.execute(statement, {**values, "size": size, "offset": offset})
             rows = rows.all()
     owners_shown = (viewer.is_admin and bool(filters.owner)) or bool(filters.shared)
-    return ListPage([row[0] for row in rows], total, page, size, owners_shown)
+    shown = listed.listed(rows) if plain else [row[0] for row in rows]
+    return ListPage(shown, total, page, size, owners_shown)
 
 
 def templates_of(viewer: User, filters: Filters) -> list[tuple[str, str]]:
@@ -339,9 +334,9 @@ def templates_of(viewer: User, filters: Filters) -> list[tuple[str, str]]:
         filters,
         ("templates",),
         lambda: (
-            select(Deployment.template_slug, func.max(Deployment.template_name))
-            .where(Deployment.deleted.is_(False), *_whose(viewer, filters))
-            .group_by(Deployment.template_slug)
+            select(_COLUMN.template_slug, func.max(_COLUMN.template_name))
+            .where(_COLUMN.deleted.is_(False), *_whose(viewer, filters))
+            .group_by(_COLUMN.template_slug)
         ),
     )
     rows = db.session.execute(statement, _whose_values(viewer, filters))
@@ -376,6 +371,6 @@ def has_past_deployments(viewer: User, filters: Filters) -> bool:
         viewer,
         filters,
         ("past",),
-        lambda: select(Deployment.id).where(*_whose(viewer, filters)).limit(1),
+        lambda: select(_COLUMN.id).where(*_whose(viewer, filters)).limit(1),
     )
     return db.session.scalar(statement, _whose_values(viewer, filters)) is not None

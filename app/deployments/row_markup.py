@@ -2,8 +2,8 @@
 
 Drawn by Jinja, a row was thirty placed values, each escaped, wrapped as markup again and
 found through the template's attribute lookup: two hundred Python calls a row, half the page
-with its fifty rows. Here a row is a few format strings, each value escaped by one
-``str.translate`` (the five characters markupsafe escapes, into the same entities), the words
+with its fifty rows. Here a row is a few f-strings, each value escaped as markupsafe escapes
+it (``escaped``: the five characters, into the same entities), the words
 every row shares translated once per page and placed as a template places the portal's own
 words (unescaped; the values inside a sentence escaped). templates/deployments/_rows.html
 places the rows, and includes between a row's two pieces the panels features lend it.
@@ -11,14 +11,25 @@ places the rows, and includes between a row's two pieces the panels features len
 
 from __future__ import annotations
 
-from flask import url_for
+from flask import current_app
 from flask_babel import get_translations
 from markupsafe import Markup
 
 from app.deployments.access import ACCESS_WORDS, CO_OWNER, MANAGER, VIEWER
 
-# markupsafe.escape's table: & < > ' " as &amp; &lt; &gt; &#39; &#34;.
-ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "'": "&#39;", '"': "&#34;"})
+
+def escaped(value: str) -> str:
+    """``value`` escaped as markupsafe.escape escapes it (& < > ' " as &amp; &lt; &gt; &#39;
+    &#34;), as plain text. Five replacements, each a scan in C that finds nothing in most
+    values, cost a row's values a seventh of one ``str.translate`` through a table, which
+    looks every character up in a dict."""
+    return (
+        value.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("'", "&#39;")
+        .replace('"', "&#34;")
+    )
 
 
 def text(value) -> str:
@@ -26,7 +37,7 @@ def text(value) -> str:
     escaped (None reads "None", as Jinja writes it)."""
     if hasattr(value, "__html__"):
         return value.__html__()
-    return str(value).translate(ESCAPES)
+    return escaped(str(value))
 
 
 def named(sentence: str, key: str):
@@ -34,66 +45,110 @@ def named(sentence: str, key: str):
     ``%(key)s``) filled with a value at a time, escaped."""
 
     def fill(value) -> str:
-        return sentence % {key: str(value).translate(ESCAPES)}
+        return sentence % {key: escaped(str(value))}
 
     return fill
 
 
-# A row up to its status cell's panels, then from there. The panels' templates are drawn
-# between the two; a row without panels is the two joined.
-HEAD = (
-    '<tr id="deployment-{id}" data-status="{status}">\n'
-    '<td class="deployment-name"><a id="row-{id}-open" class="fw-semibold text-break" '
-    'href="{url}">{name}</a>{mark}<div class="small text-body-secondary">{template}\n'
-    "{uuid}</div></td>\n"
-    "{owner}"
-    '<td data-label="{w_status}"><div><span class="badge status-badge text-bg-{tone}" '
-    'title="{meaning}">{spinner}<span>{label}</span></span>\n'
-    "{reason}"
-)
-TAIL = (
-    "</div></td>\n"
-    '<td data-label="{w_group_site}"><div><div>{group}</div>'
-    '<div class="small text-body-secondary">{site}{region}</div></div></td>\n'
-    '<td data-label="{w_created}" class="small"><div class="created">{created}</div></td>\n'
-    '<td data-label="{w_resources}" class="small"><div>{resources}</div></td>\n'
-    '<td data-label="{w_access}" class="deployment-access"><div>\n'
-    "{access}</div></td>\n"
-    '<td class="text-md-end deployment-actions">{delete}</td>\n'
-    "</tr>\n"
-)
-UUID = (
-    ' · <code class="uuid" title="{uuid}">{short}</code> <button type="button" '
-    'id="row-{id}-copy-id" class="btn btn-sm btn-outline-secondary js-only copy-icon" '
-    'data-copy-value="{uuid}" aria-label="{w_copy_id}" title="{w_copy_id}"{copied_icon}'
-)
-OWNER = '<td data-label="{w_owner}"><div>{owner}</div></td>'
+# A row's pieces, each an f-string in a function: ``str.format`` parsed a piece's text again
+# for every row and placed each value through a lookup by name, ten times the time of an
+# f-string, which Python compiles into the placing. ``w`` holds the words and pieces every row
+# of a page shares (``page_words``); every other value comes escaped (or is markup).
+
+
+def head(
+    w, *, id, status, url, name, mark, template, uuid, owner, tone, meaning, spinner, label, reason
+) -> str:
+    """A row up to its status cell's panels (``tail`` goes on from there; the panels'
+    templates are drawn between the two, and a row without panels is the two joined)."""
+    return (
+        f'<tr id="deployment-{id}" data-status="{status}">\n'
+        f'<td class="deployment-name"><a id="row-{id}-open" class="fw-semibold text-break" '
+        f'href="{url}">{name}</a>{mark}<div class="small text-body-secondary">{template}\n'
+        f"{uuid}</div></td>\n"
+        f"{owner}"
+        f'<td data-label="{w["w_status"]}"><div><span class="badge status-badge '
+        f'text-bg-{tone}" title="{meaning}">{spinner}<span>{label}</span></span>\n'
+        f"{reason}"
+    )
+
+
+def tail(w, *, group, site, region, created, resources, access, delete) -> str:
+    return (
+        "</div></td>\n"
+        f'<td data-label="{w["w_group_site"]}"><div><div>{group}</div>'
+        f'<div class="small text-body-secondary">{site}{region}</div></div></td>\n'
+        f'<td data-label="{w["w_created"]}" class="small"><div class="created">{created}</div>'
+        "</td>\n"
+        f'<td data-label="{w["w_resources"]}" class="small"><div>{resources}</div></td>\n'
+        f'<td data-label="{w["w_access"]}" class="deployment-access"><div>\n'
+        f"{access}</div></td>\n"
+        f'<td class="text-md-end deployment-actions">{delete}</td>\n'
+        "</tr>\n"
+    )
+
+
+def uuid_part(w, id, uuid, short) -> str:
+    return (
+        f' · <code class="uuid" title="{uuid}">{short}</code> <button type="button" '
+        f'id="row-{id}-copy-id" class="btn btn-sm btn-outline-secondary js-only copy-icon" '
+        f'data-copy-value="{uuid}" aria-label="{w["w_copy_id"]}" title="{w["w_copy_id"]}"'
+        f"{w['copied_icon']}"
+    )
+
+
+def owner_cell(w, owner) -> str:
+    return f'<td data-label="{w["w_owner"]}"><div>{owner}</div></td>'
+
+
 SPINNER = '<span class="spinner-border spinner-border-sm" aria-hidden="true"></span>'
-REASON = '<div class="small text-danger-emphasis reason-snippet" title="{reason}">{cut}</div>'
-LINK = (
-    '<div class="d-flex gap-1 align-items-center"><a id="row-{id}-link" '
-    'class="btn btn-sm btn-primary text-nowrap" href="{href}" target="_blank" '
-    'rel="noopener noreferrer">{open}</a> <button type="button" id="row-{id}-copy-link" '
-    'class="btn btn-sm btn-outline-secondary js-only copy-icon" data-copy-value="{href}" '
-    'aria-label="{copy}" title="{w_copy_address}"{copied_icon}</div>'
-)
-COPY = (
-    '<div class="small mt-1 d-flex align-items-center gap-1 text-nowrap">'
-    '<span class="text-body-secondary">{label}</span> <code class="text-truncate">{text}</code> '
-    '<button type="button" id="row-{id}-copy-{number}" '
-    'class="btn btn-sm btn-outline-secondary js-only copy-icon" data-copy-value="{text}" '
-    'aria-label="{action}" title="{w_copy}"{copied_icon}</div>'
-)
-NOTHING_YET = '<span class="text-body-secondary small">{words}</span>'
-DELETE = (
-    '<a id="row-{id}-delete" class="btn btn-sm btn-outline-danger" href="{url}" '
-    'aria-label="{label}">{w_delete}</a>'
-)
-MARK = ' <span class="badge text-bg-info shared-mark">{words}</span>'
-COPIED_ICON = (
-    ' data-copied="{w_copied}"><svg class="bi" aria-hidden="true"><use href="{sprite}"/>'
-    "</svg></button>"
-)
+
+
+def reason_part(reason, cut) -> str:
+    return f'<div class="small text-danger-emphasis reason-snippet" title="{reason}">{cut}</div>'
+
+
+def link_part(w, id, href, open, copy) -> str:
+    return (
+        f'<div class="d-flex gap-1 align-items-center"><a id="row-{id}-link" '
+        f'class="btn btn-sm btn-primary text-nowrap" href="{href}" target="_blank" '
+        f'rel="noopener noreferrer">{open}</a> <button type="button" id="row-{id}-copy-link" '
+        f'class="btn btn-sm btn-outline-secondary js-only copy-icon" data-copy-value="{href}" '
+        f'aria-label="{copy}" title="{w["w_copy_address"]}"{w["copied_icon"]}</div>'
+    )
+
+
+def copy_part(w, id, number, label, text, action) -> str:
+    return (
+        '<div class="small mt-1 d-flex align-items-center gap-1 text-nowrap">'
+        f'<span class="text-body-secondary">{label}</span> '
+        f'<code class="text-truncate">{text}</code> '
+        f'<button type="button" id="row-{id}-copy-{number}" '
+        f'class="btn btn-sm btn-outline-secondary js-only copy-icon" data-copy-value="{text}" '
+        f'aria-label="{action}" title="{w["w_copy"]}"{w["copied_icon"]}</div>'
+    )
+
+
+def nothing_yet(words) -> str:
+    return f'<span class="text-body-secondary small">{words}</span>'
+
+
+def delete_part(w, id, url, label) -> str:
+    return (
+        f'<a id="row-{id}-delete" class="btn btn-sm btn-outline-danger" href="{url}" '
+        f'aria-label="{label}">{w["w_delete"]}</a>'
+    )
+
+
+def _mark(words) -> str:
+    return f' <span class="badge text-bg-info shared-mark">{words}</span>'
+
+
+def _copied_icon(w_copied, sprite) -> str:
+    return (
+        f' data-copied="{w_copied}"><svg class="bi" aria-hidden="true"><use href="{sprite}"/>'
+        "</svg></button>"
+    )
 
 
 def translator():
@@ -123,13 +178,15 @@ def page_words() -> dict[str, str]:
         "w_no_site": _("Site not chosen yet"),
         "w_when_ready": _("When ready"),
     }
+    # The templates' ``url_for``, which builds each address once per app and mount point.
+    url_for = current_app.jinja_env.globals["url_for"]
     sprite = url_for("bootstrap.static", filename="icons/bootstrap-icons.svg") + "#clipboard"
-    words["copied_icon"] = COPIED_ICON.format(w_copied=_("Copied"), sprite=text(sprite))
+    words["copied_icon"] = _copied_icon(_("Copied"), text(sprite))
     shared_as = named(_("Shared with you as %(role)s"), "role")
     words["marks"] = {
-        VIEWER: MARK.format(words=shared_as(ACCESS_WORDS[VIEWER])),
-        CO_OWNER: MARK.format(words=shared_as(ACCESS_WORDS[CO_OWNER])),
-        MANAGER: MARK.format(words=_("In a group you manage")),
+        VIEWER: _mark(shared_as(ACCESS_WORDS[VIEWER])),
+        CO_OWNER: _mark(shared_as(ACCESS_WORDS[CO_OWNER])),
+        MANAGER: _mark(_("In a group you manage")),
     }
     return words
 

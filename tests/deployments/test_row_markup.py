@@ -20,6 +20,11 @@ def test_a_value_is_placed_as_jinja_places_it(value):
     assert row_markup.text(value) == str(escape(value))
 
 
+@pytest.mark.parametrize("value", ["plain", TRICKY, "", "&amp;", "<<>>''\"\"&&", "é · —"])
+def test_a_text_is_escaped_as_markupsafe_escapes_it(value):
+    assert row_markup.escaped(value) == str(escape(value))
+
+
 def test_every_value_a_row_shows_is_escaped(client, login_as, make_deployment, no_orchestrator):
     user_id = login_as()
     made = make_deployment(
