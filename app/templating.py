@@ -3,6 +3,8 @@
 from collections import ChainMap
 
 from flask import Flask, current_app, has_request_context, request
+from flask.globals import _cv_app, _cv_request
+from flask_wtf.csrf import generate_csrf
 from flask_babel import get_locale
 from markupsafe import Markup, escape
 
@@ -39,15 +41,21 @@ def _url_builder(app: Flask):
     urls: dict[tuple, str] = {}
 
     def remembered_url_for(endpoint: str, **values) -> str:
+        # The request's context is read directly rather than through ``request``'s proxy: a
+        # page asks for forty addresses, and the proxy's steps cost more than the lookup.
+        request_context = _cv_request.get(None)
         if (
-            endpoint.startswith(".")
+            request_context is None
+            or endpoint[:1] == "."
             or "_external" in values
             or "_scheme" in values
             or app.url_default_functions
-            or not has_request_context()
         ):
             return app.url_for(endpoint, **values)
-        key = (request.script_root, endpoint, *values.items())
+        if values:
+            key = (request_context.request.root_path, endpoint, *values.items())
+        else:
+            key = (request_context.request.root_path, endpoint)
         try:
             return urls[key]
         except KeyError:
@@ -103,14 +111,64 @@ def _icon_drawer(app: Flask):
     return icon
 
 
+def _csrf_token_writer(app: Flask):
+    """``csrf_token()``: Flask-WTF's ``generate_csrf``, reading the token it keeps on ``g`` for
+    the rest of the request directly. A page writes the token into each of its forms (the
+    bar's language switch and logout, the page's own), and each later asking went through
+    the configuration's and ``g``'s proxies to find the same token."""
+    field_name = app.config["WTF_CSRF_FIELD_NAME"]
+
+    def csrf_token() -> str:
+        app_context = _cv_app.get(None)
+        if app_context is not None:
+            try:
+                return app_context.g.__dict__[field_name]
+            except KeyError:
+                pass
+        return generate_csrf()
+
+    return csrf_token
+
+
+def _bootstrap_tags(app: Flask):
+    """``bootstrap_css()`` and ``bootstrap_js()``: Flask-Bootstrap's stylesheet and script tags,
+    each made once per place the app is mounted.
+
+    The tags depend on the Bootstrap settings, which hold from start to stop, and on the
+    address of the files served locally; Flask-Bootstrap made them anew for every page, building
+    the address through the URL map each time.
+    """
+    made: dict[tuple[str, str], Markup] = {}
+
+    def remembered(which: str):
+        def tags() -> Markup:
+            if not has_request_context():
+                return getattr(app.extensions["bootstrap"], which)()
+            key = (which, request.script_root)
+            found = made.get(key)
+            if found is None:
+                found = made[key] = getattr(app.extensions["bootstrap"], which)()
+            return found
+
+        return tags
+
+    return remembered("load_css"), remembered("load_js")
+
+
 def init_templating(app: Flask) -> None:
     app.jinja_env.make_globals = _make_globals(app)
     app.jinja_env.globals["url_for"] = _url_builder(app)
     app.jinja_env.globals["icon"] = _icon_drawer(app)
+    app.jinja_env.globals["csrf_token"] = _csrf_token_writer(app)
+    css, js = _bootstrap_tags(app)
+    app.jinja_env.globals.update(bootstrap_css=css, bootstrap_js=js)
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
     init_form_html()
-    app.context_processor(_page_globals)
+    # Over Flask-WTF's own ``csrf_token`` (its processor runs before this one): the same token,
+    # found in fewer steps.
+    csrf_token = app.jinja_env.globals["csrf_token"]
+    app.context_processor(lambda: {**_page_globals(), "csrf_token": csrf_token})
     app.add_template_global(timezone_groups)
     app.add_template_global(utcnow)
     # Dates, numbers and sizes in the person's language and time zone (app.formatting). The

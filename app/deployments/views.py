@@ -185,6 +185,7 @@ def _detail_context(deployment: Deployment, revealed: dict[str, str] | None = No
         "people": people,
         "steps": steps.timeline(deployment, people, jobs.step_looks(deployment)),
         "deployment_panels": panels.panels_for([deployment]),
+        "site_shown": _site_shown(deployment.site),
         "resources": presenters.resources_summary(deployment.charge),
         "settings": presenters.shown_settings(deployment, template),
         "typed_secrets": secret_items.typed_secrets(template),
@@ -192,6 +193,14 @@ def _detail_context(deployment: Deployment, revealed: dict[str, str] | None = No
         "can_reset": statuses.resettable(deployment.status),
         "can_force": statuses.force_deletable(deployment.status),
     }
+
+
+def _site_shown(site: str | None) -> str | None:
+    """The name the Details give the recorded site: the known site's (the capacity feature's
+    ``known_site``, which templates are given), else the recorded one; None when none is."""
+    known_site = current_app.jinja_env.globals.get("known_site")
+    known = known_site(site) if known_site and site else None
+    return known.name if known else (site or None)
 
 
 @bp.get("/<int:deployment_id>")
