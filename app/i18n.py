@@ -26,6 +26,11 @@ LANGUAGES = {"en": "English", "it": "Italiano"}
 # claims a language it is not written in.
 SOURCE_LOCALE = "en"
 _OFFERED = StateKey("offered languages")
+# What each Accept-Language header asks for, among the languages offered (``browser_locale``):
+# the same few headers come again and again, and reading one took sixty steps. Headers beyond
+# this many are all forgotten at once.
+_BROWSER_CHOICES = StateKey("languages browsers ask for")
+BROWSER_CHOICES_KEPT = 1024
 # Outside a request (flask commands, the workers) the portal speaks English whatever
 # DEFAULT_LOCALE says: operators' scripts read what commands print, and operators quote it in
 # tickets. What is written for a person outside their requests (e-mails) goes through read_by,
@@ -91,12 +96,23 @@ def browser_locale() -> str | None:
     """The first language the browser asks for that the portal speaks, by the browser's order:
     "de-DE, it-CH;q=0.8, en;q=0.5" is Italian (a regional variant counts as its language, as
     Werkzeug's best_match would count it only after every exact match)."""
+    header = request.headers.get("Accept-Language", "")
+    choices = current_app.extensions[_BROWSER_CHOICES]
+    try:
+        return choices[header]
+    except KeyError:
+        pass
     offered = offered_languages()
+    chosen = None
     for tag, _quality in request.accept_languages:
         code = tag.replace("_", "-").split("-", 1)[0].lower()
         if code in offered:
-            return code
-    return None
+            chosen = code
+            break
+    if len(choices) >= BROWSER_CHOICES_KEPT:
+        choices.clear()
+    choices[header] = chosen
+    return chosen
 
 
 def select_locale() -> str:
@@ -278,11 +294,23 @@ _WORDS_KEPT = 4096
 
 @pass_eval_context
 def _template_gettext(eval_ctx, message: str, /, **variables):
-    translations = _page_translations()
     if variables or not eval_ctx.autoescape:
+        translations = _page_translations()
         return _as_template_text(eval_ctx, translations.ugettext(message), variables)
     # A word with nothing to put in is the same markup each time in a language: a page's fifty
-    # words were each looked up, fallen back to English and wrapped anew.
+    # words were each looked up, fallen back to English and wrapped anew. The words are kept
+    # with the catalogue (``_page_translations``), found here by subscripts alone: this runs
+    # for every word of every page.
+    app_context = _cv_app.get(None)
+    try:
+        state = app_context.g.__dict__["_flask_babel"].__dict__
+        locale, translations = state["portal_translations"]
+        if locale is not state["babel_locale"]:
+            raise KeyError(locale)
+        return translations.__dict__["portal_markup"][message]
+    except (AttributeError, KeyError):
+        pass
+    translations = _page_translations()
     words = translations.__dict__.get("portal_markup")
     if words is None:
         words = translations.portal_markup = {}
@@ -343,6 +371,7 @@ def _offer_languages(app: Flask) -> None:
     from app.catalogues import init_catalogues
 
     readable = init_catalogues(app, set(LANGUAGES) - {SOURCE_LOCALE})
+    app.extensions[_BROWSER_CHOICES] = {}
     app.extensions[_OFFERED] = {
         code: name for code, name in LANGUAGES.items() if code == SOURCE_LOCALE or code in readable
     }
