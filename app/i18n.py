@@ -267,12 +267,15 @@ class _PageDomain(Domain):
 
 
 def _page_translations():
-    """The catalogue of the language being served (as ``get_domain().get_translations()``)."""
-    ctx = _babel_context()
-    if ctx is not None:
-        found = ctx.__dict__.get("portal_translations")
-        if found is not None and found[0] is ctx.__dict__.get("babel_locale"):
-            return found[1]
+    """The catalogue of the language being served (as ``get_domain().get_translations()``):
+    found by subscripts alone when ``_PageDomain`` kept it for the language being served."""
+    try:
+        state = _cv_app.get(None).g.__dict__["_flask_babel"].__dict__
+        locale, translations = state["portal_translations"]
+        if locale is state["babel_locale"]:
+            return translations
+    except (AttributeError, KeyError):
+        pass
     return get_domain().get_translations()
 
 
