@@ -5,10 +5,10 @@ from types import BuiltinFunctionType, FunctionType, MethodType
 
 from flask import Flask, current_app, has_request_context, request
 from flask.globals import _cv_app, _cv_request
+from flask_babel import get_locale
 from flask_wtf.csrf import generate_csrf
 from jinja2.runtime import Context
 from jinja2.utils import _PassArg, internalcode
-from flask_babel import get_locale
 from markupsafe import Markup, escape
 
 from app import actors, formatting

@@ -74,9 +74,9 @@ def managed_groups(user: User) -> frozenset[str]:
 def _named_with_login(user: User) -> int | None:
     """How many groups ``user`` was named a manager of, when the login check of this request
     read it for them (``NAMED_READING``); None when it did not, or no longer stands."""
-    from app.auth.logins import login_reading, request_user
+    from app.auth.logins import loaded_user, login_reading
 
-    person = request_user()
+    person = loaded_user()
     if person is None or getattr(person, "id", None) != user.id:
         return None
     return login_reading(NAMED_READING)

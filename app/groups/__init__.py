@@ -23,6 +23,4 @@ def init_groups(app: Flask) -> None:
 
     app.context_processor(lambda: {"groups_menu": menu.shows_entry})
     NAVIGATION_MENUS.add(app, "groups/_menu.html")
-    LOGIN_READINGS.add(
-        app, LoginReading(NAMED_READING, named_with_login, menu.draws_the_menu)
-    )
+    LOGIN_READINGS.add(app, LoginReading(NAMED_READING, named_with_login, menu.draws_the_menu))
