@@ -26,9 +26,8 @@ LANGUAGES = {"en": "English", "it": "Italiano"}
 # claims a language it is not written in.
 SOURCE_LOCALE = "en"
 _OFFERED = StateKey("offered languages")
-# What each Accept-Language header asks for, among the languages offered (``browser_locale``):
-# the same few headers come again and again, and reading one took sixty steps. Headers beyond
-# this many are all forgotten at once.
+# The language each Accept-Language header picks (``browser_locale``): the same few headers
+# come again and again, and reading one took sixty steps. Beyond this many, all are forgotten.
 _BROWSER_CHOICES = StateKey("languages browsers ask for")
 BROWSER_CHOICES_KEPT = 1024
 # Outside a request (flask commands, the workers) the portal speaks English whatever
@@ -98,21 +97,15 @@ def browser_locale() -> str | None:
     Werkzeug's best_match would count it only after every exact match)."""
     header = request.headers.get("Accept-Language", "")
     choices = current_app.extensions[_BROWSER_CHOICES]
-    try:
-        return choices[header]
-    except KeyError:
-        pass
-    offered = offered_languages()
-    chosen = None
-    for tag, _quality in request.accept_languages:
-        code = tag.replace("_", "-").split("-", 1)[0].lower()
-        if code in offered:
-            chosen = code
-            break
-    if len(choices) >= BROWSER_CHOICES_KEPT:
-        choices.clear()
-    choices[header] = chosen
-    return chosen
+    if header not in choices:
+        offered = offered_languages()
+        asked = (
+            tag.replace("_", "-").split("-", 1)[0].lower() for tag, _ in request.accept_languages
+        )
+        if len(choices) >= BROWSER_CHOICES_KEPT:
+            choices.clear()
+        choices[header] = next((code for code in asked if code in offered), None)
+    return choices[header]
 
 
 def select_locale() -> str:
@@ -267,8 +260,7 @@ class _PageDomain(Domain):
 
 
 def _page_translations():
-    """The catalogue of the language being served (as ``get_domain().get_translations()``):
-    found by subscripts alone when ``_PageDomain`` kept it for the language being served."""
+    """The catalogue of the language served (``get_domain().get_translations()``), kept."""
     try:
         state = _cv_app.get(None).g.__dict__["_flask_babel"].__dict__
         locale, translations = state["portal_translations"]
@@ -301,12 +293,10 @@ def _template_gettext(eval_ctx, message: str, /, **variables):
         translations = _page_translations()
         return _as_template_text(eval_ctx, translations.ugettext(message), variables)
     # A word with nothing to put in is the same markup each time in a language: a page's fifty
-    # words were each looked up, fallen back to English and wrapped anew. The words are kept
-    # with the catalogue (``_page_translations``), found here by subscripts alone: this runs
-    # for every word of every page.
-    app_context = _cv_app.get(None)
+    # words were each looked up, fallen back to English and wrapped anew. Kept with the
+    # catalogue, they are found by subscripts alone (as in ``_page_translations``).
     try:
-        state = app_context.g.__dict__["_flask_babel"].__dict__
+        state = _cv_app.get(None).g.__dict__["_flask_babel"].__dict__
         locale, translations = state["portal_translations"]
         if locale is not state["babel_locale"]:
             raise KeyError(locale)
