@@ -26,6 +26,10 @@ LANGUAGES = {"en": "English", "it": "Italiano"}
 # claims a language it is not written in.
 SOURCE_LOCALE = "en"
 _OFFERED = StateKey("offered languages")
+# The language each Accept-Language header picks (``browser_locale``): the same few headers
+# come again and again, and reading one took sixty steps. Beyond this many, all are forgotten.
+_BROWSER_CHOICES = StateKey("languages browsers ask for")
+BROWSER_CHOICES_KEPT = 1024
 # Outside a request (flask commands, the workers) the portal speaks English whatever
 # DEFAULT_LOCALE says: operators' scripts read what commands print, and operators quote it in
 # tickets. What is written for a person outside their requests (e-mails) goes through read_by,
@@ -91,12 +95,17 @@ def browser_locale() -> str | None:
     """The first language the browser asks for that the portal speaks, by the browser's order:
     "de-DE, it-CH;q=0.8, en;q=0.5" is Italian (a regional variant counts as its language, as
     Werkzeug's best_match would count it only after every exact match)."""
-    offered = offered_languages()
-    for tag, _quality in request.accept_languages:
-        code = tag.replace("_", "-").split("-", 1)[0].lower()
-        if code in offered:
-            return code
-    return None
+    header = request.headers.get("Accept-Language", "")
+    choices = current_app.extensions[_BROWSER_CHOICES]
+    if header not in choices:
+        offered = offered_languages()
+        asked = (
+            tag.replace("_", "-").split("-", 1)[0].lower() for tag, _ in request.accept_languages
+        )
+        if len(choices) >= BROWSER_CHOICES_KEPT:
+            choices.clear()
+        choices[header] = next((code for code in asked if code in offered), None)
+    return choices[header]
 
 
 def select_locale() -> str:
@@ -251,12 +260,14 @@ class _PageDomain(Domain):
 
 
 def _page_translations():
-    """The catalogue of the language being served (as ``get_domain().get_translations()``)."""
-    ctx = _babel_context()
-    if ctx is not None:
-        found = ctx.__dict__.get("portal_translations")
-        if found is not None and found[0] is ctx.__dict__.get("babel_locale"):
-            return found[1]
+    """The catalogue of the language served (``get_domain().get_translations()``), kept."""
+    try:
+        state = _cv_app.get(None).g.__dict__["_flask_babel"].__dict__
+        locale, translations = state["portal_translations"]
+        if locale is state["babel_locale"]:
+            return translations
+    except (AttributeError, KeyError):
+        pass
     return get_domain().get_translations()
 
 
@@ -278,11 +289,21 @@ _WORDS_KEPT = 4096
 
 @pass_eval_context
 def _template_gettext(eval_ctx, message: str, /, **variables):
-    translations = _page_translations()
     if variables or not eval_ctx.autoescape:
+        translations = _page_translations()
         return _as_template_text(eval_ctx, translations.ugettext(message), variables)
     # A word with nothing to put in is the same markup each time in a language: a page's fifty
-    # words were each looked up, fallen back to English and wrapped anew.
+    # words were each looked up, fallen back to English and wrapped anew. Kept with the
+    # catalogue, they are found by subscripts alone (as in ``_page_translations``).
+    try:
+        state = _cv_app.get(None).g.__dict__["_flask_babel"].__dict__
+        locale, translations = state["portal_translations"]
+        if locale is not state["babel_locale"]:
+            raise KeyError(locale)
+        return translations.__dict__["portal_markup"][message]
+    except (AttributeError, KeyError):
+        pass
+    translations = _page_translations()
     words = translations.__dict__.get("portal_markup")
     if words is None:
         words = translations.portal_markup = {}
@@ -343,6 +364,7 @@ def _offer_languages(app: Flask) -> None:
     from app.catalogues import init_catalogues
 
     readable = init_catalogues(app, set(LANGUAGES) - {SOURCE_LOCALE})
+    app.extensions[_BROWSER_CHOICES] = {}
     app.extensions[_OFFERED] = {
         code: name for code, name in LANGUAGES.items() if code == SOURCE_LOCALE or code in readable
     }

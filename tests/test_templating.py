@@ -74,3 +74,54 @@ def test_a_word_kept_for_templates_is_kept_per_language(app):
     assert page("it", "a") == "Catalogo|Avvia a"
     assert page("en", "b") == "Catalogue|Launch b"
     assert page("it", "c") == "Catalogo|Avvia c"
+
+
+def test_a_template_calls_functions_methods_and_callable_objects_as_jinja_does(app):
+    from jinja2 import pass_context, pass_eval_context
+
+    @pass_context
+    def page_name(context):
+        return context["name"]
+
+    @pass_eval_context
+    def escaping(eval_ctx):
+        return eval_ctx.autoescape
+
+    class Counter:
+        @pass_eval_context
+        def __call__(self, eval_ctx, step):
+            return f"{eval_ctx.autoescape}+{step}"
+
+    source = (
+        "{{ page_name() }} {{ escaping() }} {{ counter(2) }} {{ name.startswith('pa') }} "
+        "{{ plain(1, more=2) }}{% for i in [1] %} {{ page_name() }}{% endfor %}"
+    )
+    with app.test_request_context("/"):
+        page = render_template_string(
+            source,
+            name="page",
+            page_name=page_name,
+            escaping=escaping,
+            counter=Counter(),
+            plain=lambda one, more: one + more,
+        )
+    assert page == "page True True+2 True 3 page"
+
+
+def test_bootstrap_tags_follow_where_the_app_is_mounted(app):
+    source = "{{ bootstrap_css() }}{{ bootstrap_js() }}"
+    here = _render(app, source)
+    mounted = _render(app, source, environ_overrides={"SCRIPT_NAME": "/portal"})
+    with app.test_request_context("/"):
+        bootstrap = app.extensions["bootstrap"]
+        assert here == bootstrap.load_css() + bootstrap.load_js()
+    assert 'href="/bootstrap/static/' in here
+    assert 'href="/portal/bootstrap/static/' in mounted and mounted.count("/portal/") == 3
+
+
+def test_every_form_of_a_page_carries_the_same_csrf_token(app):
+    from flask_wtf.csrf import generate_csrf
+
+    with app.test_request_context("/"):
+        page = render_template_string("{{ csrf_token() }} {{ csrf_token() }}")
+        assert page == f"{generate_csrf()} {generate_csrf()}"

@@ -337,6 +337,15 @@ def request_user():
     return attributes["_login_user"]
 
 
+def loaded_user():
+    """The person of this request if they were already looked up (``request_user``), else None;
+    never looks them up."""
+    app_context = _cv_app.get(None)
+    if app_context is None or _cv_request.get(None) is None:
+        return None
+    return app_context.g.__dict__.get("_login_user")
+
+
 def init_request_user() -> None:
     """Have ``current_user`` (and the templates' copy) found by ``request_user``."""
     flask_login.utils._get_user = request_user

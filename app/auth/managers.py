@@ -10,7 +10,7 @@ access policy's to say; this module only answers who manages what.
 from __future__ import annotations
 
 from flask import current_app, g, has_request_context
-from sqlalchemy import String, bindparam, cast, delete, select
+from sqlalchemy import String, bindparam, cast, delete, func, select
 from sqlalchemy.exc import IntegrityError
 
 from app.auth.groups import normalise_group, normalise_groups
@@ -23,6 +23,20 @@ _CACHE = "_managed_groups"
 # holds no value; the person is bound at each reading) and read from the table as plain values.
 _MANAGERS = GroupManager.__table__
 _NAMED = select(_MANAGERS.c.group_name).where(_MANAGERS.c.user_id == bindparam("user_id"))
+# The name of how many groups the person was named a manager of, when a feature has it read
+# with the login check (``app.auth.logins.LoginReading``, with ``named_with_login``): the
+# navigation bar asks on every page whether its person manages any group, and most manage
+# none, which the count then says without a query of its own.
+NAMED_READING = "groups_named_manager"
+
+
+def named_with_login(user_id_column):
+    """How many groups the person was named a manager of, as the login check reads it."""
+    return (
+        select(func.count(_MANAGERS.c.id))
+        .where(_MANAGERS.c.user_id == user_id_column)
+        .scalar_subquery()
+    )
 
 
 def groups_managed_by_membership(groups: list[str], mapping: dict[str, list[str]]) -> list[str]:
@@ -48,9 +62,24 @@ def managed_groups(user: User) -> frozenset[str]:
         return frozenset()
     cache = g.setdefault(_CACHE, {}) if has_request_context() else {}
     if user.id not in cache:
-        named = db.session.scalars(_NAMED, {"user_id": user.id})
-        cache[user.id] = frozenset([*named, *(user.managed_by_membership or ())])
+        by_membership = user.managed_by_membership or ()
+        if _named_with_login(user) == 0:
+            named = ()
+        else:
+            named = db.session.scalars(_NAMED, {"user_id": user.id})
+        cache[user.id] = frozenset([*named, *by_membership])
     return cache[user.id]
+
+
+def _named_with_login(user: User) -> int | None:
+    """How many groups ``user`` was named a manager of, when the login check of this request
+    read it for them (``NAMED_READING``); None when it did not, or no longer stands."""
+    from app.auth.logins import loaded_user, login_reading
+
+    person = loaded_user()
+    if person is None or getattr(person, "id", None) != user.id:
+        return None
+    return login_reading(NAMED_READING)
 
 
 def manages(user: User, group: str | None) -> bool:

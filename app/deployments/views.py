@@ -68,7 +68,7 @@ def _is_htmx() -> bool:
 
 def _deployment(deployment_id: int, action: access.Action = access.Action.VIEW) -> Deployment:
     """The deployment the current user may do ``action`` to (``access``); 404 otherwise."""
-    return operations.visible_deployment(current_user, deployment_id, action)
+    return operations.visible_deployment(_viewer(), deployment_id, action)
 
 
 def _filters() -> queries.Filters:
@@ -165,8 +165,9 @@ def _detail_context(deployment: Deployment, revealed: dict[str, str] | None = No
         plain = deployment.outputs or {}
         kept = {i.name: plain[i.name] for i in secrets if i.kind == "output" and i.name in plain}
         revealed = {**kept, **revealed}
+    viewer = _viewer()
     actors = {e.actor_id for e in deployment.events if e.actor_id} | {deployment.user_id}
-    people = queries.usernames(actors, known=current_user)
+    people = queries.usernames(actors, known=viewer)
     return {
         "name_max": NAME_MAX_LENGTH,
         "deployment": deployment,
@@ -179,12 +180,13 @@ def _detail_context(deployment: Deployment, revealed: dict[str, str] | None = No
         "reachable": reachable,
         "secrets": secrets,
         "revealed": None if revealed is None else secret_items.revealed_secrets(revealed, template),
-        "owner_view": deployment.user_id == current_user.id,
-        "rights": access.rights(current_user, deployment),
-        "access_why": access.why(current_user, deployment),
+        "owner_view": deployment.user_id == viewer.id,
+        "rights": access.rights(viewer, deployment),
+        "access_why": access.why(viewer, deployment),
         "people": people,
         "steps": steps.timeline(deployment, people, jobs.step_looks(deployment)),
         "deployment_panels": panels.panels_for([deployment]),
+        "site_shown": _site_shown(deployment.site),
         "resources": presenters.resources_summary(deployment.charge),
         "settings": presenters.shown_settings(deployment, template),
         "typed_secrets": secret_items.typed_secrets(template),
@@ -192,6 +194,14 @@ def _detail_context(deployment: Deployment, revealed: dict[str, str] | None = No
         "can_reset": statuses.resettable(deployment.status),
         "can_force": statuses.force_deletable(deployment.status),
     }
+
+
+def _site_shown(site: str | None) -> str | None:
+    """The name the Details give the recorded site: the known site's (the capacity feature's
+    ``known_site``, which templates are given), else the recorded one; None when none is."""
+    known_site = current_app.jinja_env.globals.get("known_site")
+    known = known_site(site) if known_site and site else None
+    return known.name if known else (site or None)
 
 
 @bp.get("/<int:deployment_id>")

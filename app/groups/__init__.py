@@ -17,11 +17,10 @@ from flask import Flask
 def init_groups(app: Flask) -> None:
     """Start-up: the navigation bar's "My groups" entry, read with the login check."""
     from app.auth.logins import LoginReading
+    from app.auth.managers import NAMED_READING, named_with_login
     from app.extension_points import LOGIN_READINGS, NAVIGATION_MENUS
     from app.groups import menu
 
     app.context_processor(lambda: {"groups_menu": menu.shows_entry})
     NAVIGATION_MENUS.add(app, "groups/_menu.html")
-    LOGIN_READINGS.add(
-        app, LoginReading(menu.NAMED_READING, menu.named_with_login, menu.draws_the_menu)
-    )
+    LOGIN_READINGS.add(app, LoginReading(NAMED_READING, named_with_login, menu.draws_the_menu))

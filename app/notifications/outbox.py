@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 
 from flask import current_app
 from flask_babel import gettext as _
-from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy import and_, bindparam, func, or_, select, update
 
 from app import claims
 from app.auth.models import User
@@ -154,6 +154,23 @@ def notifications_of(user: User, limit: int = 100, unread: bool = False) -> list
         query = query.where(Notification.read_at.is_(None))
     order = (Notification.created_at.desc(), Notification.id.desc())
     return list(db.session.scalars(query.order_by(*order).limit(limit)))
+
+
+# The navigation bar's menu lists the latest unread notices on every page of someone who has
+# any: their words need only these, read as plain rows (no Notification objects to build).
+_TABLE = Notification.__table__
+_LATEST_UNREAD = (
+    select(_TABLE.c.id, _TABLE.c.created_at, _TABLE.c.kind, _TABLE.c.details)
+    .where(_TABLE.c.user_id == bindparam("user_id"), _TABLE.c.read_at.is_(None))
+    .order_by(_TABLE.c.created_at.desc(), _TABLE.c.id.desc())
+    .limit(bindparam("limit"))
+)
+
+
+def latest_unread(user: User, limit: int):
+    """``user``'s newest unread notifications, at most ``limit``, as rows of their ``id``,
+    ``created_at``, ``kind`` and ``details`` (the order of ``notifications_of``)."""
+    return db.session.execute(_LATEST_UNREAD, {"user_id": user.id, "limit": limit}).all()
 
 
 def mark_read(user: User, notification_id: int) -> None:

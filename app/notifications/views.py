@@ -47,7 +47,7 @@ def navigation_menu() -> dict:
     unread = login_reading(UNREAD_READING)
     if unread is None:
         unread = outbox.unread_count(current_user)
-    latest = outbox.notifications_of(current_user, MENU_SHOWN, unread=True) if unread else []
+    latest = outbox.latest_unread(current_user, MENU_SHOWN) if unread else []
     return {"unread": unread, "latest": [Shown(n) for n in latest]}
 
 

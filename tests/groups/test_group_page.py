@@ -85,6 +85,33 @@ def test_the_menu_shows_my_groups_to_named_managers_only(app, people, physics):
     assert 'href="/groups/"' not in member.get("/deployments/").get_data(as_text=True)
 
 
+def test_the_bar_asks_no_query_of_its_own_whether_someone_manages_a_group(app, people, physics):
+    """The login check counts the groups the person was named a manager of: someone named
+    nowhere gets the bar's entry and Lines link decided without a query, and a named manager
+    still gets both."""
+    from sqlalchemy import event
+
+    member, manager = app.test_client(), app.test_client()
+    people.login("ada", client=member)
+    people.login("pi", client=manager)
+    seen: list[str] = []
+    with app.app_context():
+        engine = db.engine
+
+    def count(_connection, _cursor, statement, *_args):
+        seen.append(statement)
+
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        page = member.get("/deployments/").get_data(as_text=True)
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    assert seen and not [s for s in seen if s.lstrip().startswith("SELECT group_managers.")]
+    assert 'href="/groups/"' not in page and 'href="/lines/"' not in page
+    page = manager.get("/deployments/").get_data(as_text=True)
+    assert 'href="/groups/"' in page and 'href="/lines/"' in page
+
+
 def test_the_page_shows_members_with_what_they_run_and_used_this_month(app, people, physics, group):
     group.running(physics["ada"], "physics", name="ada-notebook", cores=4)
     group.running(physics["ada"], "physics", name="ada-gpu", gpus=2, gpu_models={"A100": 2})

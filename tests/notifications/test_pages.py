@@ -57,6 +57,19 @@ def test_the_navigation_bar_shows_the_unread_count_and_the_latest_notices(portal
     assert "Run 1 failed to start" in html and "Run 0 failed to start" in html
 
 
+def test_the_menu_lists_the_five_newest_unread_notices_newest_first(portal_without_mail):
+    client, ada = _logged_in(portal_without_mail)
+    _notices(portal_without_mail, ada, 7)
+    html = client.get("/deployments/").get_data(as_text=True)
+    menu = html.split('class="dropdown-menu dropdown-menu-end notifications-menu"')[1]
+    menu = menu.split("</div>\n</li>")[0]
+    subjects = re.findall(r'<span class="d-block fw-semibold">([^<]*)</span>', menu)
+    assert subjects == [f"Run {n} failed to start" for n in (6, 5, 4, 3, 2)]
+    links = re.findall(r'href="/notifications/#notification-(\d+)"', menu)
+    assert len(links) == 5 and links == sorted(links, key=int, reverse=True)
+    assert len(re.findall(r'<time datetime="[^"]+Z">', menu)) == 5
+
+
 def test_the_bar_counts_unread_notices_in_the_login_check(portal_without_mail):
     app = portal_without_mail.app
     client, ada = _logged_in(portal_without_mail)
