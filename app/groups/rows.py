@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from markupsafe import Markup
 
 from app.deployments.presenters import status_look, url_pattern
-from app.deployments.row_markup import ESCAPES, named, text, translator
+from app.deployments.row_markup import escaped, named, text, translator
 from app.formatting import moments, number
 from app.quotas.amounts import charge_text
 from app.quotas.views import chart_figure
@@ -90,18 +90,18 @@ def member_rows(members: Iterable, limits_address: Callable[[str], str] | None) 
         username = person.username
         display_name = person.display_name
         shown = display_name and display_name != username
-        escaped = username.translate(ESCAPES)
+        quoted_name = escaped(username)
         limits = ""
         if limits_address is not None:
-            href = limits_address(username).translate(ESCAPES)
+            href = escaped(limits_address(username))
             limits = LIMITS.format(w_limits=w_limits, href=href, words=limits_of(username))
         words.update(
             name=text(display_name or username),
-            username=USERNAME.format(username=escaped) if shown else "",
+            username=USERNAME.format(username=quoted_name) if shown else "",
             disabled="" if person.active else disabled,
             running=figure(member.running),
-            core_hours=chart_figure(member.month.core_hours).translate(ESCAPES),
-            gpu_hours=chart_figure(member.month.gpu_total).translate(ESCAPES),
+            core_hours=escaped(chart_figure(member.month.core_hours)),
+            gpu_hours=escaped(chart_figure(member.month.gpu_total)),
             limits=limits,
         )
         rows.append(fill(words))
@@ -117,7 +117,7 @@ def running_rows(rows: Iterable[tuple]) -> Markup:
         "w_resources": _("Resources"),
         "w_launched": _("Launched"),
     }
-    detail_url = url_pattern("deployments.detail", "deployment_id").translate(ESCAPES)
+    detail_url = escaped(url_pattern("deployments.detail", "deployment_id"))
     when = moments()
     looks: dict[str, tuple[str, str, str]] = {}
     charges: dict[str, str] = {}
@@ -139,12 +139,12 @@ def running_rows(rows: Iterable[tuple]) -> Markup:
             url=detail_url.format(deployment.id),
             name=text(deployment.name or deployment.template_name),
             template=text(deployment.template_name),
-            owner=owner.translate(ESCAPES),
+            owner=escaped(owner),
             tone=look[0],
             meaning=look[1],
             label=look[2],
             resources=resources,
-            launched=when(deployment.created_at).translate(ESCAPES),
+            launched=escaped(when(deployment.created_at)),
         )
         shown.append(fill(words))
     return Markup("".join(shown))  # noqa: S704 (escaped value by value above)
@@ -159,7 +159,7 @@ def waiting_rows(rows: Iterable) -> Markup:
         "w_line": _("Line"),
         "w_since": _("Waiting since"),
     }
-    detail_url = url_pattern("deployments.detail", "deployment_id").translate(ESCAPES)
+    detail_url = escaped(url_pattern("deployments.detail", "deployment_id"))
     when = moments()
     figure = _figures()
     fill = WAITING.format_map
@@ -170,9 +170,9 @@ def waiting_rows(rows: Iterable) -> Markup:
             url=detail_url.format(deployment.id),
             name=text(deployment.name or deployment.template_name),
             place=figure(waiting.place),
-            owner=waiting.owner.translate(ESCAPES),
-            line=waiting.line_words.translate(ESCAPES),
-            since=when(waiting.entry.enqueued_at).translate(ESCAPES),
+            owner=escaped(waiting.owner),
+            line=escaped(waiting.line_words),
+            since=escaped(when(waiting.entry.enqueued_at)),
         )
         shown.append(fill(words))
     return Markup("".join(shown))  # noqa: S704 (escaped value by value above)
