@@ -18,29 +18,14 @@ from typing import Any
 from sqlalchemy import ColumnElement, Text, cast, false, func, select
 
 from app.deployments.models import Deployment
+from app.deployments.stamps import SHOWN
 from app.extensions import db
 
 _TABLE = Deployment.__table__
-# What a row of the list shows, by column name; the template text, parameters and sealed
-# secrets stay unread. (``stamps.SHOWN`` must hold them all: a change to any moves the stamp.)
-SHOWN_COLUMNS = (
-    "uuid",
-    "user_id",
-    "name",
-    "template_slug",
-    "revision_id",
-    "template_name",
-    "group_name",
-    "charge",
-    "status",
-    "status_reason",
-    "site",
-    "region",
-    "deployment_type",  # a batch job's row speaks of runs (its template is read then)
-    "outputs",
-    "created_at",
-    "deleted",
-)
+# What a row of the list shows, by column name: the columns whose change moves a row's stamp
+# (``stamps.SHOWN``), one list for both; the template text, parameters and sealed secrets stay
+# unread. A batch job's row speaks of runs: its template is read then.
+SHOWN_COLUMNS = SHOWN
 # Values kept as JSON, read as their text and decoded here (``listed``).
 _JSON = ("charge", "outputs")
 _CHARGE, _OUTPUTS = (SHOWN_COLUMNS.index(name) + 1 for name in _JSON)
