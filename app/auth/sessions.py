@@ -1,6 +1,11 @@
 """The session cookie, written only by the requests that should write it.
 
-Sessions are permanent and slide: Flask rewrites the signed cookie on every response. htmx
+Sessions are permanent and slide: a page's answer signs the cookie anew, so that it lasts
+SESSION_LIFETIME_MINUTES from the latest use. Not every answer: a session unchanged since its
+cookie was signed less than SESSION_TOUCH_SECONDS ago is left as the browser holds it, the
+cadence at which the login's own "last seen" time on the server is written (``logins``), so
+the cookie ends at most that much before the login would; signing a cookie was a tenth of a
+small page's work. htmx
 requests (the launch summary, status polling) run beside full page loads, and a cookie written
 by one of them overwrites whatever a page load stored in the meantime: a flashed message
 vanishes, or a logout is undone by a poll that was already in flight. The browser's own
@@ -14,17 +19,45 @@ The JSON API (under ``API_PREFIX``) authenticates each request by its token: it 
 the browser's session cookie nor ever sets one.
 """
 
+import time
+
 from flask import Flask, request
 from flask.sessions import SecureCookieSessionInterface, SessionMixin
+from itsdangerous import BadSignature, URLSafeTimedSerializer
+
+from app.caches import cached
 
 API_PREFIX = "/api/"
 
 
 class PageSessionInterface(SecureCookieSessionInterface):
+    def get_signing_serializer(self, app: Flask) -> URLSafeTimedSerializer | None:
+        """Flask's serializer, made once per set of keys: making one encodes a test value
+        to learn the serializer's kind, and each request asked for one twice."""
+        if not app.secret_key:
+            return None
+        keys = (*(app.config["SECRET_KEY_FALLBACKS"] or ()), app.secret_key)
+        make = super().get_signing_serializer
+        return cached("auth.session_serializers", 4, keys, lambda: make(app))
+
     def open_session(self, app: Flask, request):
+        """Flask's, remembering on the session when its cookie was signed (``signed_at``)."""
         if request.path.startswith(API_PREFIX):
             return self.session_class()
-        return super().open_session(app, request)
+        serializer = self.get_signing_serializer(app)
+        if serializer is None:
+            return None
+        value = request.cookies.get(self.get_cookie_name(app))
+        if not value:
+            return self.session_class()
+        max_age = int(app.permanent_session_lifetime.total_seconds())
+        try:
+            data, signed_at = serializer.loads(value, max_age=max_age, return_timestamp=True)
+        except BadSignature:
+            return self.session_class()
+        session = self.session_class(data)
+        session.signed_at = signed_at.timestamp()
+        return session
 
     def should_set_cookie(self, app: Flask, session: SessionMixin) -> bool:
         if request.path.startswith(API_PREFIX):
@@ -33,7 +66,11 @@ class PageSessionInterface(SecureCookieSessionInterface):
             return True
         if _in_the_background():
             return False
-        return super().should_set_cookie(app, session)
+        if not super().should_set_cookie(app, session):
+            return False
+        signed_at = getattr(session, "signed_at", None)
+        # The signature's time is in whole seconds, as itsdangerous checks it against max_age.
+        return signed_at is None or time.time() - signed_at >= app.config["SESSION_TOUCH_SECONDS"]
 
 
 def _in_the_background() -> bool:
