@@ -25,20 +25,29 @@ from flask import Flask, request
 from flask.sessions import SecureCookieSessionInterface, SessionMixin
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
-from app.caches import cached
-
 API_PREFIX = "/api/"
 
 
 class PageSessionInterface(SecureCookieSessionInterface):
+    """One per app (``init_auth``)."""
+
+    def __init__(self) -> None:
+        self._serializers: dict[tuple, URLSafeTimedSerializer] = {}
+
     def get_signing_serializer(self, app: Flask) -> URLSafeTimedSerializer | None:
         """Flask's serializer, made once per set of keys: making one encodes a test value
         to learn the serializer's kind, and each request asked for one twice."""
         if not app.secret_key:
             return None
         keys = (*(app.config["SECRET_KEY_FALLBACKS"] or ()), app.secret_key)
-        make = super().get_signing_serializer
-        return cached("auth.session_serializers", 4, keys, lambda: make(app))
+        try:
+            return self._serializers[keys]
+        except KeyError:
+            pass
+        if len(self._serializers) >= 4:  # keys replaced at run time: the old are forgotten
+            self._serializers.clear()
+        serializer = self._serializers[keys] = super().get_signing_serializer(app)
+        return serializer
 
     def open_session(self, app: Flask, request):
         """Flask's, remembering on the session when its cookie was signed (``signed_at``)."""
