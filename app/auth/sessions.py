@@ -2,10 +2,10 @@
 
 Sessions are permanent and slide: a page's answer signs the cookie anew, so that it lasts
 SESSION_LIFETIME_MINUTES from the latest use. Not every answer: a session unchanged since its
-cookie was signed less than SESSION_TOUCH_SECONDS ago is left as the browser holds it, the
-cadence at which the login's own "last seen" time on the server is written (``logins``), so
-the cookie ends at most that much before the login would; signing a cookie was a tenth of a
-small page's work. htmx
+cookie was signed less than SESSION_TOUCH_SECONDS ago is left as the browser holds it. That is
+the cadence at which the login's own "last seen" time is written on the server (``logins``),
+so the cookie, like the login, lasts from the latest use at least the lifetime less those
+seconds; signing it anew was a sixth of the steps of the smallest logged-in answer. htmx
 requests (the launch summary, status polling) run beside full page loads, and a cookie written
 by one of them overwrites whatever a page load stored in the meantime: a flashed message
 vanishes, or a logout is undone by a poll that was already in flight. The browser's own
