@@ -10,12 +10,40 @@ from app.clock import install_configured_clock
 from app.config import DEFAULT_INSTANCE, PROJECT_ROOT, load_config
 
 
+# Functions remembered as plain (not coroutine) functions, beyond this many all forgotten.
+PLAIN_REMEMBERED = 4096
+
+
+class Portal(Flask):
+    """Flask, asking once per function whether it is a coroutine function: a request passes
+    each of its hooks, context processors and view through ``ensure_sync``, twenty functions,
+    and each asking took six steps of ``inspect``."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._plain_functions: set = set()
+
+    def ensure_sync(self, func):
+        plain = self._plain_functions
+        try:
+            if func in plain:
+                return func
+        except TypeError:  # a callable that cannot be a key
+            return super().ensure_sync(func)
+        synchronous = super().ensure_sync(func)
+        if synchronous is func:
+            if len(plain) >= PLAIN_REMEMBERED:
+                plain.clear()
+            plain.add(func)
+        return synchronous
+
+
 def create_app(config: dict | None = None, instance_path: str | None = None) -> Flask:
     """Build the portal. ``config`` overrides every other source (tests pass a mapping).
 
     Raises ConfigurationError when the configuration is unsafe or unusable.
     """
-    app = Flask(
+    app = Portal(
         __name__,
         template_folder=str(PROJECT_ROOT / "templates"),
         static_folder=str(PROJECT_ROOT / "static"),

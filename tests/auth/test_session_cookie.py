@@ -1,5 +1,7 @@
 """Background (htmx) requests must not rewrite the session cookie behind a page's back."""
 
+import time
+
 from flask import flash
 
 from tests.conftest import csrf_from
@@ -11,10 +13,29 @@ def _session_cookie_set(response) -> bool:
     return any(h.startswith("session=") for h in response.headers.getlist("Set-Cookie"))
 
 
-def test_pages_slide_the_session_but_polling_does_not(login_as, client):
+def _later(monkeypatch, app) -> None:
+    """Move the clock the cookie is signed by past SESSION_TOUCH_SECONDS."""
+    now = time.time() + app.config["SESSION_TOUCH_SECONDS"] + 1
+    monkeypatch.setattr(time, "time", lambda: now)
+
+
+def test_pages_slide_the_session_but_polling_does_not(login_as, client, app, monkeypatch):
     login_as("user")
-    assert _session_cookie_set(client.get("/deployments/"))
+    _later(monkeypatch, app)
     assert not _session_cookie_set(client.get("/deployments/rows", headers=HX))
+    assert _session_cookie_set(client.get("/deployments/"))
+
+
+def test_a_page_leaves_a_cookie_signed_moments_ago_alone(login_as, client, app, monkeypatch):
+    login_as("user")
+    client.get("/deployments/")  # shows, and so takes from the session, the login's message
+    before = client.get_cookie("session").value
+    assert not _session_cookie_set(client.get("/deployments/"))
+    _later(monkeypatch, app)
+    assert _session_cookie_set(client.get("/deployments/"))
+    assert client.get_cookie("session").value != before
+    # Signed anew just now: the next page leaves it alone again.
+    assert not _session_cookie_set(client.get("/deployments/"))
 
 
 def test_a_poll_sent_before_logout_cannot_log_the_person_back_in(login_as, client, app):
@@ -62,6 +83,9 @@ def test_a_favicon_fetched_while_a_form_was_sent_cannot_drop_its_message(login_a
     assert "notifications marked read." in client.get("/notifications/").get_data(as_text=True)
 
 
-def test_a_page_the_browser_navigates_to_still_slides_the_session(login_as, client):
+def test_a_page_the_browser_navigates_to_still_slides_the_session(
+    login_as, client, app, monkeypatch
+):
     login_as("user")
+    _later(monkeypatch, app)
     assert _session_cookie_set(client.get("/deployments/", headers={"Sec-Fetch-Dest": "document"}))
