@@ -6,6 +6,7 @@ from flask_login import LoginManager
 from flask_mailman import Mail
 from flask_migrate import Migrate
 from flask_sqlalchemy import SQLAlchemy
+from flask_talisman import Talisman
 from flask_wtf.csrf import CSRFProtect
 from sqlalchemy import event
 from sqlalchemy.orm import DeclarativeBase
@@ -20,6 +21,7 @@ migrate = Migrate()
 login_manager = LoginManager()
 csrf = CSRFProtect()
 bootstrap = Bootstrap5()
+talisman = Talisman()
 # Words for people go through gettext (`_()` in templates, flask_babel.gettext in code), so
 # that every page can be translated.
 babel = Babel()

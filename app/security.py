@@ -8,6 +8,7 @@ from flask_login import current_user
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from app.errors import PortalError
+from app.extensions import talisman
 
 UNREADABLE_FORM = _l(
     "The form data could not be read: it contained bytes that are not UTF-8 text. Nothing was "
@@ -40,50 +41,28 @@ CONTENT_SECURITY_POLICY = {
 }
 
 
-PERMISSIONS_POLICY = {"geolocation": "()", "camera": "()", "microphone": "()"}
-# Browsers that reached the portal over HTTPS keep to it for a year, subdomains included.
-STRICT_TRANSPORT_SECURITY = "max-age=31556926; includeSubDomains"
-
-
 def init_security(app: Flask) -> None:
     if proxies := int(app.config["PROXY_FIX"]):
         # Client addresses matter for login throttling; trust only the configured proxies.
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)
-    # TLS ends at the reverse proxy, which also redirects plain HTTP; the cookies' own flags
-    # (Secure, HttpOnly, SameSite) are set in app.config.
-    app.after_request(_security_headers(app.config["SESSION_COOKIE_SECURE"]))
+    secure = app.config["SESSION_COOKIE_SECURE"]
+    talisman.init_app(
+        app,
+        # TLS ends at the reverse proxy, which also redirects plain HTTP.
+        force_https=False,
+        strict_transport_security=secure,
+        frame_options="DENY",
+        content_security_policy=CONTENT_SECURITY_POLICY,
+        referrer_policy="same-origin",
+        session_cookie_secure=secure,
+        session_cookie_http_only=True,
+        session_cookie_samesite=app.config["SESSION_COOKIE_SAMESITE"],
+        permissions_policy={"geolocation": "()", "camera": "()", "microphone": "()"},
+    )
     app.after_request(_no_store_for_people)
     # First of all before-request functions, so that CSRF checking does not mistake an
     # unreadable body for an expired form.
     app.before_request_funcs.setdefault(None, []).insert(0, _refuse_unreadable_forms)
-
-
-def _security_headers(secure: bool):
-    """The after-request function giving every answer the portal's security headers, as
-    Flask-Talisman gave them; written once at start, since none depends on the request but
-    Strict-Transport-Security, sent on answers over HTTPS when cookies are Secure."""
-    headers = (
-        ("Permissions-Policy", ", ".join(f"{k}={v}" for k, v in PERMISSIONS_POLICY.items())),
-        ("X-Frame-Options", "DENY"),
-        ("X-Content-Type-Options", "nosniff"),
-        (
-            "Content-Security-Policy",
-            "; ".join(f"{k} {v}" for k, v in CONTENT_SECURITY_POLICY.items()),
-        ),
-    )
-
-    def set_security_headers(response):
-        response_headers = response.headers
-        for name, value in headers:
-            response_headers[name] = value
-        if secure and (
-            request.is_secure or request.headers.get("X-Forwarded-Proto", "http") == "https"
-        ):
-            response_headers["Strict-Transport-Security"] = STRICT_TRANSPORT_SECURITY
-        response_headers["Referrer-Policy"] = "same-origin"
-        return response
-
-    return set_security_headers
 
 
 def _refuse_unreadable_forms() -> None:
