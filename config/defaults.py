@@ -57,7 +57,8 @@ SESSION_LIFETIME_MINUTES = 8 * 60
 # Hours after which a login session ends however active it is; the person logs in again.
 SESSION_ABSOLUTE_LIFETIME_HOURS = 7 * 24
 
-# A session's "last seen" time is written at most once per this many seconds.
+# A session's "last seen" time is written, and an unchanged session's cookie signed anew, at
+# most once per this many seconds.
 SESSION_TOUCH_SECONDS = 60
 
 # Whether cookies are sent over HTTPS only. None means: yes, unless DEVELOPMENT is on. Cookies
