@@ -172,7 +172,7 @@ def _leases_of():
 def load(deployments) -> dict[int, LeaseView]:
     """The lease of each deployment that has one worth showing, in one query."""
     ids = [d.id for d in deployments]
-    leases = db.session.execute(_leases_of(), {"ids": ids}).all()
+    leases = db.session.connection().execute(_leases_of(), {"ids": ids}).all()
     by_id = {d.id: d for d in deployments}
     policies: dict[tuple, Policy] = {}
     now = utcnow()
