@@ -101,7 +101,7 @@ def rows_for(
     delete_words = row_markup.named(_("Delete %(name)s"), "name")
     when = moments()
     cell = presenters.page_cells()
-    cells: dict[str, str] = {}
+    cells: dict[int, str] = {}
     # Each address as what comes before and after the id.
     detail_url = escaped(presenters.url_pattern("deployments.detail", "deployment_id"))
     detail_before, detail_after = detail_url.split("{}")
@@ -164,13 +164,13 @@ def rows_for(
                 break
         if not reach:
             reach.append(nothing_busy if busy else nothing)
-        # A charge's figures are read once per page (``page_cells``); the same charge, written
-        # out the same, is not even read again.
+        # A charge's figures are read once per page (``page_cells``); the rows holding the same
+        # charge hold the one value (``listed``), found again by its identity without reading
+        # it (every value stays alive, in ``deployments``, while the page is drawn).
         charge = deployment.charge
-        shape = repr(charge)
-        resources = cells.get(shape)
+        resources = cells.get(id(charge))
         if resources is None:
-            resources = cells[shape] = cell(charge)
+            resources = cells[id(charge)] = cell(charge)
         group = deployment.group_name
         site = deployment.site
         region = deployment.region

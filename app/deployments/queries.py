@@ -306,7 +306,11 @@ def list_page(
         viewer, filters, shape, lambda: _page_statement(_conditions(viewer, filters), sort, plain)
     )
     page = filters.page
-    rows = db.session.execute(statement, {**values, "size": size, "offset": (page - 1) * size})
+    # Read through the session's connection: the rows are plain values (or, for the API,
+    # entities the statement's own loading builds), and the session's ORM steps around a
+    # statement (its events, its bind lookup) cost more than the reading of one person's page.
+    reader = db.session.connection() if plain else db.session
+    rows = reader.execute(statement, {**values, "size": size, "offset": (page - 1) * size})
     rows = rows.all()
     if rows:
         total = rows[0][-1]
@@ -320,7 +324,7 @@ def list_page(
         page = min(page, max((total + size - 1) // size, 1))
         if total and page != filters.page:
             offset = (page - 1) * size
-            rows = db.session.execute(statement, {**values, "size": size, "offset": offset})
+            rows = reader.execute(statement, {**values, "size": size, "offset": offset})
             rows = rows.all()
     owners_shown = (viewer.is_admin and bool(filters.owner)) or bool(filters.shared)
     shown = listed.listed(rows) if plain else [row[0] for row in rows]
@@ -339,7 +343,7 @@ def templates_of(viewer: User, filters: Filters) -> list[tuple[str, str]]:
             .group_by(_COLUMN.template_slug)
         ),
     )
-    rows = db.session.execute(statement, _whose_values(viewer, filters))
+    rows = db.session.connection().execute(statement, _whose_values(viewer, filters))
     shown = [(slug, _in_reader_language(slug, name) or slug) for slug, name in rows]
     return sorted(shown, key=lambda row: row[1].lower())
 

@@ -13,23 +13,21 @@ from __future__ import annotations
 
 from flask import current_app
 from flask_babel import get_translations
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from app.deployments.access import ACCESS_WORDS, CO_OWNER, MANAGER, VIEWER
 
 
-def escaped(value: str) -> str:
-    """``value`` escaped as markupsafe.escape escapes it (& < > ' " as &amp; &lt; &gt; &#39;
-    &#34;), as plain text. Five replacements, each a scan in C that finds nothing in most
-    values, cost a row's values a seventh of one ``str.translate`` through a table, which
-    looks every character up in a dict."""
-    return (
-        value.replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace("'", "&#39;")
-        .replace('"', "&#34;")
-    )
+# ``escaped(value)``: ``value`` (a ``str``) escaped as markupsafe.escape escapes it (& < > ' "
+# as &amp; &lt; &gt; &#39; &#34;), as plain text: markupsafe's own C function, without the
+# ``Markup`` that ``escape`` wraps around it. A row escapes a dozen values, and five
+# ``str.replace`` through a Python function cost each three times as much.
+try:
+    from markupsafe import _escape_inner as escaped
+except ImportError:  # a markupsafe without it: the public way, unwrapped
+
+    def escaped(value: str) -> str:
+        return str(escape(value))
 
 
 def text(value) -> str:

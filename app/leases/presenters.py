@@ -156,22 +156,29 @@ def view(lease: Lease, policy: Policy, now: datetime) -> LeaseView:
     )
 
 
+# The states whose lease a page shows (a waiting one only once a duration was chosen).
+_SHOWN = (WAITING, RUNNING, GRACE, DELETING, DELETE_FAILED)
+
+
 @cache
 def _leases_of():
-    """The leases of a page's deployments ("ids"): built once, as every list page asks it."""
-    return select(Lease).where(Lease.deployment_id.in_(bindparam("ids", expanding=True)))
+    """The leases of a page's deployments ("ids"), as plain rows of the table's columns, named
+    as ``Lease``'s attributes: a page only reads them, and a statement naming the entity went
+    through the ORM's loading, each lease built and tracked, at every list page. Built once."""
+    table = Lease.__table__
+    return select(table).where(table.c.deployment_id.in_(bindparam("ids", expanding=True)))
 
 
 def load(deployments) -> dict[int, LeaseView]:
     """The lease of each deployment that has one worth showing, in one query."""
     ids = [d.id for d in deployments]
-    leases = db.session.scalars(_leases_of(), {"ids": ids}).all()
+    leases = db.session.connection().execute(_leases_of(), {"ids": ids}).all()
     by_id = {d.id: d for d in deployments}
     policies: dict[tuple, Policy] = {}
     now = utcnow()
     shown_leases = {}
     for lease in leases:
-        if lease.state not in (WAITING, RUNNING, GRACE, DELETING, DELETE_FAILED):
+        if lease.state not in _SHOWN:
             continue
         if lease.state == WAITING and not lease.minutes:
             continue

@@ -11,7 +11,7 @@ escaped, the words not), and each value escaped by one ``str.translate``.
 
 from __future__ import annotations
 
-from flask_babel import gettext as _
+from flask_babel import get_translations
 from markupsafe import Markup
 
 from app.formatting import format_decimal
@@ -53,6 +53,9 @@ def quota_number(value, digits: int | None = None) -> str:
 def quota_bar_markup(bar, with_request: bool = False, compact: bool = False) -> Markup:
     """``bar`` (``app.quotas.fit.Bar``) drawn: its label unless ``compact``, what it holds,
     with ``with_request`` what the request adds, and the limit (or none)."""
+    # The catalogue of the language served, found once for the bar's three or four sentences
+    # (``gettext`` finds it again for each); each sentence translated as ``gettext`` does.
+    _ = get_translations().ugettext
     sized = bar.key in _SIZES
     used, request, limit = bar.used, bar.request, bar.limit
     label = str(bar.label).translate(_ESCAPES)
