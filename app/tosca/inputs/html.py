@@ -10,12 +10,14 @@ come out as before; the most common ones are written in one step (``app.form_htm
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from flask_babel import format_decimal, get_domain, get_locale
 from flask_babel import gettext as _
 from markupsafe import Markup, escape
 
 from app.caches import cached
-from app.form_html import draw
+from app.form_html import VALUE_MARK, draw, pieces
 
 REQUIRED_MARK = ' <span class="text-danger" aria-hidden="true">*</span>'
 RANGES = ("IntegerRangeField", "DecimalRangeField")
@@ -42,18 +44,37 @@ def _description(field) -> str:
     return description if isinstance(description, str) else str(description)
 
 
+def _described(field, readonly: bool, description: str) -> dict:
+    """The attributes a control takes from its help and from ``readonly``."""
+    extra = {}
+    if description or (field.type == "TextAreaField" and _limit(field)):
+        extra["aria-describedby"] = f"{field.id}-help"
+    if readonly:
+        extra["disabled"] = True
+    return extra
+
+
+# The controls ``app.form_html.draw`` writes (a select, a text area, any other box): their
+# classes and attributes of their own.
+_PLAIN = {
+    "SelectField": ("form-select", {}),
+    "TextAreaField": ("form-control font-monospace", {"rows": 4}),
+}
+_BOX = ("form-control", {})
+
+
+def _plain_attributes(field, readonly: bool, description: str) -> dict:
+    css, own = _PLAIN.get(field.type, _BOX)
+    invalid = " is-invalid" if field.errors else ""
+    return {**_css(css + invalid), **own, **_described(field, readonly, description)}
+
+
 def _control(field, readonly: bool, description: str) -> str:
     """The control of one field with its errors (the ``input_control`` of the form macros)."""
     kind = field.type
     invalid = " is-invalid" if field.errors else ""
-    extra = {}
-    if description or (kind == "TextAreaField" and _limit(field)):
-        extra["aria-describedby"] = f"{field.id}-help"
-    if readonly:
-        extra["disabled"] = True
-    if kind == "SelectField":
-        html = str(draw(field, **_css("form-select" + invalid), **extra))
-    elif kind in RANGES:
+    extra = _described(field, readonly, description)
+    if kind in RANGES:
         extra["data-range-output"] = f"{field.id}-value"
         html = (
             '<div class="d-flex align-items-center gap-3">\n'
@@ -61,8 +82,6 @@ def _control(field, readonly: bool, description: str) -> str:
             f'<output id="{escape(field.id)}-value" class="badge text-bg-secondary fs-6">'
             f"{escape(field._value())}</output>\n</div>"
         )
-    elif kind == "TextAreaField":
-        html = str(draw(field, **_css("form-control font-monospace" + invalid), rows=4, **extra))
     elif kind == "PasswordField":
         # A password is never sent back to the page: after a rejected form, ask for it again.
         # The hint in the field is short enough for a phone; the reason stands under it.
@@ -87,7 +106,7 @@ def _control(field, readonly: bool, description: str) -> str:
             html += f'<div class="form-text">{escape(words)}</div>\n'
         return html
     else:
-        html = str(draw(field, **_css("form-control" + invalid), **extra))
+        html = str(draw(field, **_plain_attributes(field, readonly, description)))
     return f"{html}\n{_errors(field.errors)}"
 
 
@@ -132,9 +151,13 @@ def _body(field, readonly: bool, description: str) -> str:
             f"{escape(field.label.text)}</legend>\n{parts}"
             f"{_errors(messages, 'invalid-feedback d-block')}</fieldset>\n"
         )
+    return f"{_label(field)}{_control(field, readonly, description)}"
+
+
+def _label(field) -> str:
+    """The label of a field drawn with ``_control``, its required mark and the line's end."""
     mark = REQUIRED_MARK if _required(field) else ""
-    label = field.label(**_css("form-label fw-semibold"))
-    return f"{label}{mark}\n{_control(field, readonly, description)}"
+    return f"{field.label(**_css('form-label fw-semibold'))}{mark}\n"
 
 
 def _limit_words(limit: int) -> Markup:
@@ -151,16 +174,86 @@ def _limit_words(limit: int) -> Markup:
     return cached("length_limit_words", LIMIT_WORDS, (str(get_locale()), limit), words)
 
 
-def launch_field(field, readonly: bool = False) -> Markup:
-    """One field of a generated launch form (``app.catalogue.forms.LaunchForm``), ``readonly``
-    for a preview: every control disabled."""
-    html = f'<div class="mb-3 launch-field" data-field="{escape(field.name)}">\n'
-    description = _description(field)
-    html += _body(field, readonly, description)
+def _opening(field) -> str:
+    return f'<div class="mb-3 launch-field" data-field="{escape(field.name)}">\n'
+
+
+def _help(field, description: str) -> str:
+    """The help under a field, with the length limit of a text area; the field's end."""
     limit = _limit(field) if field.type == "TextAreaField" else None
+    html = ""
     if description or limit:
         html += f'<div id="{escape(field.id)}-help" class="form-text">{escape(description)}'
         if limit:
             html += f' <span class="text-nowrap length-limit">{_limit_words(limit)}</span>'
         html += "</div>\n"
-    return Markup(html + "</div>\n")  # noqa: S704 - every part escaped or WTForms' markup
+    return html + "</div>\n"
+
+
+class _Drawing(NamedTuple):
+    """A field drawn with ``app.form_html.pieces``: everything but its value (or its selected
+    option) and its errors, which each form has of its own."""
+
+    kind: str
+    head: str  # the field's start, its label, and its control up to its value
+    options: tuple  # a select's, as ``pieces`` gives them
+    after: str  # the control's end, after its value
+    foot: str  # the help and the field's end
+
+    def draw(self, field) -> str:
+        if self.kind == "select":
+            data = field.data
+            middle = "".join(
+                chosen if value == data else option for value, option, chosen in self.options
+            )
+        else:
+            middle = str(escape(field._value()))
+            if self.kind == "input":
+                middle = middle.replace('"', "&quot;")  # as ``html_params`` writes a value
+        return f"{self.head}{middle}{self.after}{_errors(field.errors)}{self.foot}"
+
+
+def _new_drawing(field, readonly: bool) -> _Drawing | None:
+    if field.type in _OWN_CONTROLS:
+        return None
+    description = _description(field)
+    found = pieces(field, **_plain_attributes(field, readonly, description))
+    if found is None:
+        return None
+    kind, head, options = found
+    after = {"select": "</select>\n", "textarea": "</textarea>\n"}.get(kind, "")
+    if kind == "input":
+        head, after = head.split(VALUE_MARK)
+        after += "\n"
+    head = f"{_opening(field)}{_label(field)}{head}"
+    return _Drawing(kind, head, options, after, _help(field, description))
+
+
+# Fields ``_body`` and ``_control`` draw with controls of their own.
+_OWN_CONTROLS = frozenset({"BooleanField", "RadioField", "FormField", "PasswordField", *RANGES})
+_NOTHING = object()
+
+
+def _drawing(field, readonly: bool) -> _Drawing | None:
+    """The field's drawing, worked out once per form class (a revision in one language, see
+    ``app.catalogue.forms.build_form_class``), page language, validity and ``readonly``: what
+    the drawing holds depends on nothing else. None for a field drawn in full each time."""
+    drawings = getattr(field._form, "_drawings", None)
+    if drawings is None:
+        return None
+    key = (field.name, str(get_locale()), bool(field.errors), readonly)
+    found = drawings.get(key, _NOTHING)
+    if found is _NOTHING:
+        found = drawings[key] = _new_drawing(field, readonly)
+    return found
+
+
+def launch_field(field, readonly: bool = False) -> Markup:
+    """One field of a generated launch form (``app.catalogue.forms.LaunchForm``), ``readonly``
+    for a preview: every control disabled."""
+    drawing = _drawing(field, readonly)
+    if drawing is not None:
+        return Markup(drawing.draw(field))  # noqa: S704 - every part escaped or WTForms' markup
+    description = _description(field)
+    html = f"{_opening(field)}{_body(field, readonly, description)}{_help(field, description)}"
+    return Markup(html)  # noqa: S704 - every part escaped or WTForms' markup
