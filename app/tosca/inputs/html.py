@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from flask import current_app
 from flask_babel import format_decimal, get_domain, get_locale
 from flask_babel import gettext as _
+from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup, escape
 
 from app.caches import cached
@@ -257,3 +259,90 @@ def launch_field(field, readonly: bool = False) -> Markup:
     description = _description(field)
     html = f"{_opening(field)}{_body(field, readonly, description)}{_help(field, description)}"
     return Markup(html)  # noqa: S704 - every part escaped or WTForms' markup
+
+
+def _tojson(value) -> str:
+    # The ``tojson`` filter of the page's templates: the same dumps and settings.
+    policies = current_app.jinja_env.policies
+    return htmlsafe_json_dumps(
+        value, dumps=policies["json.dumps_function"], **policies["json.dumps_kwargs"]
+    )
+
+
+def preset_buttons(presets: list[dict], chosen: dict | None, readonly: bool) -> Markup:
+    """The quick choices of a generated form (``app.catalogue.forms.presets_data``), the one
+    ``chosen`` (its button pressed without scripts) marked; templates/catalogue/_form.html
+    puts them in. Without scripts a button sends the form back with its values put in."""
+    disabled = "disabled" if readonly else ""
+    chosen_name = chosen["name"] if chosen else None
+    buttons = []
+    for number, preset in enumerate(presets):
+        name, description = preset["name"], preset["description"]
+        active = " active" if chosen and chosen_name == name else ""
+        values = escape(str(_tojson(preset["values"])))
+        more = f'<span class="d-block small">{escape(description)}</span>' if description else ""
+        buttons.append(
+            f'    <button type="submit" name="apply_preset" value="{number}" formnovalidate\n'
+            f'            class="btn btn-outline-primary btn-sm preset-button{active}" '
+            f'data-preset="{values}"\n'
+            f'            title="{escape(description)}" {disabled}>\n'
+            f'      <span class="fw-semibold">{escape(name)}</span>{more}    </button>\n'
+        )
+    return Markup(  # noqa: S704 - every part escaped
+        '<div class="mb-3">\n'
+        f'  <div class="form-label fw-semibold mb-1">{escape(_("Quick choices"))}</div>\n'
+        '  <div class="d-flex flex-wrap gap-2">\n'
+        f'{"".join(buttons)}  </div>\n</div>'
+    )
+
+
+def launch_tabs(form, tabs: list, readonly: bool, quota_misfits: list) -> Markup:
+    """The fields of a generated form in their tabs (``app.catalogue.forms.tab_layout``), for
+    templates/catalogue/_form.html: the tab list when there are several, the first tab with
+    a field needing attention open (else the first), a tab marked when a field in it does and
+    when it holds what does not fit the quota (``quota_misfits``, the cost box's
+    ``misfit_tabs``: launch.js follows the live box; app/launch/preview.py finds them)."""
+    fields = form._fields
+    errors = [
+        tab_name
+        for tab_name, names in tabs
+        if any((field := fields.get(name)) is not None and field.errors for name in names)
+    ]
+    active = errors[0] if errors else (tabs[0][0] if tabs else None)
+    quota_tabs = [next(iter(misfit)) for misfit in quota_misfits]
+    html = []
+    if len(tabs) > 1:
+        attention, over_quota = escape(_("needs attention")), escape(_("over quota"))
+        html.append('<ul class="nav nav-tabs mb-3 js-only" role="tablist">\n')
+        for number, (tab_name, _names) in enumerate(tabs, start=1):
+            shown = tab_name == active
+            needs = tab_name in errors
+            badge = f' <span class="badge text-bg-danger">{attention}</span>' if needs else ""
+            hidden = " hidden" if number not in quota_tabs or needs else ""
+            html.append(
+                '  <li class="nav-item" role="presentation">\n'
+                f'    <button class="nav-link {"active" if shown else ""}" id="tab-{number}" '
+                'data-bs-toggle="tab"\n'
+                f'            data-bs-target="#pane-{number}" type="button" role="tab" '
+                f'aria-controls="pane-{number}"\n'
+                f'            aria-selected="{"true" if shown else "false"}">\n'
+                f"      {escape(tab_name)}{badge}"
+                f'      <span class="badge text-bg-warning quota-tab-badge"{hidden}>'
+                f"{over_quota}</span>\n"
+                "    </button>\n  </li>\n"
+            )
+        html.append("</ul>\n")
+    html.append('<div class="tab-content">\n')
+    for number, (tab_name, names) in enumerate(tabs, start=1):
+        shown = "show active" if tab_name == active else ""
+        drawn = "".join(
+            launch_field(field, readonly)
+            for name in names
+            if (field := fields.get(name)) is not None
+        )
+        html.append(
+            f'  <div class="tab-pane fade {shown}" id="pane-{number}" role="tabpanel" '
+            f'aria-labelledby="tab-{number}">\n{drawn}  </div>\n'
+        )
+    html.append("</div>")
+    return Markup("".join(html))  # noqa: S704 - every part escaped or drawn escaped
