@@ -6,6 +6,14 @@ The markup the form macros wrote, written in Python: a page draws a template's f
 showing of the launch form, and the macros' two hundred steps a field were a fifth of its work.
 The controls themselves are still WTForms' (``field(...)``), so values, flags and attributes
 come out as before; the most common ones are written in one step (``app.form_html.draw``).
+Of a text box, a text area and a select, all but the value, the chosen option and the errors
+depends only on the form class (a revision in one language), the page's language, whether the
+field is invalid and whether the form is a preview: that is written once and kept with the
+form class (``_drawing``).
+
+The quick choices (``preset_buttons``) and the tabs holding the fields (``launch_tabs``) are
+written here too, for templates/catalogue/_form.html: as template steps they cost more than
+the fields themselves.
 """
 
 from __future__ import annotations
@@ -236,14 +244,15 @@ _OWN_CONTROLS = frozenset({"BooleanField", "RadioField", "FormField", "PasswordF
 _NOTHING = object()
 
 
-def _drawing(field, readonly: bool) -> _Drawing | None:
+def _drawing(field, readonly: bool, language: str) -> _Drawing | None:
     """The field's drawing, worked out once per form class (a revision in one language, see
     ``app.catalogue.forms.build_form_class``), page language, validity and ``readonly``: what
-    the drawing holds depends on nothing else. None for a field drawn in full each time."""
+    the drawing holds depends on nothing else. None for a field drawn in full each time.
+    ``language``: the page's locale, as written by ``str``."""
     drawings = getattr(field._form, "_drawings", None)
     if drawings is None:
         return None
-    key = (field.name, str(get_locale()), bool(field.errors), readonly)
+    key = (field.name, language, bool(field.errors), readonly)
     found = drawings.get(key, _NOTHING)
     if found is _NOTHING:
         found = drawings[key] = _new_drawing(field, readonly)
@@ -253,7 +262,11 @@ def _drawing(field, readonly: bool) -> _Drawing | None:
 def launch_field(field, readonly: bool = False) -> Markup:
     """One field of a generated launch form (``app.catalogue.forms.LaunchForm``), ``readonly``
     for a preview: every control disabled."""
-    drawing = _drawing(field, readonly)
+    return _launch_field(field, readonly, str(get_locale()))
+
+
+def _launch_field(field, readonly: bool, language: str) -> Markup:
+    drawing = _drawing(field, readonly, language)
     if drawing is not None:
         return Markup(drawing.draw(field))  # noqa: S704 - every part escaped or WTForms' markup
     description = _description(field)
@@ -292,7 +305,7 @@ def preset_buttons(presets: list[dict], chosen: dict | None, readonly: bool) -> 
         '<div class="mb-3">\n'
         f'  <div class="form-label fw-semibold mb-1">{escape(_("Quick choices"))}</div>\n'
         '  <div class="d-flex flex-wrap gap-2">\n'
-        f'{"".join(buttons)}  </div>\n</div>'
+        f"{''.join(buttons)}  </div>\n</div>"
     )
 
 
@@ -333,10 +346,11 @@ def launch_tabs(form, tabs: list, readonly: bool, quota_misfits: list) -> Markup
             )
         html.append("</ul>\n")
     html.append('<div class="tab-content">\n')
+    language = str(get_locale())
     for number, (tab_name, names) in enumerate(tabs, start=1):
         shown = "show active" if tab_name == active else ""
         drawn = "".join(
-            launch_field(field, readonly)
+            _launch_field(field, readonly, language)
             for name in names
             if (field := fields.get(name)) is not None
         )
