@@ -301,9 +301,10 @@ def preset_buttons(presets: list[dict], chosen: dict | None, readonly: bool) -> 
             f'            title="{escape(description)}" {disabled}>\n'
             f'      <span class="fw-semibold">{escape(name)}</span>{more}    </button>\n'
         )
+    title = escape(_("Quick choices"))
     return Markup(  # noqa: S704 - every part escaped
         '<div class="mb-3">\n'
-        f'  <div class="form-label fw-semibold mb-1">{escape(_("Quick choices"))}</div>\n'
+        f'  <div class="form-label fw-semibold mb-1">{title}</div>\n'
         '  <div class="d-flex flex-wrap gap-2">\n'
         f"{''.join(buttons)}  </div>\n</div>"
     )
