@@ -138,13 +138,66 @@ def _select(field, attributes: dict) -> Markup | None:
     return Markup("".join(html))  # noqa: S704 - every part escaped above
 
 
+# Where a text box's value goes in its attributes, while they are written once (``pieces``):
+# a character no attribute the portal writes holds, and that escaping leaves as it is.
+VALUE_MARK = "\x00"
+
+
+def _drawn_at_once(field) -> bool:
+    # WTForms draws a field through its ``__call__`` and its meta's ``render_field``: when the
+    # field class or the form's meta has its own, only WTForms knows what they add.
+    return type(field).__call__ is Field.__call__ and (
+        field.meta.render_field.__func__ is _render_field
+    )
+
+
+def pieces(field, **attributes) -> tuple[str, str, tuple] | None:
+    """What ``draw(field, **attributes)`` writes around the parts a form's data changes, for a
+    text box, a text area or a single select that ``draw`` writes at once: ``(kind, head,
+    options)``. ``kind`` is "input" (the head's ``VALUE_MARK`` stands for the escaped value, the
+    tag ends with ``>``), "textarea" (the escaped value and ``</textarea>`` follow the head)
+    or "select" (``options`` are ``(coerced value, option, option selected)``, then
+    ``</select>``). None for any other field, or one whose attributes already hold a value."""
+    if not _drawn_at_once(field):
+        return None
+    widget = field.widget
+    kind = type(widget)
+    if kind is widgets_core.TextInput and getattr(field, "_datalist", None) is None:
+        given = _attributes(field, attributes)
+        if "value" in given:
+            return None
+        given.setdefault("type", "text")
+        given["value"] = VALUE_MARK
+        _flag(given, field, call=True)
+        head = f"<input {html_params(name=field.name, **given)}>"
+        return ("input", head, ()) if head.count(VALUE_MARK) == 1 else None
+    if kind is widgets_core.TextArea:
+        given = _flag(_attributes(field, attributes), field)
+        return "textarea", f"<textarea {html_params(name=field.name, **given)}>\r\n", ()
+    if kind is widgets_core.Select and not widget.multiple and type(field) is SelectField:
+        choices = field._choices_from_input(field.choices) or []
+        if any(choice.optgroup is not None for choice in choices):
+            return None
+        given = _flag(_attributes(field, attributes), field)
+        options = tuple(
+            (
+                field.coerce(choice.value),
+                str(render_option(Choice(choice.value, choice.label, False, choice.render_kw))),
+                str(render_option(Choice(choice.value, choice.label, True, choice.render_kw))),
+            )
+            for choice in choices
+        )
+        return "select", f"<select {html_params(name=field.name, **given)}>", options
+    return None
+
+
 def draw(field, **attributes) -> Markup:
     """``field(**attributes)``: the same text, written at once for a text box, a text area and
     a single select of WTForms' own classes, drawn by WTForms for any other."""
     widget = field.widget
     kind = type(widget)
     drawn = None
-    if type(field).__call__ is Field.__call__ and field.meta.render_field.__func__ is _render_field:
+    if _drawn_at_once(field):
         if kind is widgets_core.TextInput and getattr(field, "_datalist", None) is None:
             drawn = _text_input(field, attributes)
         elif kind is widgets_core.TextArea:

@@ -10,9 +10,11 @@ def init_catalogue(app: Flask) -> None:
     """
     from app.catalogue import models  # noqa: F401  (registers the tables)
     from app.catalogue.routing import check_default_backend
-    from app.tosca.inputs.html import launch_field
+    from app.tosca.inputs.html import launch_field, launch_tabs, preset_buttons
 
     # The generated forms' fields, as templates/catalogue/_form.html draws them.
     app.add_template_global(launch_field)
+    app.add_template_global(launch_tabs)
+    app.add_template_global(preset_buttons)
 
     check_default_backend(app.config)

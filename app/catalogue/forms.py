@@ -59,6 +59,8 @@ class LaunchForm(FlaskForm):
 
     parsed: ClassVar[ParsedTemplate]
     input_fields: ClassVar[dict[str, InputField]] = {}
+    # How its fields are drawn, kept by ``app.tosca.inputs.html`` (a dict of each subclass).
+    _drawings: ClassVar[dict | None] = None
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -97,7 +99,7 @@ def build_form_class(parsed: ParsedTemplate) -> type[LaunchForm]:
     Inputs whose field can't be built (reported in ``parsed.errors``) are left out.
     """
     fields = _input_fields(parsed, shown_only=True)
-    attributes: dict[str, Any] = {"parsed": parsed, "input_fields": fields}
+    attributes: dict[str, Any] = {"parsed": parsed, "input_fields": fields, "_drawings": {}}
     for name, input_field in fields.items():
         attributes[field_name(name)] = input_field.make_field()
     return type(f"LaunchForm_{parsed.slug}".replace("-", "_"), (LaunchForm,), attributes)

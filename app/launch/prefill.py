@@ -36,16 +36,19 @@ def presets(entry: Entry) -> list[dict]:
 @cache
 def _remembered_statement():
     # Built once and kept (the form asks at each showing): only the values are read, with the
-    # person and template as parameters, so no row object is made and the statement's cache
-    # key is worked out once.
-    return select(LaunchDefaults.values).where(
-        LaunchDefaults.user_id == bindparam("user_id"), LaunchDefaults.slug == bindparam("slug")
+    # person and template as parameters, from the table itself on the session's connection,
+    # so no step of the ORM is taken and the statement's cache key is worked out once.
+    table = LaunchDefaults.__table__
+    return select(table.c["values"]).where(
+        table.c.user_id == bindparam("user_id"), table.c.slug == bindparam("slug")
     )
 
 
 def remembered_values(user, slug: str) -> dict:
     """The values ``user`` launched template ``slug`` with last time (no secrets)."""
-    values = db.session.scalar(_remembered_statement(), {"user_id": user.id, "slug": slug})
+    values = db.session.connection().scalar(
+        _remembered_statement(), {"user_id": user.id, "slug": slug}
+    )
     return dict(values) if values else {}
 
 

@@ -63,6 +63,7 @@ def launch(slug: str):
 
 def _launch(slug: str):
     entry = _visible_entry(slug)
+    parsed = entry.parsed
     presets = prefill.presets(entry)
     chosen = _chosen_preset(presets)
     form, prefilled = _initial_form(entry, chosen)
@@ -138,9 +139,9 @@ def _launch(slug: str):
             replaces=request.values.get("replaces", type=whole_number),
             entry=entry,
             page_backend=entry.serving_backend,
-            parsed=entry.parsed,
+            parsed=parsed,
             form=form,
-            tabs=tab_layout(entry.parsed),
+            tabs=tab_layout(parsed),
             presets=presets,
             chosen_preset=chosen,
             summary=summary,

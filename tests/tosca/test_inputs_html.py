@@ -82,3 +82,44 @@ def test_a_preview_disables_every_control(app):
         assert " disabled " in drawn[name] or " disabled>" in drawn[name], name
     assert drawn["zone"].count(" disabled ") == 2
     assert drawn["secret"].count("disabled>") == 2  # its Show and Generate buttons
+
+
+class _Plain(FlaskForm):
+    """A form whose plain fields are drawn from what its class keeps (as a launch form's)."""
+
+    _drawings: dict = {}
+    name = StringField("Name <1>", description="Who", render_kw={"maxlength": 20})
+    count = StringField("Count", validators=[InputRequired()], render_kw={"type": "number"})
+    notes = TextAreaField("Notes", render_kw={"maxlength": 300})
+    size = SelectField(
+        "Size", choices=[SelectChoice("s", 'Small "1"'), SelectChoice("l", "Large <2>")]
+    )
+
+
+class _PlainDrawnInFull(_Plain):
+    _drawings = None
+
+
+def test_a_kept_drawing_writes_what_the_field_drawn_in_full_writes(app):
+    from werkzeug.datastructures import MultiDict
+
+    posts = [
+        None,
+        {"name": 'a "b" <c> & d', "count": "", "notes": "x\n<y>", "size": "l"},
+        {"name": "", "count": "3", "notes": "", "size": "nothing offered"},
+    ]
+    for language in ("en", "it"):
+        for readonly in (False, True):
+            for post in posts * 2:  # the second time from what the first kept
+                with app.test_request_context("/", headers={"Accept-Language": language}):
+                    drawn = []
+                    for form_class in (_Plain, _PlainDrawnInFull):
+                        formdata = MultiDict(post) if post else None
+                        form = form_class(formdata=formdata, meta={"csrf": False})
+                        if post:
+                            form.validate()
+                        drawn.append([str(launch_field(field, readonly)) for field in form])
+                    assert drawn[0] == drawn[1]
+    # Every field was drawn from a kept drawing, none in full.
+    assert {key[0] for key in _Plain._drawings} == {"name", "count", "notes", "size"}
+    assert None not in _Plain._drawings.values()
