@@ -26,7 +26,13 @@ from app.launch.constraints import CONSTRAINTS, budget, line, room
 from app.launch.constraints.hold import Claim, Hold
 from app.launch.constraints.room import NoSiteRoom as NoSiteRoom  # callers catch it here
 from app.quotas.errors import QuotaExceeded
-from app.quotas.operations import charge_for, lock_for_launch, reserve, uncounted_charge
+from app.quotas.operations import (
+    LaunchQuota,
+    charge_for,
+    lock_for_launch,
+    reserve,
+    uncounted_charge,
+)
 from app.quotas.preview import launch_preview
 from app.tosca.yamlsafe import Limits, TemplateError
 
@@ -138,6 +144,8 @@ def decide(
         box["charge"],
         template_slug=template_slug,
         lease_minutes=lease_minutes,
+        # The box read the quotas for this very claim: weighing it reads them no second time.
+        quota=LaunchQuota(box["assessments"], box["refusal"]),
     )
     decision = weigh(claim)
     said = {decision.kind: decision.hold.sentence} if decision.hold else {}

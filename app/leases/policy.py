@@ -178,9 +178,13 @@ def combine(by_level: dict[tuple, dict], order: list[tuple[str, str]]) -> Policy
     """Field by field, the most specific level (first in ``order``) that sets a field wins."""
     policy = Policy()
     for level in reversed(order):
-        for key, value in by_level.get(level, {}).items():
+        values = by_level.get(level)
+        if not values:
+            continue
+        label = level_label(*level)  # translated once for every field the level sets
+        for key, value in values.items():
             policy.values[key] = value
-            policy.sources[key] = level_label(*level)
+            policy.sources[key] = label
     return policy
 
 
@@ -188,14 +192,8 @@ def resolve(template_slug: str | None, group_name: str | None) -> Policy:
     """The policy in force for a launch of ``template_slug`` charged to ``group_name``.
 
     Inside ``app.caches.remembering`` (the launch form and its box, which ask it for the
-    offer, the budget check and again for the budgets shown) it is read once."""
-    return remembered(
-        "lease_policy",
-        (template_slug, group_name),
-        lambda: combine(
-            stored_levels(template_slug, group_name), levels(template_slug, group_name)
-        ),
-    )
+    offer and the budgets, and ``resolver`` for what runs) the policies are read once."""
+    return _combined(_every_stored(), template_slug, group_name)
 
 
 @cache
@@ -203,21 +201,35 @@ def _every_level():
     return select(LeasePolicy.template_slug, LeasePolicy.group_name, LeasePolicy.values)
 
 
-def resolver():
-    """``resolve`` for many launches at once: every level read in one query (policies are a
-    handful of rows), each (template, group) combined once."""
-    # Rows, not objects, by a statement built once: read at every cost box meeting a budget.
-    stored = {
+def _every_stored() -> dict[tuple, dict]:
+    """Every stored level's values, by level: policies are a handful of rows, so one launch
+    reads them all once (``remembered``) for its own policy and those of what runs."""
+    return remembered("lease_policies", None, _read_every_level)
+
+
+def _read_every_level() -> dict[tuple, dict]:
+    # Rows, not objects, by a statement built once: read at every cost box.
+    return {
         (slug, group): dict(values or {})
         for slug, group, values in db.session.connection().execute(_every_level())
     }
+
+
+def _combined(stored: dict[tuple, dict], template_slug: str | None, group_name: str | None):
+    order = levels(template_slug, group_name)
+    return combine({lv: stored[lv] for lv in order if lv in stored}, order)
+
+
+def resolver():
+    """``resolve`` for many launches at once: every level read in one query (policies are a
+    handful of rows), each (template, group) combined once."""
+    stored = _every_stored()
     combined: dict[tuple, Policy] = {}
 
     def resolve_one(template_slug: str | None, group_name: str | None) -> Policy:
         key = (template_slug or "", group_name or "")
         if key not in combined:
-            order = levels(*key)
-            combined[key] = combine({lv: stored[lv] for lv in order if lv in stored}, order)
+            combined[key] = _combined(stored, *key)
         return combined[key]
 
     return resolve_one

@@ -16,8 +16,8 @@ from functools import lru_cache
 from flask_babel import gettext as _
 from sqlalchemy import and_, bindparam, or_, select
 
-from app.extensions import db
 from app.quotas.models import GROUP, LIMIT_KEYS, MEMBER, SITE, USER, QuotaLimit
+from app.quotas.usage_reading import read
 
 
 @dataclass
@@ -51,11 +51,18 @@ def combine(
     """The limits in force from the three levels' limit sets (see the module's rule)."""
     result = Limits()
     groups = list(groups)
+    # Each source's words, translated once for all the keys it sets.
+    labels: dict = {}
+
+    def label(source, words):
+        if source not in labels:
+            labels[source] = words()
+        return labels[source]
 
     def pick(key_of) -> tuple[bool, float | None, str]:
         own = key_of(user or {})
         if own[0]:
-            return True, own[1], own_label or _("own limit")
+            return True, own[1], own_label or label("own", lambda: _("own limit"))
         found, value, names = False, None, []
         for name, limits in groups:
             present, limit = key_of(limits)
@@ -64,10 +71,11 @@ def combine(
                 found = True
                 names.append(name)
         if found:
-            return True, value, _("group %(names)s", names=", ".join(sorted(names)))
+            shown = ", ".join(sorted(names))
+            return True, value, label(("group", shown), lambda: _("group %(names)s", names=shown))
         present, limit = key_of(site or {})
         # Named only when it applies: the line's pass combines a thousand people's limits.
-        return present, limit, _("site default") if present else ""
+        return present, limit, label("site", lambda: _("site default")) if present else ""
 
     for key in LIMIT_KEYS:
         present, value, source = pick(lambda limits, k=key: (k in limits, limits.get(k)))
@@ -102,7 +110,7 @@ def rows_for(keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], dict]:
         subjects.setdefault(scope, []).append(subject)
     scopes = tuple(subjects)
     values = {f"subjects{n}": subjects[scope] for n, scope in enumerate(scopes)}
-    rows = db.session.execute(_limits_statement(scopes), values)
+    rows = read(_limits_statement(scopes), values)
     return {(scope, subject): limits or {} for scope, subject, limits in rows}
 
 
@@ -123,11 +131,19 @@ def _limits_statement(scopes: tuple[str, ...]):
     )
 
 
-def limits_for(user) -> Limits:
-    """The limits in force for ``user``'s own usage."""
+def own_keys(user) -> list[tuple[str, str]]:
+    """The keys of the limit sets ``limits_for`` combines for ``user``: a caller reading
+    other sets too asks ``rows_for`` once for all, and hands the rows on as ``stored``."""
     groups = [str(g) for g in (user.groups or [])]
-    keys = [(USER, str(user.id)), (SITE, ""), *((MEMBER, g) for g in groups)]
-    stored = rows_for(keys)
+    return [(USER, str(user.id)), (SITE, ""), *((MEMBER, g) for g in groups)]
+
+
+def limits_for(user, stored: Mapping[tuple[str, str], dict] | None = None) -> Limits:
+    """The limits in force for ``user``'s own usage; ``stored``: the rows of ``own_keys``
+    already read (``rows_for``), else they are read here."""
+    if stored is None:
+        stored = rows_for(own_keys(user))
+    groups = [str(g) for g in (user.groups or [])]
     return combine(
         stored.get((USER, str(user.id))),
         [(g, stored[(MEMBER, g)]) for g in groups if (MEMBER, g) in stored],
@@ -135,9 +151,13 @@ def limits_for(user) -> Limits:
     )
 
 
-def pool_limits(group_name: str) -> Limits:
-    """The limits of ``group_name``'s own pool (unset means unlimited)."""
-    limits = rows_for([(GROUP, group_name)]).get((GROUP, group_name), {})
+def pool_limits(group_name: str, stored: Mapping[tuple[str, str], dict] | None = None) -> Limits:
+    """The limits of ``group_name``'s own pool (unset means unlimited); ``stored``: the rows
+    already read, holding the pool's key when it has a row, else it is read here."""
+    key = (GROUP, group_name)
+    if stored is None:
+        stored = rows_for([key])
+    limits = stored.get(key, {})
     return combine(limits, [], None, own_label=_("pool of group %(group)s", group=group_name))
 
 

@@ -50,16 +50,18 @@ def member_named(group: str, username: str) -> User | None:
     return next((user for user in found if group in (user.groups or ())), None)
 
 
-def stored_limits(user: User, group: str) -> dict:
-    """The limits set for ``user`` inside ``group`` (empty: none)."""
+def stored_limits(user: User, group: str, stored: dict | None = None) -> dict:
+    """The limits set for ``user`` inside ``group`` (empty: none); ``stored``: the limit rows
+    already read (``rows_for``), holding this key when it has a row, else it is read here."""
     key = (IN_GROUP, member_subject(user.id, group))
-    return rows_for([key]).get(key, {})
+    return (rows_for([key]) if stored is None else stored).get(key, {})
 
 
-def limits_in_group(user: User, group: str) -> Limits:
-    """The limits binding ``user``'s deployments charged to ``group`` besides the pool's."""
+def limits_in_group(user: User, group: str, stored: dict | None = None) -> Limits:
+    """The limits binding ``user``'s deployments charged to ``group`` besides the pool's
+    (``stored``: as ``stored_limits`` takes it)."""
     return combine(
-        stored_limits(user, group),
+        stored_limits(user, group, stored),
         [],
         None,
         own_label=_("your limit in group %(group)s", group=group),

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from flask import current_app, has_app_context
 from flask_babel import gettext as _
 from markupsafe import Markup, escape
 
-from app.caches import remembered, value_key
 from app.extensions import db
 from app.quotas.accounting import ANY_GPU_MODEL, AccountingError, count_resources
 from app.quotas.anchors import lock_limit_row
@@ -27,10 +27,10 @@ from app.quotas.bars import quota_number
 from app.quotas.errors import QuotaExceeded
 from app.quotas.fit import Assessment, assess, refusal_message
 from app.quotas.flavours import flavours_for
-from app.quotas.limits import limits_for, pool_limits
+from app.quotas.limits import Limits, limits_for, own_keys, pool_limits, rows_for
 from app.quotas.member_limits import limits_in_group
-from app.quotas.models import GROUP, USER
-from app.quotas.usage import holders_of, usage_of
+from app.quotas.models import GROUP, IN_GROUP, USER, member_subject
+from app.quotas.usage import holders_of, usage_of, usage_pair
 from app.quotas.usage_charts import months_chart
 
 log = logging.getLogger(__name__)
@@ -39,6 +39,7 @@ __all__ = [
     "assess_launch",
     "charge_for",
     "lock_for_launch",
+    "quota_of_launch",
     "reserve",
     "uncounted_charge",
     "usage_panel_context",
@@ -104,6 +105,41 @@ def charge_for(template_document: Mapping[str, Any], parameters: Mapping[str, An
     }
 
 
+@dataclass(frozen=True)
+class LaunchQuota:
+    """The quotas' answer for one launch, each limit set read once for both its parts:
+    ``assessments`` (``assess_launch``) and ``refusal`` (``uncountable_refusal``)."""
+
+    assessments: list[Assessment]
+    refusal: str | None
+
+
+def quota_of_launch(
+    user, group_name: str | None, charge: dict, excluding: int | None = None
+) -> LaunchQuota:
+    """``assess_launch`` and ``uncountable_refusal`` of one launch together: the person's,
+    the pool's and the person's in the group's limit sets read in one statement."""
+    limits = _launch_limits(user, group_name)
+    return LaunchQuota(
+        _assess_launch(user, group_name, charge, excluding, limits),
+        _uncountable_refusal(charge, limits),
+    )
+
+
+def _launch_limits(user, group_name: str | None) -> tuple[Limits, Limits | None, Limits | None]:
+    """The limits binding a launch by ``user`` charged to ``group_name``: the person's own,
+    and charged to a group, its pool's and the person's inside it (else None)."""
+    if not group_name:
+        return limits_for(user), None, None
+    keys = [*own_keys(user), (GROUP, group_name), (IN_GROUP, member_subject(user.id, group_name))]
+    stored = rows_for(keys)
+    return (
+        limits_for(user, stored),
+        pool_limits(group_name, stored),
+        limits_in_group(user, group_name, stored),
+    )
+
+
 def assess_launch(
     user, group_name: str | None, charge: dict, excluding: int | None = None
 ) -> list[Assessment]:
@@ -111,39 +147,31 @@ def assess_launch(
     and the user's own inside the group (when its managers set any): one Assessment each (the
     user's first), leaving the deployment ``excluding`` out of the usage. Reads without
     locking: ``reserve`` locks first."""
-    return remembered(
-        "assess_launch",
-        (user.id, group_name, value_key(charge), excluding),
-        lambda: _assess_launch(user, group_name, charge, excluding),
-    )
+    return _assess_launch(user, group_name, charge, excluding, _launch_limits(user, group_name))
 
 
-def _assess_launch(user, group_name: str | None, charge: dict, excluding: int | None):
-    limits = limits_for(user)
-    models = [*limits.gpu_models, *(charge.get("gpu_models") or {})]
-    found = [
-        assess(
-            None,
-            limits,
-            usage_of(user_id=user.id, models=models, excluding=excluding),
-            charge,
-            lambda: holders_of(user_id=user.id),
+def _assess_launch(user, group_name: str | None, charge: dict, excluding: int | None, limits):
+    own, pool, inside = limits
+    charged = [*(charge.get("gpu_models") or {})]
+    models = [*own.gpu_models, *charged]
+    if group_name:  # the person's and the pool's usage asked together
+        used, pool_used = usage_pair(
+            user.id, group_name, models, [*pool.gpu_models, *charged], excluding=excluding
         )
-    ]
+    else:
+        used = usage_of(user_id=user.id, models=models, excluding=excluding)
+    found = [assess(None, own, used, charge, lambda: holders_of(user_id=user.id))]
     if group_name:
-        pool = pool_limits(group_name)
-        models = [*pool.gpu_models, *(charge.get("gpu_models") or {})]
         found.append(
             assess(
                 group_name,
                 pool,
-                usage_of(group_name=group_name, models=models, excluding=excluding),
+                pool_used,
                 charge,
                 # Only the person's own are named: others' are not theirs to see or delete.
                 lambda: holders_of(group_name=group_name, user_id=user.id),
             )
         )
-        inside = limits_in_group(user, group_name)
         if inside.any_finite:
             models = [*inside.gpu_models, *(charge.get("gpu_models") or {})]
             used = usage_of(
@@ -169,14 +197,16 @@ def uncountable_refusal(user, group_name: str | None, charge: dict) -> str | Non
     with a finite limit, on themselves or on the group pool charged; "allow" lets it through.
     """
     if not charge.get("uncounted"):
+        return None  # counted: no limit needs reading
+    return _uncountable_refusal(charge, _launch_limits(user, group_name))
+
+
+def _uncountable_refusal(charge: dict, limits) -> str | None:
+    if not charge.get("uncounted"):
         return None
     if current_app.config.get("QUOTA_UNCOUNTABLE_POLICY", "refuse") == "allow":
         return None
-    limited = limits_for(user).any_finite or bool(
-        group_name
-        and (pool_limits(group_name).any_finite or limits_in_group(user, group_name).any_finite)
-    )
-    if not limited:
+    if not any(found is not None and found.any_finite for found in limits):
         return None
     return _(
         "The cost of this launch cannot be computed (%(reasons)s), and launches of unknown cost "

@@ -1,6 +1,6 @@
 """The launch form's live box: what the current values cost and whether that fits.
 
-Computed by the same code that charges a launch at submit (``charge_for``, ``assess_launch``),
+Computed by the same code that charges a launch at submit (``charge_for``, ``quota_of_launch``),
 so the box never promises what the check at submit would refuse.
 """
 
@@ -11,7 +11,7 @@ from typing import Any
 
 from app.quotas.accounting import AccountingError, count_resources
 from app.quotas.fit import misfit, misfit_sentence
-from app.quotas.operations import assess_launch, charge_for, uncountable_refusal
+from app.quotas.operations import charge_for, quota_of_launch
 
 
 def launch_preview(
@@ -31,13 +31,13 @@ def launch_preview(
     if group_name and group_name not in (user.groups or []):
         group_name = None
     charge = charge_for(template_document, parameters)
-    assessments = assess_launch(user, group_name or None, charge)
+    quota = quota_of_launch(user, group_name or None, charge)
+    assessments, refusal = quota.assessments, quota.refusal
     problems = [
         misfit_sentence(assessment, bar)
         for assessment in assessments
         for bar in assessment.misfits()
     ]
-    refusal = uncountable_refusal(user, group_name or None, charge)
     over = {
         "gpus" if bar.key.startswith("gpu") else bar.key
         for assessment in assessments

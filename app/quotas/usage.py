@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from sqlalchemy import and_, bindparam, func, select
+from sqlalchemy import and_, bindparam, func, literal_column, select, union_all
 from sqlalchemy.orm import aliased
 
 from app.deployments.models import Deployment
@@ -15,6 +15,7 @@ from app.extensions import db
 from app.quotas.accounting import ANY_GPU_MODEL
 from app.quotas.holding import holding_clause
 from app.quotas.models import QuotaCharge, QuotaGpuCharge
+from app.quotas.usage_reading import read
 
 
 @dataclass
@@ -116,14 +117,54 @@ def usage_of(
     if excluding is not None:
         values["excluding"] = excluding
     values.update((f"model_{i}", model) for i, model in enumerate(models))
-    row = db.session.execute(statement, values).one()
+    return _usage(read(statement, values).one(), models, models)
+
+
+@lru_cache(maxsize=64)
+def _pair_statement(model_count: int, excluding: bool):
+    """``_usage_statement``'s sums of a person's and of a group pool's, as one statement of
+    two parts (each read from its own index, as when asked alone), tagged 0 and 1."""
+    mine = _usage_statement(False, model_count, excluding, True)
+    ours = _usage_statement(True, model_count, excluding, False)
+    return union_all(
+        mine.add_columns(literal_column("0").label("whose")),
+        ours.add_columns(literal_column("1").label("whose")),
+    )
+
+
+def usage_pair(
+    user_id: int,
+    group_name: str,
+    user_models: Iterable[str] = (),
+    group_models: Iterable[str] = (),
+    excluding: int | None = None,
+) -> tuple[Usage, Usage]:
+    """``usage_of(user_id=...)`` with ``user_models`` and ``usage_of(group_name=...)`` with
+    ``group_models``, the same figures, asked in one statement (a launch charged to a group
+    needs both)."""
+    user_models, group_models = sorted(set(user_models)), sorted(set(group_models))
+    models = sorted({*user_models, *group_models})
+    values = {"user": user_id, "group": group_name}
+    if excluding is not None:
+        values["excluding"] = excluding
+    values.update((f"model_{i}", model) for i, model in enumerate(models))
+    rows = {
+        row[-1]: row for row in read(_pair_statement(len(models), excluding is not None), values)
+    }
+    return _usage(rows[0], models, user_models), _usage(rows[1], models, group_models)
+
+
+def _usage(row, models: list[str], wanted: list[str]) -> Usage:
+    """The Usage of a row of sums (``_usage_statement``'s columns) of ``models``, with the
+    GPUs of the ``wanted`` ones."""
+    column = {model: 5 + i for i, model in enumerate(models)}
     return Usage(
         deployments=row[0],
         cores=round(float(row[1]), 3),
         memory=int(row[2]),
         disk=int(row[3]),
         gpus=int(row[4]),
-        gpu_models={model: int(row[5 + i]) for i, model in enumerate(models)},
+        gpu_models={model: int(row[column[model]]) for model in wanted},
     )
 
 
@@ -234,4 +275,5 @@ __all__ = [
     "pool_and_people",
     "usage_of",
     "usage_of_many",
+    "usage_pair",
 ]

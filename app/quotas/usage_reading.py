@@ -57,3 +57,13 @@ def run(statement, values: dict):
     """Run a kept statement on the session's connection (in its transaction): these read
     tables, not objects, so the ORM's handling of a statement is not needed."""
     return db.session.connection().execute(statement, values)
+
+
+def read(statement, values: dict):
+    """Run a statement that reads tables: on the session's connection, as ``run``, unless the
+    session holds changes not flushed yet, which the session's own execute flushes first
+    (autoflush), so that what this transaction changed is read, as the ORM would read it."""
+    session = db.session()
+    if session.new or session.dirty or session.deleted:
+        return session.execute(statement, values)
+    return session.connection().execute(statement, values)

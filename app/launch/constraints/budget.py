@@ -35,7 +35,6 @@ from sqlalchemy import (
     select,
 )
 
-from app.caches import remembered, value_key
 from app.clock import utcnow
 from app.deployments.models import Deployment
 from app.extensions import db
@@ -256,17 +255,11 @@ def _at_least_zero(expression):
 
 
 def checks_of(claim: Claim) -> list[BudgetCheck]:
-    """Every budget the claim meets, the binding ones first (``budget_left``). Inside
-    ``app.caches.remembering`` (the launch box, which shows them after weighing the claim)
-    they are read once."""
-    key = (
-        claim.user.id,
-        claim.group_name,
-        value_key(claim.charge),
-        claim.template_slug,
-        claim.lease_minutes,
-    )
-    return remembered("budget_checks", key, lambda: _checks_of(claim))
+    """Every budget the claim meets, the binding ones first (``budget_left``): read once per
+    claim (the launch box shows them after weighing it), kept with it."""
+    if KIND not in claim.known:
+        claim.known[KIND] = _checks_of(claim)
+    return claim.known[KIND]
 
 
 def _checks_of(claim: Claim) -> list[BudgetCheck]:

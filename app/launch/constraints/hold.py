@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from app.auth.models import User
 from app.errors import PortalError
 from app.lines.places import Line
+from app.quotas.operations import LaunchQuota
 
 
 @dataclass(frozen=True)
@@ -16,7 +17,13 @@ class Claim:
     of what is held; ``from_line``: the line's own admission, which planned in the line's
     order and by the sites' room itself, so only the limits (and budgets) are asked again.
     ``template_slug`` and ``lease_minutes`` (None: the policy's default) say how long it is
-    charged for against a budget over a period."""
+    charged for against a budget over a period.
+
+    ``quota``: the quotas' answer (``quota_of_launch``) when the caller has read it already
+    for this very claim (the cost box, which shows it), else None and the quota constraint
+    reads it. ``known``: what the constraints read for the claim, kept with it, so that the
+    box shows what weighing it read without a second reading; it lives as long as the claim,
+    one decision."""
 
     user: User
     group_name: str | None
@@ -25,6 +32,8 @@ class Claim:
     from_line: bool = False
     template_slug: str = ""
     lease_minutes: int | None = None
+    quota: LaunchQuota | None = None
+    known: dict = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -11,17 +11,20 @@ from app.launch.constraints.hold import Claim, Hold
 from app.lines import places, wording
 from app.quotas.errors import QuotaExceeded
 from app.quotas.fit import could_wait, refusal_message
-from app.quotas.operations import assess_launch, uncountable_refusal
+from app.quotas.operations import quota_of_launch
 
 KIND = "over-quota"
 
 
 def held(claim: Claim) -> Hold | None:
     user, group_name, charge = claim.user, claim.group_name, claim.charge
-    refusal = uncountable_refusal(user, group_name, charge)
+    quota = claim.quota
+    if quota is None:
+        quota = quota_of_launch(user, group_name, charge, excluding=claim.excluding)
+    refusal = quota.refusal
     if refusal:
         return Hold(KIND, refusal, QuotaExceeded, cannot_wait=refusal)
-    assessments = assess_launch(user, group_name, charge, excluding=claim.excluding)
+    assessments = quota.assessments
     short = [(a, a.misfits()) for a in assessments if a.misfits()]
     if not short:
         return None
