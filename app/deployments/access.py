@@ -16,11 +16,12 @@ token, ``rcp``.
 from __future__ import annotations
 
 from enum import StrEnum
+from functools import cache
 
 from flask import g, has_request_context
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import literal, or_, select, union_all
+from sqlalchemy import bindparam, literal, or_, select, union_all
 
 from app.auth.managers import manages
 from app.auth.models import GroupManager, User
@@ -145,27 +146,41 @@ def relations(user: User | None, deployment: Deployment) -> tuple[str, ...]:
 def _share_and_manager(user: User, deployment: Deployment) -> tuple[str | None, bool]:
     """The role ``deployment`` is shared with ``user`` in, and whether they manage its group:
     one round trip to the database (a request asks it once per deployment)."""
-    whom = DeploymentShare.user_id == user.id
-    if user.groups:
-        whom = or_(
-            whom, (DeploymentShare.kind == "group") & DeploymentShare.name.in_(list(user.groups))
-        )
-    asked = [
-        select(DeploymentShare.role.label("said")).where(
-            DeploymentShare.deployment_id == deployment.id, whom
-        )
-    ]
     group = deployment.group_name
+    values = {"deployment_id": deployment.id, "user_id": user.id}
+    if user.groups:
+        values["groups"] = list(user.groups)
     if group:
-        asked.append(
-            select(literal(MANAGER).label("said")).where(
-                GroupManager.user_id == user.id, GroupManager.group_name == group
-            )
-        )
-    said = set(db.session.scalars(union_all(*asked) if len(asked) > 1 else asked[0]))
+        values["group"] = group
+    said = set(
+        db.session.scalars(_share_and_manager_statement(bool(user.groups), bool(group)), values)
+    )
     role = CO_OWNER if CO_OWNER in said else VIEWER if VIEWER in said else None
     manager = MANAGER in said or bool(group and group in (user.managed_by_membership or ()))
     return role, manager
+
+
+@cache
+def _share_and_manager_statement(in_groups: bool, charged: bool):
+    """The statement ``_share_and_manager`` sends, built once for each of its four shapes
+    (whether the person is in groups, whether the deployment is charged to one): the values
+    go in as parameters."""
+    whom = DeploymentShare.user_id == bindparam("user_id")
+    if in_groups:
+        whom = or_(
+            whom,
+            (DeploymentShare.kind == "group")
+            & DeploymentShare.name.in_(bindparam("groups", expanding=True)),
+        )
+    shared = select(DeploymentShare.role.label("said")).where(
+        DeploymentShare.deployment_id == bindparam("deployment_id"), whom
+    )
+    if not charged:
+        return shared
+    managed = select(literal(MANAGER).label("said")).where(
+        GroupManager.user_id == bindparam("user_id"), GroupManager.group_name == bindparam("group")
+    )
+    return union_all(shared, managed)
 
 
 def marks(user: User, deployments: list[Deployment]) -> dict[int, str]:

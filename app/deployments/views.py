@@ -166,7 +166,8 @@ def _detail_context(deployment: Deployment, revealed: dict[str, str] | None = No
         kept = {i.name: plain[i.name] for i in secrets if i.kind == "output" and i.name in plain}
         revealed = {**kept, **revealed}
     viewer = _viewer()
-    actors = {e.actor_id for e in deployment.events if e.actor_id} | {deployment.user_id}
+    events = steps.events_of(deployment)
+    actors = {e.actor_id for e in events if e.actor_id} | {deployment.user_id}
     people = queries.usernames(actors, known=viewer)
     return {
         "name_max": NAME_MAX_LENGTH,
@@ -184,7 +185,7 @@ def _detail_context(deployment: Deployment, revealed: dict[str, str] | None = No
         "rights": access.rights(viewer, deployment),
         "access_why": access.why(viewer, deployment),
         "people": people,
-        "steps": steps.timeline(deployment, people, jobs.step_looks(deployment)),
+        "steps": steps.timeline(events, people, jobs.step_looks(deployment)),
         "deployment_panels": panels.panels_for([deployment]),
         "site_shown": _site_shown(deployment.site),
         "resources": presenters.resources_summary(deployment.charge),
