@@ -145,6 +145,15 @@ def authenticate(settings: dict, username: str, password: str) -> Identity:
                 raise _too_slow(deadline.seconds) from None
             if isinstance(error, LDAPException | OSError):
                 raise _unavailable("%s: %s", type(error).__name__, error) from None
+            if _raised_by_ldap3(error):
+                # ldap3 decodes what the server sent without checking it is LDAP: a web server
+                # on the directory's port ends in a KeyError deep in its decoder.
+                raise _unavailable(
+                    "not an LDAP answer from %s (%s: %s)",
+                    config["url"],
+                    type(error).__name__,
+                    error,
+                ) from None
             raise
     return Identity(
         provider=PROVIDER,
@@ -154,6 +163,18 @@ def authenticate(settings: dict, username: str, password: str) -> Identity:
         email=_value(entry, config["email_attribute"]),
         groups=groups,
     )
+
+
+def _raised_by_ldap3(error: BaseException) -> bool:
+    """Whether ``error`` was raised inside ldap3's own code (its innermost frame), rather than
+    in the portal's reading of what ldap3 returned."""
+    trace = error.__traceback__
+    if trace is None:
+        return False
+    while trace.tb_next is not None:
+        trace = trace.tb_next
+    module = trace.tb_frame.f_globals.get("__name__", "")
+    return module == "ldap3" or module.startswith("ldap3.")
 
 
 def _unavailable(detail: str, *args) -> DirectoryUnavailable:

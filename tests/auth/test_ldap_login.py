@@ -11,7 +11,7 @@ from app.auth.models import User
 from app.errors import ConfigurationError
 from app.extensions import db
 from tests.conftest import csrf_from
-from tests.fixtures.slapd import PASSWORDS, PEOPLE, SERVICE_DN, SERVICE_PASSWORD, free_port
+from tests.fixtures.slapd import PASSWORDS, PEOPLE, SERVICE_DN, SERVICE_PASSWORD
 
 UNAVAILABLE = "The institute directory is not answering right now. Try again in a few minutes."
 HOSTILE_USERNAME = "*)(uid=*))(|(uid=*"
@@ -118,9 +118,9 @@ def test_missing_settings_fall_back_to_documented_defaults(slapd):
     )
 
 
-def test_an_empty_password_is_refused_before_anything_is_asked_of_the_directory():
+def test_an_empty_password_is_refused_before_anything_is_asked_of_the_directory(closed_ldap_url):
     # Nothing listens there: reaching out would give DirectoryUnavailable, not LoginFailed.
-    settings = {"url": f"ldap://127.0.0.1:{free_port()}"}
+    settings = {"url": closed_ldap_url}
     with pytest.raises(LoginFailed):
         ldap.authenticate(settings, "ada", "")
 
@@ -238,11 +238,24 @@ def test_filter_metacharacters_in_the_username_give_401_not_500(ldap_app):
     assert BAD_CREDENTIALS in response.get_data(as_text=True)
 
 
-def test_a_directory_that_is_down_gives_503_with_a_clear_message(ldap_app):
-    app = ldap_app(url=f"ldap://127.0.0.1:{free_port()}")
+def test_a_directory_that_is_down_gives_503_with_a_clear_message(ldap_app, closed_ldap_url):
+    app = ldap_app(url=closed_ldap_url)
     response = login_form(app.test_client(), "ada", PASSWORDS["ada"])
     assert response.status_code == 503
     assert UNAVAILABLE in response.get_data(as_text=True)
+
+
+def test_a_server_that_does_not_speak_ldap_is_an_unavailable_directory(
+    ldap_app, echoing_ldap_server, caplog
+):
+    """Something else on the directory's port answers what ldap3 cannot read as an answer: the
+    person is told the directory is not answering, and the log says why."""
+    app = ldap_app(url=echoing_ldap_server)
+    with caplog.at_level(logging.WARNING, logger="app.auth.ldap"):
+        response = login_form(app.test_client(), "ada", PASSWORDS["ada"])
+    assert response.status_code == 503
+    assert UNAVAILABLE in response.get_data(as_text=True)
+    assert "not an LDAP answer" in caplog.text
 
 
 def test_a_directory_that_never_answers_gives_503_after_the_receive_timeout(
@@ -294,8 +307,8 @@ def test_one_user_record_per_identity_however_the_username_is_typed(ldap_app):
     assert user.username == "ada"
 
 
-def test_a_directory_that_is_down_says_so_in_italian(ldap_app):
-    client = ldap_app(url=f"ldap://127.0.0.1:{free_port()}").test_client()
+def test_a_directory_that_is_down_says_so_in_italian(ldap_app, closed_ldap_url):
+    client = ldap_app(url=closed_ldap_url).test_client()
     client.environ_base["HTTP_ACCEPT_LANGUAGE"] = "it"
     html = login_form(client, "ada", PASSWORDS["ada"]).get_data(as_text=True)
     assert "La directory dell&#39;istituto non risponde in questo momento." in html
