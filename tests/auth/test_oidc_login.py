@@ -176,12 +176,15 @@ def test_the_providers_reason_is_shown_only_for_a_login_the_portal_started(clien
 
 
 def test_an_unreachable_provider_gets_a_clear_message_and_no_error_page(make_app, oidc_provider):
-    closed = f"http://127.0.0.1:{oidc_provider.free_port()}"
-    app = make_app(OIDC_PROVIDERS=[oidc_provider.config(issuer=closed, label="Down IAM")])
-    client = app.test_client()
-    response = client.get("/login/oidc/mock")
-    assert response.status_code == 302 and response.headers["Location"] == "/login"
-    page = client.get("/login")
+    # Bound and held, never listening: refused for the whole test, whatever else runs.
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{held.getsockname()[1]}"
+        app = make_app(OIDC_PROVIDERS=[oidc_provider.config(issuer=closed, label="Down IAM")])
+        client = app.test_client()
+        response = client.get("/login/oidc/mock")
+        assert response.status_code == 302 and response.headers["Location"] == "/login"
+        page = client.get("/login")
     assert page.status_code == 200
     assert "The identity provider Down IAM is not answering right now." in page.get_data(
         as_text=True
