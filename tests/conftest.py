@@ -17,6 +17,7 @@ pytest_plugins = [
     "tests.fixtures.postgres",
     "tests.fixtures.databases",
     "tests.fixtures.slapd",
+    "tests.fixtures.absent_directories",
     "tests.fixtures.oidc_provider",
     "tests.fixtures.orchestrator_emulator",
     "tests.fixtures.tosca",
